@@ -121,6 +121,21 @@
 ] @reference.type
  (#not-eq? @name "Self"))
 
+; Each name a `use` brings in (the last path segment, before any `as`).
+(use_declaration
+  argument: [
+    (scoped_identifier name: (identifier) @name)
+    (use_as_clause path: (scoped_identifier name: (identifier) @name))
+    (scoped_use_list list: (use_list [
+      (identifier) @name
+      (scoped_identifier name: (identifier) @name)
+      (use_as_clause path: [
+        (identifier) @name
+        (scoped_identifier name: (identifier) @name)
+      ])
+    ]))
+  ]) @reference.import
+
 ; -------------------------------------------------------------------- imports
 
 ; `use a::b::C;`, `use a::b::C as D;`, `use a::{B, C as D};`, `use a::*;`
