@@ -1,0 +1,127 @@
+"""Each compression level of the context window, forced by filling it."""
+
+from __future__ import annotations
+
+import pytest
+
+from codekeep.agent.context_window import ContextWindow, message_tokens, window_for_model
+
+BIG = "def handler():\n    return compute(value)\n" * 60  # ~600 tokens per tool result
+
+
+def _fill(window: ContextWindow, rounds: int, content: str = BIG) -> None:
+    for i in range(rounds):
+        call_id = f"call_{i}"
+        window.add_round(
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function",
+                 "function": {"name": "read_file", "arguments": f'{{"path": "m{i}.py"}}'}}]},
+            [{"role": "tool", "tool_call_id": call_id, "content": f"m{i}.py\n{content}"}],
+        )
+
+
+def _budget_for(window: ContextWindow, ratio: float) -> int:
+    return int(window.full_tokens / ratio)
+
+
+def _pairs_intact(messages: list[dict]) -> None:
+    """Every assistant tool call is immediately followed by all of its results."""
+    for index, message in enumerate(messages):
+        calls = message.get("tool_calls") or []
+        if calls:
+            following = messages[index + 1 : index + 1 + len(calls)]
+            assert [m.get("tool_call_id") for m in following] == [c["id"] for c in calls]
+    answered = {m["tool_call_id"] for m in messages if m.get("role") == "tool"}
+    asked = {c["id"] for m in messages for c in m.get("tool_calls") or []}
+    assert answered == asked
+
+
+def _window(ratio: float, rounds: int = 8) -> ContextWindow:
+    probe = ContextWindow("You are CodeKeep.", "Where is handler defined?", 10**9)
+    _fill(probe, rounds)
+    window = ContextWindow("You are CodeKeep.", "Where is handler defined?",
+                           _budget_for(probe, ratio))
+    _fill(window, rounds)
+    return window
+
+
+def test_below_sixty_percent_nothing_is_compressed():
+    window = _window(0.5)
+    rendered = window.render()
+    assert rendered.level == 0
+    assert rendered.tokens == window.full_tokens
+    assert len(rendered.messages) == 2 + 8 * 2
+
+
+def test_level_one_truncates_old_tool_results_and_keeps_last_four_rounds_whole():
+    window = _window(0.7)
+    rendered = window.render()
+    assert rendered.level == 1
+    tool_results = [m["content"] for m in rendered.messages if m["role"] == "tool"]
+    assert len(tool_results) == 8  # nothing removed, only cut
+    assert all("were dropped to save context" in c for c in tool_results[:4])
+    assert all(c.endswith(BIG) for c in tool_results[4:])
+    assert rendered.tokens < window.full_tokens
+    _pairs_intact(rendered.messages)
+
+
+def test_level_two_distils_old_rounds_and_keeps_last_two_whole():
+    window = _window(0.9)
+    rendered = window.render()
+    assert rendered.level == 2
+    roles = [m["role"] for m in rendered.messages]
+    assert roles == ["system", "user", "system", "assistant", "tool", "assistant", "tool"]
+    distilled = rendered.messages[2]["content"]
+    assert "- round 1: read_file" in distilled and "- round 6: read_file" in distilled
+    assert '"m0.py"' in distilled
+    assert [m["content"].endswith(BIG) for m in rendered.messages if m["role"] == "tool"] == [
+        True, True]
+    _pairs_intact(rendered.messages)
+
+
+def test_level_three_keeps_system_task_produced_memory_and_last_round():
+    window = _window(0.99)
+    window.note_produced("answered: handler is defined in m3.py")
+    rendered = window.render()
+    assert rendered.level == 3
+    messages = rendered.messages
+    assert messages[0]["content"] == "You are CodeKeep."
+    assert messages[1] == {"role": "user", "content": "Where is handler defined?"}
+    assert "7 earlier rounds were removed" in messages[2]["content"]
+    assert "answered: handler is defined in m3.py" in messages[2]["content"]
+    assert [m["role"] for m in messages[3:]] == ["assistant", "tool"]
+    assert messages[3]["tool_calls"][0]["id"] == "call_7"
+    _pairs_intact(messages)
+
+
+def test_escalates_when_the_chosen_level_still_does_not_fit():
+    window = _window(0.5)
+    _fill(window, 8, BIG * 4)  # now far over budget
+    rendered = window.render()
+    assert rendered.level == 3
+    assert rendered.tokens <= rendered.budget
+    assert rendered.messages[1]["role"] == "user"
+    _pairs_intact(rendered.messages)
+
+
+def test_extra_system_messages_count_and_come_last():
+    window = _window(0.5)
+    rendered = window.render(["NUDGE: converge"])
+    assert rendered.messages[-1] == {"role": "system", "content": "NUDGE: converge"}
+    assert rendered.tokens == window.full_tokens + message_tokens(rendered.messages[-1])
+
+
+def test_a_round_whose_results_do_not_answer_its_calls_is_refused():
+    window = ContextWindow("s", "t", 1000)
+    assistant = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "x", "arguments": "{}"}}]}
+    with pytest.raises(ValueError, match="do not answer"):
+        window.add_round(assistant, [])
+
+
+def test_model_aware_budget_from_the_model_table_and_override():
+    assert window_for_model("gpt-4o-mini") == 128000
+    assert window_for_model("claude-sonnet-4-5") == 200000
+    assert window_for_model("gpt-4o-mini", override=4096) == 4096
+    window = ContextWindow.for_model("gpt-4o", "s", "t")
+    assert window.budget == 128000 - 8192
