@@ -1,0 +1,52 @@
+"""Splitting a call's input tokens over the files it read.
+
+Weights are the characters actually read from each file (a 40-line excerpt of a huge
+file weighs 40 lines, not the file size): equal shares mislead when files differ in
+size. Largest-remainder rounding makes the integer parts sum exactly to the total, so
+the by-file report adds up to the by-type report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+
+def split_tokens(total: int, weights: Mapping[str, int]) -> dict[str, int]:
+    """``total`` divided over ``weights``' keys in proportion to their values.
+
+    All-zero weights (files opened but nothing read) fall back to equal shares; ties in
+    the remainders go to the earlier key so the result is deterministic.
+    """
+    if not weights:
+        return {}
+    if any(weight < 0 for weight in weights.values()):
+        raise ValueError("file weights (characters read) must not be negative")
+    keys = list(weights)
+    raw = [weights[key] for key in keys]
+    denominator = sum(raw)
+    if denominator == 0:
+        raw = [1] * len(keys)
+        denominator = len(keys)
+    quotients = [total * weight // denominator for weight in raw]
+    remainders = [total * weight % denominator for weight in raw]
+    leftover = total - sum(quotients)
+    by_remainder = sorted(range(len(keys)), key=lambda index: (-remainders[index], index))
+    for index in by_remainder[:leftover]:
+        quotients[index] += 1
+    return dict(zip(keys, quotients, strict=True))
+
+
+def normalise_path(path: str, root: Path) -> str:
+    """Workspace-relative POSIX path when ``path`` lies inside ``root``, else as given.
+
+    Code lenses look files up by their relative path, so an absolute path from a tool
+    and a relative one from the CLI must land on the same key.
+    """
+    candidate = Path(path)
+    if candidate.is_absolute():
+        for absolute in (candidate, candidate.resolve()):
+            if absolute.is_relative_to(root):
+                return absolute.relative_to(root).as_posix()
+        return candidate.as_posix()
+    return PurePosixPath(path.replace("\\", "/")).as_posix()

@@ -1,0 +1,430 @@
+"""The token ledger: every model call counted, attributed, budgeted and reported.
+
+``record`` is on the agent's hot path, so it only computes and appends to an in-memory
+buffer; a background thread flushes the buffer at least every ``flush_interval_s``
+(and a budget crossing or ``close``/interpreter exit flushes at once). A process killed
+with SIGKILL therefore loses at most about one second of records (seed §8.1: writing
+synchronously per call made I/O the bottleneck).
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import logging
+import secrets
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from codekeep.common.workspace import state_dir
+from codekeep.ledger.attribution import normalise_path, split_tokens
+from codekeep.ledger.budgets import DAILY, DAILY_KEY, TASK, BudgetTracker, event_for
+from codekeep.ledger.counting import resolve_usage
+from codekeep.ledger.models import ModelInfo, ModelTable
+from codekeep.ledger.records import BudgetEvent, BudgetExceeded, CallRecord, classify_call_type
+from codekeep.ledger.redaction import redact_secrets
+from codekeep.ledger.reports import build_report
+from codekeep.ledger.settings import LedgerSettings
+from codekeep.ledger.store import GROUP_COLUMNS, Budget, Claim, LedgerStore, TaskRow
+from codekeep.ledger.tasks import TaskTracker
+from codekeep.ledger.window import SECONDS_PER_DAY, Window, day_of, day_start
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "ledger.db"
+COMPACT_EVERY_S = 3600.0
+GROUPS = tuple(group for group in GROUP_COLUMNS if group != "total")
+
+BudgetListener = Callable[[BudgetEvent], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedCall:
+    """A call read from another agent's usage log (see :mod:`codekeep.ledger.importers`)."""
+
+    source_id: str        # stable id in the source log: importing twice adds nothing
+    ts: float
+    task_id: str
+    session_id: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    call_type: str = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    imported: int
+    duplicates: int
+
+
+class Ledger:
+    """One workspace's ledger (``<root>/.codekeep/ledger.db``). Thread-safe."""
+
+    def __init__(self, root: Path, store: LedgerStore, settings: LedgerSettings,
+                 clock: Callable[[], float], start_flusher: bool) -> None:
+        self.root = root
+        self.settings = settings
+        self.session_id = f"s-{secrets.token_hex(4)}"
+        self._store = store
+        self._clock = clock
+        self._models = ModelTable.with_overrides(settings.models)
+        self._lock = threading.RLock()
+        self._flush_lock = threading.Lock()
+        self._buffer: list[CallRecord] = []
+        self._claims: list[Claim] = []
+        self._tasks = TaskTracker(store, settings.task_idle_timeout_s)
+        self._budgets = BudgetTracker(store, settings.warn_ratios)
+        self._listeners: list[BudgetListener] = []
+        self._paths: dict[str, str] = {}
+        self._ids = itertools.count()
+        self._id_prefix = f"{secrets.token_hex(5)}-"
+        self._closed = False
+        self._stop = threading.Event()
+        self._last_compaction = 0.0
+        self.compact()
+        self._flusher: threading.Thread | None = None
+        if start_flusher:
+            self._flusher = threading.Thread(target=self._flush_loop, name="ledger-flush",
+                                             daemon=True)
+            self._flusher.start()
+        atexit.register(self.close)
+
+    @classmethod
+    def open(cls, root: Path, settings: LedgerSettings | None = None, *,
+             clock: Callable[[], float] = time.time, start_flusher: bool = True) -> Ledger:
+        """Open (creating if needed) the ledger of workspace ``root``.
+
+        ``clock`` is injectable so tests can age tasks without sleeping; without the
+        background flusher (``start_flusher=False``) records are written on ``flush()``,
+        a budget crossing and ``close()`` only.
+        """
+        root = Path(root).resolve()
+        store = LedgerStore(state_dir(root) / DB_NAME)
+        return cls(root, store, settings or LedgerSettings(), clock, start_flusher)
+
+    # -- recording --------------------------------------------------------------------
+
+    def model_info(self, model: str) -> ModelInfo:
+        """Encoding, context window and prices, including settings overrides."""
+        return self._models.lookup(model)
+
+    def record(
+        self,
+        *,
+        task_id: str | None,
+        call_type: str,
+        model: str,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        cached_tokens: int = 0,
+        reasoning_tokens: int = 0,
+        prompt_text: str | None = None,
+        completion_text: str | None = None,
+        files: Mapping[str, int] | None = None,
+        latency_ms: float = 0.0,
+        retry: int = 0,
+        stream: bool = False,
+        session_id: str | None = None,
+    ) -> CallRecord:
+        """Count one model call (every retry and every streamed call is its own record).
+
+        Reported ``input_tokens``/``output_tokens`` win over counting the texts; cached
+        tokens are the part of the input served from the provider's cache, reasoning
+        tokens the part of the output spent thinking. ``files`` maps each path the call
+        read to the characters read from it. Raises ``ValueError`` for bad input (nothing
+        is stored) and :class:`BudgetExceeded` after storing a call over a hard-stop budget.
+        """
+        if not model:
+            raise ValueError("model must be named")
+        info = self._models.lookup(model)
+        usage = resolve_usage(
+            encoding=info.encoding, input_tokens=input_tokens, output_tokens=output_tokens,
+            cached_tokens=cached_tokens, reasoning_tokens=reasoning_tokens,
+            prompt_text=prompt_text, completion_text=completion_text,
+        )
+        file_chars = self._normalise_files(files)
+        stored_type = classify_call_type(call_type, len(file_chars))
+        if retry < 0 or latency_ms < 0:
+            raise ValueError("retry and latency_ms must not be negative")
+        price = info.price
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the ledger is closed")
+            now = self._clock()
+            task = self._tasks.resolve(task_id, now)
+            record = CallRecord(
+                id=f"{self._id_prefix}{next(self._ids):x}", ts=now, task_id=task,
+                session_id=session_id or self.session_id, call_type=stored_type, model=model,
+                input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                cached_tokens=usage.cached_tokens, reasoning_tokens=usage.reasoning_tokens,
+                token_source=usage.source, files=file_chars,
+                file_tokens=split_tokens(usage.input_tokens, file_chars),
+                cost_usd=price.cost(usage.input_tokens, usage.output_tokens, usage.cached_tokens),
+                price_input=price.input, price_output=price.output, price_cached=price.cached,
+                latency_ms=float(latency_ms), retry=int(retry), stream=bool(stream),
+                prompt_text=self._content(prompt_text),
+                completion_text=self._content(completion_text),
+            )
+            self._buffer.append(record)
+            crossings = self._budgets.add(task, self._tasks.root_of(task), day_of(now),
+                                          record.total_tokens, now)
+            if crossings:
+                self._claims.extend(crossings.claims)
+        if crossings is None:
+            return record
+        if crossings.claims:
+            self.flush()  # a crossing is worth a write: the warning must survive a crash
+        if crossings.hard_stop:
+            stop = crossings.hard_stop
+            raise BudgetExceeded(record, stop.used, stop.limit, stop.scope)
+        return record
+
+    def _normalise_files(self, files: Mapping[str, int] | None) -> dict[str, int]:
+        if not files:
+            return {}
+        result: dict[str, int] = {}
+        for path, chars in files.items():
+            if isinstance(chars, bool) or not isinstance(chars, int) or chars < 0:
+                raise ValueError(f"characters read from {path!r} must be a non-negative integer")
+            key = self._paths.get(path)
+            if key is None:
+                key = self._paths[path] = normalise_path(path, self.root)
+            result[key] = result.get(key, 0) + chars
+        return result
+
+    def _content(self, text: str | None) -> str | None:
+        if text is None or not self.settings.store_content:
+            return None
+        return redact_secrets(text)
+
+    # -- tasks ------------------------------------------------------------------------
+
+    def task(self, task_id: str | None = None) -> TaskSession:
+        """A session for one task: records inside land on it; leaving it closes the task."""
+        return TaskSession(self, task_id)
+
+    def begin_task(self, task_id: str | None = None) -> str:
+        with self._lock:
+            return self._tasks.begin(task_id, self._clock())
+
+    def end_task(self, task_id: str) -> None:
+        with self._lock:
+            self._tasks.end(task_id, self._clock())
+        self.flush()
+
+    # -- budgets ----------------------------------------------------------------------
+
+    def set_budget(self, task_id: str | None = None, limit: int | None = None,
+                   daily: int | None = None, *, hard_stop: bool = False) -> None:
+        """Set the token limit of a task (``limit``) and/or of each UTC day (``daily``).
+
+        A limit of 0 removes the budget. ``hard_stop`` makes every call recorded at or over
+        the limit raise :class:`BudgetExceeded` (after it is stored).
+        """
+        if limit is None and daily is None:
+            raise ValueError("give a task limit (with task_id) or a daily limit")
+        if limit is not None and task_id is None:
+            raise ValueError("a task limit needs task_id")
+        for scope, key, value in ((TASK, task_id, limit), (DAILY, DAILY_KEY, daily)):
+            if value is None or key is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"a budget must be a non-negative token count (got {value!r})")
+            with self._lock:
+                self._budgets.set(scope, key, Budget(value, hard_stop) if value else None)
+
+    def budget_state(self, task_id: str | None = None) -> dict[str, Any]:
+        """``{task, daily}``: used, limit, ratio and hard stop of the budgets in force."""
+        self.flush()
+        with self._lock:
+            self._budgets.reload_budgets()
+            target = self._latest_incarnation(task_id) if task_id else None
+            return self._budgets.state(target, task_id, day_of(self._clock()))
+
+    def subscribe(self, listener: BudgetListener) -> None:
+        """Call ``listener`` once for every threshold of every budget crossed."""
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: BudgetListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    # -- reports ----------------------------------------------------------------------
+
+    def report(self, *, task_id: str | None = None, since: datetime | None = None,
+               group_by: str = "type", top_files: int = 10) -> dict[str, Any]:
+        """``{rows, byFile, total, budget}`` (see :mod:`codekeep.ledger.reports`)."""
+        if group_by not in GROUPS:
+            raise ValueError(f"unknown grouping {group_by!r}; expected one of {', '.join(GROUPS)}")
+        self.flush()
+        window = Window.since(since, self._raw_kept_from())
+        rows = self._store.aggregate(group_by, task=task_id, window=window)
+        by_file = self._store.aggregate("file", task=task_id, window=window, limit=top_files)
+        file_total = sum(row.input_tokens for row in (
+            rows if group_by == "file" else self._store.aggregate("file", task=task_id,
+                                                                  window=window)))
+        totals = self._store.aggregate("total", task=task_id, window=window)
+        return build_report(
+            group_by=group_by, since=since, task_id=task_id, rows=rows, by_file=by_file,
+            total=totals[0] if totals else None, file_total=file_total,
+            budget=self.budget_state(task_id),
+        )
+
+    def tokens_for_file(self, path: str, since: datetime | None = None) -> int:
+        """Input tokens attributed to ``path`` (absolute or workspace-relative)."""
+        self.flush()
+        window = Window.since(since, self._raw_kept_from())
+        return self._store.tokens_for_path(normalise_path(path, self.root), window)
+
+    def _latest_incarnation(self, task_id: str) -> str:
+        incarnations = self._store.incarnations(task_id)
+        return incarnations[-1].id if incarnations else task_id
+
+    # -- import -----------------------------------------------------------------------
+
+    def import_calls(self, calls: Iterable[ImportedCall]) -> ImportResult:
+        """Store calls from another agent's log as they happened (no budgets, no lifecycle).
+
+        Each call is priced with today's table and its ``source_id`` remembered, so
+        importing the same log again adds nothing.
+        """
+        unique = {call.source_id: call for call in calls}
+        seen = self._store.already_imported(list(unique))
+        fresh = [call for source_id, call in unique.items() if source_id not in seen]
+        records = [self._imported_record(call) for call in fresh]
+        spans: dict[str, list[float]] = defaultdict(list)
+        for record in records:
+            spans[record.task_id].append(record.ts)
+        tasks = [TaskRow(task, None, min(stamps), max(stamps), max(stamps))
+                 for task, stamps in spans.items()]
+        self._store.write(records, tasks, imported_ids=[call.source_id for call in fresh])
+        with self._lock:
+            self._budgets.forget(spans)
+        return ImportResult(len(fresh), len(unique) - len(fresh))
+
+    def _imported_record(self, call: ImportedCall) -> CallRecord:
+        usage = resolve_usage(encoding="", input_tokens=call.input_tokens,
+                              output_tokens=call.output_tokens, cached_tokens=call.cached_tokens,
+                              reasoning_tokens=0, prompt_text=None, completion_text=None)
+        price = self._models.lookup(call.model).price
+        return CallRecord(
+            id=f"{self._id_prefix}{next(self._ids):x}", ts=call.ts, task_id=call.task_id,
+            session_id=call.session_id, call_type=classify_call_type(call.call_type, 0),
+            model=call.model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+            cached_tokens=usage.cached_tokens, reasoning_tokens=0, token_source="provider",
+            files={}, file_tokens={},
+            cost_usd=price.cost(usage.input_tokens, usage.output_tokens, usage.cached_tokens),
+            price_input=price.input, price_output=price.output, price_cached=price.cached,
+        )
+
+    # -- persistence ------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write buffered records now; announce budget thresholds this process won."""
+        with self._flush_lock:
+            with self._lock:
+                batch, self._buffer = self._buffer, []
+                claims, self._claims = self._claims, []
+                tasks = self._tasks.take_dirty()
+            if not (batch or claims or tasks):
+                return
+            try:
+                won = self._store.write(batch, tasks, claims)
+            except BaseException:
+                with self._lock:  # keep everything for the next attempt: nothing is lost
+                    self._buffer[:0] = batch
+                    self._claims[:0] = claims
+                raise
+            with self._lock:
+                pending: dict[str, int] = defaultdict(int)
+                for record in self._buffer:
+                    pending[record.task_id] += record.total_tokens
+                self._budgets.refresh({record.task_id for record in batch}, pending)
+        for claim in won:
+            self._emit(event_for(claim))
+
+    def compact(self) -> int:
+        """Drop raw rows older than ``retention_days`` (roll-ups keep every total)."""
+        self._last_compaction = self._clock()
+        return self._store.compact(self._raw_kept_from())
+
+    def _raw_kept_from(self) -> float:
+        return day_start(self._clock()) - self.settings.retention_days * SECONDS_PER_DAY
+
+    def _emit(self, event: BudgetEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # one broken subscriber must not stop the others or the agent
+                log.exception("budget listener failed")
+
+    def _flush_loop(self) -> None:
+        while not self._stop.wait(self.settings.flush_interval_s):
+            try:
+                self.flush()
+                with self._lock:
+                    self._tasks.sweep(self._clock())
+                    self._budgets.reload_budgets()
+                if self._clock() - self._last_compaction >= COMPACT_EVERY_S:
+                    self.compact()
+            except Exception:  # a locked or full disk must not kill the flusher; retry
+                log.exception("ledger flush failed; will retry")
+
+    def close(self) -> None:
+        """Flush everything, mark idle tasks closed and release the database."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._stop.set()
+        if self._flusher is not None and self._flusher is not threading.current_thread():
+            self._flusher.join()
+        with self._lock:
+            self._tasks.sweep(self._clock())
+        self.flush()
+        self._store.close()
+        atexit.unregister(self.close)
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class TaskSession:
+    """``with ledger.task("fix-login") as task: task.record(...)``.
+
+    The task is opened (per the rule in :mod:`codekeep.ledger.tasks`) on creation and
+    becomes the ledger's current task; leaving the block closes it, so later calls cannot
+    land on it. ``id`` follows a continuation if the task timed out in between.
+    """
+
+    def __init__(self, ledger: Ledger, task_id: str | None) -> None:
+        self._ledger = ledger
+        self.id = ledger.begin_task(task_id)
+
+    def record(self, **call: Any) -> CallRecord:
+        record = self._ledger.record(task_id=self.id, **call)
+        self.id = record.task_id
+        return record
+
+    def report(self, **options: Any) -> dict[str, Any]:
+        return self._ledger.report(task_id=self.id, **options)
+
+    def close(self) -> None:
+        self._ledger.end_task(self.id)
+
+    def __enter__(self) -> TaskSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

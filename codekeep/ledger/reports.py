@@ -1,0 +1,120 @@
+"""Turning aggregated totals into the report shape and a readable table.
+
+JSON shape (CLI ``--json`` and ``codekeep/ledger/report``)::
+
+    {"groupBy": "type", "since": "...", "taskId": null,
+     "rows":   [{"key", "calls", "inputTokens", "outputTokens", "cachedTokens",
+                 "reasoningTokens", "costUsd", "share"}],       # share: % of tokens
+     "byFile": [{"path", "calls", "tokens", "costUsd", "share"}],  # % of attributed tokens
+     "total":  {"calls", "inputTokens", "outputTokens", "cachedTokens", "reasoningTokens",
+                "tokens", "costUsd"},
+     "budget": {"task": {...} | null, "daily": {...} | null}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from codekeep.ledger.store import Totals
+
+
+def build_report(*, group_by: str, since: datetime | None, task_id: str | None,
+                 rows: Sequence[Totals], by_file: Sequence[Totals], total: Totals | None,
+                 file_total: int, budget: dict[str, Any]) -> dict[str, Any]:
+    total_tokens = total.tokens if total else 0
+    return {
+        "groupBy": group_by,
+        "since": since.isoformat() if since else None,
+        "taskId": task_id,
+        "rows": [_row_json(row, total_tokens if group_by != "file" else file_total)
+                 for row in rows],
+        "byFile": [
+            {"path": row.key, "calls": row.calls, "tokens": row.input_tokens,
+             "costUsd": round(row.cost_usd, 6), "share": _share(row.input_tokens, file_total)}
+            for row in by_file
+        ],
+        "total": {
+            "calls": total.calls if total else 0,
+            "inputTokens": total.input_tokens if total else 0,
+            "outputTokens": total.output_tokens if total else 0,
+            "cachedTokens": total.cached_tokens if total else 0,
+            "reasoningTokens": total.reasoning_tokens if total else 0,
+            "tokens": total_tokens,
+            "costUsd": round(total.cost_usd, 6) if total else 0.0,
+        },
+        "budget": budget,
+    }
+
+
+def _row_json(row: Totals, denominator: int) -> dict[str, Any]:
+    return {
+        "key": row.key, "calls": row.calls, "inputTokens": row.input_tokens,
+        "outputTokens": row.output_tokens, "cachedTokens": row.cached_tokens,
+        "reasoningTokens": row.reasoning_tokens, "costUsd": round(row.cost_usd, 6),
+        "share": _share(row.tokens, denominator),
+    }
+
+
+def _share(part: int, whole: int) -> float:
+    return round(100.0 * part / whole, 1) if whole else 0.0
+
+
+_GROUP_TITLES = {"type": "call type", "file": "file", "task": "task", "day": "day (UTC)",
+                 "model": "model"}
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """The report as the table from the seed (§5.3) plus top files and budget state."""
+    lines: list[str] = []
+    header = [_GROUP_TITLES[report["groupBy"]], "calls", "input", "output", "cached", "cost $",
+              "share"]
+    body = [
+        [row["key"], f"{row['calls']:,}", f"{row['inputTokens']:,}", f"{row['outputTokens']:,}",
+         f"{row['cachedTokens']:,}", f"{row['costUsd']:.4f}", f"{row['share']:.1f}%"]
+        for row in report["rows"]
+    ]
+    total = report["total"]
+    footer = ["total", f"{total['calls']:,}", f"{total['inputTokens']:,}",
+              f"{total['outputTokens']:,}", f"{total['cachedTokens']:,}",
+              f"{total['costUsd']:.4f}", "100.0%" if total["tokens"] else "0.0%"]
+    lines.extend(_table(header, body, footer))
+    if report["byFile"]:
+        lines += ["", "Top files by attributed input tokens"]
+        lines.extend(_table(
+            ["file", "calls", "tokens", "share"],
+            [[row["path"], f"{row['calls']:,}", f"{row['tokens']:,}", f"{row['share']:.1f}%"]
+             for row in report["byFile"]],
+        ))
+    lines += ["", *budget_lines(report["budget"])]
+    return "\n".join(lines)
+
+
+def budget_lines(budget: dict[str, Any]) -> list[str]:
+    lines = []
+    if budget.get("task"):
+        state = budget["task"]
+        lines.append(f"Budget (task {state['taskId']}): {state['used']:,} / {state['limit']:,} "
+                     f"tokens ({state['ratio']:.0%}){' hard stop' if state['hardStop'] else ''}")
+    if budget.get("daily"):
+        state = budget["daily"]
+        lines.append(f"Budget (day {state['day']} UTC): {state['used']:,} / {state['limit']:,} "
+                     f"tokens ({state['ratio']:.0%}){' hard stop' if state['hardStop'] else ''}")
+    return lines or ["Budget: none set"]
+
+
+def _table(header: list[str], body: list[list[str]], footer: list[str] | None = None) -> list[str]:
+    rows = [header, *body, *([footer] if footer else [])]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    out = [line(header), rule, *(line(row) for row in body)]
+    if footer:
+        out += [rule, line(footer)]
+    return out

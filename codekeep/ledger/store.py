@@ -1,0 +1,312 @@
+"""SQLite persistence of the ledger: batched inserts, roll-ups, tasks, budgets, queries.
+
+One connection is shared by the recording threads and the background flusher, guarded
+by a lock. Every flush is one ``BEGIN IMMEDIATE`` transaction that inserts the raw rows
+and folds exactly those rows into the daily roll-ups (``rowid > max before``: the write
+lock guarantees no other process inserted in between), so two writer processes can
+never double-count or lose each other's rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from codekeep.common.sqlite import open_db
+from codekeep.ledger.records import CallRecord
+from codekeep.ledger.schema import MIGRATIONS
+from codekeep.ledger.window import Window, day_of
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRow:
+    id: str
+    parent: str | None
+    opened_ts: float
+    last_ts: float
+    closed_ts: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    limit: int
+    hard_stop: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A budget threshold a process wants to announce; the database decides who does."""
+
+    scope: str
+    key: str
+    limit: int
+    threshold: float
+    ts: float
+    used: int
+    task_id: str  # the task whose call crossed the threshold (for daily budgets too)
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    key: str
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    reasoning_tokens: int
+    cost_usd: float
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+_CALL_COLUMNS = (
+    "id, ts, day, task_id, session_id, call_type, model, input_tokens, output_tokens, "
+    "cached_tokens, reasoning_tokens, token_source, cost_usd, price_input, price_output, "
+    "price_cached, latency_ms, retry, stream, prompt_text, completion_text"
+)
+_INSERT_CALL = f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 21)})"
+_INSERT_FILE = (
+    "INSERT INTO call_files (call_id, ts, day, task_id, path, chars, tokens, cost_usd) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_ROLLUP_CALLS = """
+INSERT INTO rollup_daily (day, task_id, call_type, model, calls, input_tokens, output_tokens,
+                          cached_tokens, reasoning_tokens, cost_usd)
+SELECT day, task_id, call_type, model, COUNT(*), SUM(input_tokens), SUM(output_tokens),
+       SUM(cached_tokens), SUM(reasoning_tokens), SUM(cost_usd)
+FROM calls WHERE rowid > ? GROUP BY day, task_id, call_type, model
+ON CONFLICT (day, task_id, call_type, model) DO UPDATE SET
+    calls = calls + excluded.calls,
+    input_tokens = input_tokens + excluded.input_tokens,
+    output_tokens = output_tokens + excluded.output_tokens,
+    cached_tokens = cached_tokens + excluded.cached_tokens,
+    reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
+    cost_usd = cost_usd + excluded.cost_usd
+"""
+_ROLLUP_FILES = """
+INSERT INTO rollup_files (day, task_id, path, calls, tokens, cost_usd)
+SELECT day, task_id, path, COUNT(*), SUM(tokens), SUM(cost_usd)
+FROM call_files WHERE rowid > ? GROUP BY day, task_id, path
+ON CONFLICT (day, task_id, path) DO UPDATE SET
+    calls = calls + excluded.calls,
+    tokens = tokens + excluded.tokens,
+    cost_usd = cost_usd + excluded.cost_usd
+"""
+_UPSERT_TASK = """
+INSERT INTO tasks (id, parent, opened_ts, last_ts, closed_ts) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET
+    last_ts = MAX(last_ts, excluded.last_ts),
+    closed_ts = COALESCE(tasks.closed_ts, excluded.closed_ts)
+"""
+# Group keys a report may ask for; values are trusted SQL column names.
+GROUP_COLUMNS = {"type": "call_type", "task": "task_id", "day": "day", "model": "model",
+                 "file": "path", "total": "''"}
+_TASK_FILTER = "task_id IN (SELECT id FROM tasks WHERE id = :task OR parent = :task)"
+
+
+class LedgerStore:
+    """The ledger database; all methods are thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        self._conn = open_db(path, MIGRATIONS, check_same_thread=False)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    # -- writing ----------------------------------------------------------------------
+
+    def write(self, calls: Sequence[CallRecord], tasks: Sequence[TaskRow] = (),
+              claims: Sequence[Claim] = (), imported_ids: Sequence[str] = ()) -> list[Claim]:
+        """Store a batch atomically; return the claims this process won (announce those)."""
+        with self._transaction() as conn:
+            if imported_ids:
+                conn.executemany("INSERT INTO imported (source_id) VALUES (?)",
+                                 [(source,) for source in imported_ids])
+            if calls:
+                calls_before = _max_rowid(conn, "calls")
+                files_before = _max_rowid(conn, "call_files")
+                conn.executemany(_INSERT_CALL, [_call_row(call) for call in calls])
+                file_rows = [row for call in calls for row in _file_rows(call)]
+                conn.executemany(_INSERT_FILE, file_rows)
+                conn.execute(_ROLLUP_CALLS, (calls_before,))
+                if file_rows:
+                    conn.execute(_ROLLUP_FILES, (files_before,))
+            conn.executemany(_UPSERT_TASK, [
+                (task.id, task.parent, task.opened_ts, task.last_ts, task.closed_ts)
+                for task in tasks
+            ])
+            won = []
+            for claim in claims:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO budget_crossings "
+                    "(scope, key, limit_tokens, threshold, ts, used) VALUES (?, ?, ?, ?, ?, ?)",
+                    (claim.scope, claim.key, claim.limit, claim.threshold, claim.ts, claim.used),
+                )
+                if cursor.rowcount == 1:
+                    won.append(claim)
+            return won
+
+    def compact(self, cutoff_ts: float) -> int:
+        """Delete raw rows older than ``cutoff_ts``; roll-ups keep their totals."""
+        with self._transaction() as conn:
+            removed = conn.execute("DELETE FROM calls WHERE ts < ?", (cutoff_ts,)).rowcount
+            conn.execute("DELETE FROM call_files WHERE ts < ?", (cutoff_ts,))
+            return int(removed)
+
+    def already_imported(self, source_ids: Sequence[str]) -> set[str]:
+        with self._lock:
+            found: set[str] = set()
+            for start in range(0, len(source_ids), 500):
+                chunk = source_ids[start:start + 500]
+                marks = ", ".join("?" * len(chunk))
+                found.update(row[0] for row in self._conn.execute(
+                    f"SELECT source_id FROM imported WHERE source_id IN ({marks})", chunk))
+            return found
+
+    # -- budgets ----------------------------------------------------------------------
+
+    def set_budget(self, scope: str, key: str, budget: Budget | None) -> None:
+        with self._transaction() as conn:
+            if budget is None:
+                conn.execute("DELETE FROM budgets WHERE scope = ? AND key = ?", (scope, key))
+            else:
+                conn.execute(
+                    "INSERT INTO budgets (scope, key, limit_tokens, hard_stop) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (scope, key) DO UPDATE SET limit_tokens = excluded.limit_tokens, "
+                    "hard_stop = excluded.hard_stop",
+                    (scope, key, budget.limit, int(budget.hard_stop)),
+                )
+
+    def budgets(self) -> dict[tuple[str, str], Budget]:
+        with self._lock:
+            rows = self._conn.execute("SELECT scope, key, limit_tokens, hard_stop FROM budgets")
+            return {(row["scope"], row["key"]): Budget(int(row["limit_tokens"]),
+                                                       bool(row["hard_stop"])) for row in rows}
+
+    def task_usage(self, task_id: str) -> int:
+        return self._scalar("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) "
+                            "FROM rollup_daily WHERE task_id = ?", (task_id,))
+
+    def day_usage(self, day: str) -> int:
+        return self._scalar("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) "
+                            "FROM rollup_daily WHERE day = ?", (day,))
+
+    def _scalar(self, sql: str, params: Sequence[object] | dict[str, object]) -> int:
+        with self._lock:
+            return int(self._conn.execute(sql, params).fetchone()[0])
+
+    # -- tasks ------------------------------------------------------------------------
+
+    def task(self, task_id: str) -> TaskRow | None:
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+        return _task_row(row) if row else None
+
+    def incarnations(self, root: str) -> list[TaskRow]:
+        """The task ``root`` and its continuations, oldest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT * FROM tasks WHERE id = ? OR parent = ? ORDER BY opened_ts, rowid",
+                (root, root),
+            ).fetchall()
+        return [_task_row(row) for row in rows]
+
+    # -- reports ----------------------------------------------------------------------
+
+    def aggregate(self, group: str, *, task: str | None, window: Window,
+                  limit: int | None = None) -> list[Totals]:
+        """Totals per ``group`` key (see ``GROUP_COLUMNS``), largest first.
+
+        Whole days come from the roll-ups; a partial first day (``since`` not at
+        midnight) comes from the raw rows, which are never compacted inside the window.
+        """
+        column = GROUP_COLUMNS[group]
+        if group == "file":
+            rollup, raw = "rollup_files", "call_files"
+            measures = "tokens AS i, 0 AS o, 0 AS c, 0 AS r, cost_usd AS usd"
+        else:
+            rollup, raw = "rollup_daily", "calls"
+            measures = ("input_tokens AS i, output_tokens AS o, cached_tokens AS c, "
+                        "reasoning_tokens AS r, cost_usd AS usd")
+        params: dict[str, object] = {"task": task, "day": window.first_full_day,
+                                     "raw_from": window.raw_from, "raw_to": window.raw_to}
+        task_clause = f" AND {_TASK_FILTER}" if task is not None else ""
+        parts = [f"SELECT {column} AS k, calls AS n, {measures} FROM {rollup} "
+                 f"WHERE (:day IS NULL OR day >= :day){task_clause}"]
+        if window.raw_from is not None:
+            parts.append(f"SELECT {column} AS k, 1 AS n, {measures} FROM {raw} "
+                         f"WHERE ts >= :raw_from AND ts < :raw_to{task_clause}")
+        sql = (
+            "SELECT k, SUM(n), SUM(i), SUM(o), SUM(c), SUM(r), SUM(usd) "
+            f"FROM ({' UNION ALL '.join(parts)}) GROUP BY k ORDER BY SUM(i) + SUM(o) DESC, k"
+        )
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        with self._lock:
+            rows = self._conn.execute(sql, params).fetchall()
+        return [
+            Totals(str(row[0]), int(row[1] or 0), int(row[2] or 0), int(row[3] or 0),
+                   int(row[4] or 0), int(row[5] or 0), float(row[6] or 0.0))
+            for row in rows
+        ]
+
+
+    def tokens_for_path(self, path: str, window: Window) -> int:
+        """Input tokens attributed to ``path`` inside ``window`` (all tasks)."""
+        sql = ("SELECT COALESCE(SUM(tokens), 0) FROM rollup_files "
+               "WHERE path = :path AND (:day IS NULL OR day >= :day)")
+        params: dict[str, object] = {"path": path, "day": window.first_full_day,
+                                     "raw_from": window.raw_from, "raw_to": window.raw_to}
+        total = self._scalar(sql, params)
+        if window.raw_from is not None:
+            total += self._scalar("SELECT COALESCE(SUM(tokens), 0) FROM call_files WHERE "
+                                  "path = :path AND ts >= :raw_from AND ts < :raw_to", params)
+        return total
+
+
+def _call_row(call: CallRecord) -> tuple[object, ...]:
+    return (
+        call.id, call.ts, day_of(call.ts), call.task_id, call.session_id, call.call_type,
+        call.model, call.input_tokens, call.output_tokens, call.cached_tokens,
+        call.reasoning_tokens, call.token_source, call.cost_usd, call.price_input,
+        call.price_output, call.price_cached, call.latency_ms, call.retry, int(call.stream),
+        call.prompt_text, call.completion_text,
+    )
+
+
+def _file_rows(call: CallRecord) -> Iterator[tuple[object, ...]]:
+    if not call.file_tokens:
+        return
+    day = day_of(call.ts)
+    uncached_share = call.price_input / 1_000_000
+    for path, tokens in call.file_tokens.items():
+        yield (call.id, call.ts, day, call.task_id, path, call.files.get(path, 0), tokens,
+               tokens * uncached_share)
+
+
+def _max_rowid(conn: sqlite3.Connection, table: str) -> int:
+    return int(conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {table}").fetchone()[0])
+
+
+def _task_row(row: sqlite3.Row) -> TaskRow:
+    return TaskRow(row["id"], row["parent"], row["opened_ts"], row["last_ts"], row["closed_ts"])
+
