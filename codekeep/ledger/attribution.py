@@ -50,3 +50,18 @@ def normalise_path(path: str, root: Path) -> str:
                 return absolute.relative_to(root).as_posix()
         return candidate.as_posix()
     return PurePosixPath(path.replace("\\", "/")).as_posix()
+
+
+def characters_in_files(paths: list[str], root: Path) -> dict[str, int]:
+    """``path -> characters`` of whole files, for callers that only know which files
+    a call read (the ``codekeep ledger record --file`` door). Raises ``ValueError`` for a
+    missing or unreadable file so the call is not recorded with a wrong weight."""
+    sizes: dict[str, int] = {}
+    for path in paths:
+        candidate = Path(path)
+        resolved = candidate if candidate.is_absolute() else root / candidate
+        try:
+            sizes[path] = len(resolved.read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
+            raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return sizes
