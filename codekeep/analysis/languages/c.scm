@@ -76,9 +76,9 @@
     (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
   ]) @definition.field
 
-; File-scope variables: UPPER_CASE names are constants, the rest variables.
+; File-scope variables; `const` ones are constants.
 ((declaration
-  (storage_class_specifier)? @storage
+  (type_qualifier) @qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)
@@ -91,11 +91,11 @@
       (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
     ])
   ]) @definition.constant
-  (#not-eq? @storage "extern")
-  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+  (#eq? @qualifier "const"))
 
 ((declaration
   (storage_class_specifier)? @storage
+  (type_qualifier)? @qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)
@@ -109,7 +109,7 @@
     ])
   ]) @definition.variable
   (#not-eq? @storage "extern")
-  (#not-match? @name "^_*[A-Z][A-Z0-9_]*$"))
+  (#not-eq? @qualifier "const"))
 
 ; ----------------------------------------------------------------- references
 

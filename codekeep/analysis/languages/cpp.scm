@@ -1,0 +1,448 @@
+; C++ tags query for the CodeKeep code map (conventions: languages/README.md).
+; Function bodies and lambdas are local scopes (cpp.json). Free-function
+; prototypes are declarations, not definitions; member functions declared in a
+; class body are indexed, and so are their out-of-class definitions
+; `Cls::name`, whose container comes from the qualifier (@container.name).
+
+; ---------------------------------------------------------------- definitions
+
+(function_definition
+  declarator: [
+    (function_declarator declarator: [
+      (identifier) @name
+      (field_identifier) @name
+      (destructor_name) @name
+      (operator_name) @name
+      (qualified_identifier scope: (_) @container.name name: [(identifier) (destructor_name) (operator_name)] @name)
+    ])
+    (pointer_declarator declarator: (function_declarator declarator: [
+      (identifier) @name
+      (field_identifier) @name
+      (destructor_name) @name
+      (operator_name) @name
+      (qualified_identifier scope: (_) @container.name name: [(identifier) (destructor_name) (operator_name)] @name)
+    ]))
+    (reference_declarator (function_declarator declarator: [
+      (identifier) @name
+      (field_identifier) @name
+      (destructor_name) @name
+      (operator_name) @name
+      (qualified_identifier scope: (_) @container.name name: [(identifier) (destructor_name) (operator_name)] @name)
+    ]))
+    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [
+      (identifier) @name
+      (field_identifier) @name
+      (destructor_name) @name
+      (operator_name) @name
+      (qualified_identifier scope: (_) @container.name name: [(identifier) (destructor_name) (operator_name)] @name)
+    ])))
+  ]) @definition.function
+
+; Member functions declared in a class body: `void put(...);`, `Cls(...);`
+(field_declaration
+  declarator: [
+    (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name))
+    (reference_declarator (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name))
+    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name)))
+  ]) @definition.function
+
+(field_declaration_list
+  (declaration
+    declarator: [
+    (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name))
+    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name)))
+  ]) @definition.function)
+
+(namespace_definition
+  name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
+
+(class_specifier
+  name: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+  ]
+  body: (field_declaration_list)) @definition.class
+
+(struct_specifier
+  name: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+  ]
+  body: (field_declaration_list)) @definition.struct
+
+(union_specifier
+  name: (type_identifier) @name
+  body: (field_declaration_list)) @definition.struct
+
+(enum_specifier
+  name: (type_identifier) @name
+  body: (enumerator_list)) @definition.enum
+
+(enumerator
+  name: (identifier) @name) @definition.constant
+
+; `typedef struct {...} point_t;`: the anonymous body is point_t itself.
+(type_definition
+  type: [(struct_specifier !name body: (_)) (class_specifier !name body: (_)) (union_specifier !name body: (_))]
+  declarator: (type_identifier) @name) @definition.struct
+
+(type_definition
+  type: (enum_specifier !name body: (_))
+  declarator: (type_identifier) @name) @definition.enum
+
+; `typedef struct s {...} s_t;`: only the name, so the struct does not nest in it.
+(type_definition
+  type: [
+    (struct_specifier name: (_) body: (_))
+    (class_specifier name: (_) body: (_))
+    (union_specifier name: (_) body: (_))
+    (enum_specifier name: (_) body: (_))
+  ]
+  declarator: (type_identifier) @name @definition.type)
+
+(type_definition
+  type: [
+    (primitive_type) (sized_type_specifier) (type_identifier) (qualified_identifier) (template_type)
+    (struct_specifier !body) (class_specifier !body) (union_specifier !body) (enum_specifier !body)
+  ]
+  declarator: [
+    (type_identifier) @name
+    (pointer_declarator declarator: (type_identifier) @name)
+    (array_declarator declarator: (type_identifier) @name)
+    (function_declarator declarator: (type_identifier) @name)
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+  ]) @definition.type
+
+(alias_declaration
+  name: (type_identifier) @name) @definition.type
+
+(concept_definition
+  name: (identifier) @name) @definition.type
+
+(preproc_def
+  name: (identifier) @name) @definition.macro
+
+(preproc_function_def
+  name: (identifier) @name) @definition.macro
+
+(field_declaration
+  declarator: [
+    (field_identifier) @name
+    (pointer_declarator declarator: (field_identifier) @name)
+    (reference_declarator (field_identifier) @name)
+    (array_declarator declarator: (field_identifier) @name)
+  ]) @definition.field
+
+; Namespace- and file-scope variables; `const`/`constexpr` ones are constants.
+((declaration
+  (type_qualifier) @qualifier
+  declarator: [
+    (identifier) @name
+    (pointer_declarator declarator: (identifier) @name)
+    (reference_declarator (identifier) @name)
+    (array_declarator declarator: (identifier) @name)
+    (init_declarator declarator: [
+      (identifier) @name
+      (pointer_declarator declarator: (identifier) @name)
+      (reference_declarator (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    ])
+  ]) @definition.constant
+  (#match? @qualifier "^(const|constexpr|constinit)$"))
+
+((declaration
+  (storage_class_specifier)? @storage
+  (type_qualifier)? @qualifier
+  declarator: [
+    (identifier) @name
+    (pointer_declarator declarator: (identifier) @name)
+    (reference_declarator (identifier) @name)
+    (array_declarator declarator: (identifier) @name)
+    (init_declarator declarator: [
+      (identifier) @name
+      (pointer_declarator declarator: (identifier) @name)
+      (reference_declarator (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    ])
+  ]) @definition.variable
+  (#not-eq? @storage "extern")
+  (#not-match? @qualifier "^(const|constexpr|constinit)$"))
+
+; ----------------------------------------------------------------- references
+
+(call_expression
+  function: [
+    (identifier) @name
+    (field_expression field: [(field_identifier) (template_method name: (field_identifier))] @name)
+    (template_function name: (identifier) @name)
+    (qualified_identifier name: [
+      (identifier) @name
+      (template_function name: (identifier) @name)
+      (qualified_identifier name: [
+        (identifier) @name
+        (template_function name: (identifier) @name)
+      ])
+    ])
+  ]) @reference.call
+
+(field_expression
+  field: (template_method name: (field_identifier) @name)) @reference.call
+
+; `new Cls(...)` and brace construction `Cls{...}` instantiate a class.
+(new_expression
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.class
+
+(compound_literal_expression
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.class
+
+(base_class_clause
+  [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.class
+
+; Every other written type: declarations, parameters, returns, fields, casts,
+; template arguments, aliases.
+(declaration
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+(field_declaration
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+(parameter_declaration
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+(optional_parameter_declaration
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+(variadic_parameter_declaration
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+(function_definition
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+(type_descriptor
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+(type_definition
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+(for_range_loop
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+(template_instantiation
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+      (qualified_identifier name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+        (qualified_identifier name: [
+          (type_identifier) @name
+          (template_type name: (type_identifier) @name)
+        ])
+      ])
+    ])
+  ]) @reference.type
+
+; `std::list<Entry>::iterator` also uses `list`.
+(qualified_identifier
+  scope: (template_type name: (type_identifier) @name)) @reference.type
+
+; `struct record *rec`, `enum class Mode m`: a tag used without a body.
+([
+  (struct_specifier !body name: (type_identifier) @name)
+  (class_specifier !body name: (type_identifier) @name)
+  (union_specifier !body name: (type_identifier) @name)
+  (enum_specifier !body name: (type_identifier) @name)
+] @reference.type)
+
+; -------------------------------------------------------------------- imports
+
+(preproc_include
+  path: [(string_literal) (system_lib_string)] @import.module) @import
