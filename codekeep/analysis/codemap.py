@@ -1,0 +1,394 @@
+"""The code map's front: one object per workspace, used by the CLI, tools and the server.
+
+It owns the SQLite store, the open editor buffers and the derived in-memory indexes
+(fuzzy names, import graph, repository ranking) and keeps them consistent: every
+update goes through :meth:`CodeMap._commit`, which writes one file's changed rows in
+one transaction, updates the derived indexes, and tells subscribers what changed.
+A re-entrant lock makes it safe to call from the server's threads.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from codekeep.analysis import queries
+from codekeep.analysis.documents import Document
+from codekeep.analysis.errors import DocumentNotOpenError, UnknownPathError
+from codekeep.analysis.extract import EMPTY_FACTS, FileFacts
+from codekeep.analysis.fuzzy import NameIndex
+from codekeep.analysis.imports import ImportGraph
+from codekeep.analysis.indexer import analyse_jobs, plan_index
+from codekeep.analysis.model import (
+    ChangeSet,
+    IndexStats,
+    IndexStatus,
+    Reference,
+    Related,
+    RepoMap,
+    Symbol,
+)
+from codekeep.analysis.parsing import FileResult, analyse_bytes, analyse_file
+from codekeep.analysis.ranking import RepoRanker
+from codekeep.analysis.registry import LanguageRegistry, LanguageSpec, default_registry
+from codekeep.analysis.settings import IndexSettings
+from codekeep.analysis.store import IndexStore
+from codekeep.analysis.writer import FactWriter
+from codekeep.common.workspace import resolve_root, state_dir
+
+INDEX_FILE = "index.db"
+
+Listener = Callable[[ChangeSet], None]
+
+
+class CodeMap:
+    def __init__(self, root: Path, store: IndexStore, settings: IndexSettings,
+                 registry: LanguageRegistry):
+        self.root = root
+        self.settings = settings
+        self.registry = registry
+        self._store = store
+        self._lock = threading.RLock()
+        self._documents: dict[str, Document] = {}
+        self._listeners: list[Listener] = []
+        self._names: NameIndex | None = None
+        self._graph = ImportGraph(store, registry)
+        self._ranker = RepoRanker(store, self._graph)
+        self._writer = FactWriter(store)
+        self._pending = 0
+        self._indexed_once = bool(store.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone())
+
+    @classmethod
+    def open(cls, root: Path, settings: IndexSettings | None = None) -> CodeMap:
+        """Open (creating if needed) ``<root>/.codekeep/index.db``."""
+        root = resolve_root(root)
+        if not root.is_dir():
+            raise UnknownPathError(f"workspace root is not a directory: {root}")
+        settings = settings or IndexSettings()
+        store = IndexStore(state_dir(root) / INDEX_FILE)
+        return cls(root, store, settings, default_registry(settings.languages))
+
+    def close(self) -> None:
+        with self._lock:
+            self._store.close()
+
+    def __enter__(self) -> CodeMap:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- indexing --------------------------------------------------------------
+    def index(self, progress: Callable[[int, int], None] | None = None) -> IndexStats:
+        """Bring the index up to date with the disk: parse new and changed files only."""
+        started = time.perf_counter()
+        with self._lock:
+            known = self._store.files()
+            plan = plan_index(self.root, self.settings, self.registry, known,
+                              set(self._documents))
+        total = len(plan.jobs)
+        self._pending = total
+        parsed = unchanged = 0
+        changes = ChangeSet()
+        with self._lock, self._store.transaction():
+            for path in plan.removed:
+                self._merge(changes, self._delete(path))
+            for done, result in enumerate(
+                    analyse_jobs(self.root, self.settings, plan.jobs), start=1):
+                if self._store_result(result, known.get(result.rel), changes):
+                    parsed += 1
+                else:
+                    unchanged += 1
+                self._pending = total - done
+                if progress is not None:
+                    progress(done, total)
+        self._pending = 0
+        self._indexed_once = True
+        if not changes.is_empty():
+            self._notify(changes)
+        for reason, count in self._skip_reasons().items():
+            plan.skipped[reason] = plan.skipped.get(reason, 0) + count
+        files, symbols, refs, languages = self._store.counts()
+        return IndexStats(files, symbols, refs, languages, time.perf_counter() - started,
+                          parsed, plan.unchanged + unchanged, len(plan.removed), plan.skipped)
+
+    def _skip_reasons(self) -> dict[str, int]:
+        rows = self._store.conn.execute(
+            "SELECT status, COUNT(*) FROM files WHERE status != 'indexed' GROUP BY status"
+        )
+        reasons: dict[str, int] = {}
+        for status, count in rows:
+            reason = status.split(" (")[0].split(":")[0]
+            reasons[reason] = reasons.get(reason, 0) + count
+        return reasons
+
+    def _store_result(self, result: FileResult, row: object, changes: ChangeSet) -> bool:
+        """Write one parsed file; False when its content turned out unchanged."""
+        existing = self._store.file(result.rel)
+        if (existing is not None and existing.hash == result.hash
+                and existing.status == result.status and result.hash):
+            self._store.touch(existing.id, result.size, result.mtime_ns)
+            return False
+        self._merge(changes, self._commit(result.rel, result.facts, result=result, notify=False))
+        return True
+
+    def status(self) -> IndexStatus:
+        with self._lock:
+            files, symbols, refs, languages = self._store.counts()
+        return IndexStatus(files, symbols, refs, languages, self._pending,
+                           self._indexed_once and self._pending == 0)
+
+    # ---- queries ---------------------------------------------------------------
+    def find_symbol(self, name: str, kind: str | None = None,
+                    limit: int | None = None) -> list[Symbol]:
+        with self._lock:
+            found = queries.find_symbol(self._store, name.strip(), kind)
+        return found[:limit] if limit is not None else found
+
+    def symbol(self, symbol_id: str) -> Symbol | None:
+        """The symbol with this id, if it still exists."""
+        with self._lock:
+            return queries.symbol_by_id(self._store, symbol_id)
+
+    def find_references(self, *, symbol_id: str | None = None, name: str | None = None,
+                        limit: int | None = None) -> tuple[list[Reference], int]:
+        """Every use, resolved (followed through imports/scope) first, then name-only."""
+        with self._lock:
+            target = queries.symbol_by_id(self._store, symbol_id) if symbol_id else None
+            if symbol_id and target is None:
+                return [], 0
+            return queries.find_references(self._store, self._graph, target=target,
+                                           name=name, limit=limit)
+
+    def find_related(self, path: str, line: int) -> Related:
+        with self._lock:
+            self._require_file(path)
+            return queries.find_related(self._store, self._graph, path, line)
+
+    def search_symbols(self, query: str, limit: int = 50) -> list[tuple[Symbol, float]]:
+        with self._lock:
+            results: list[tuple[Symbol, float]] = []
+            for name, score in self._name_index().search(query, limit):
+                symbols = sorted(self._store.symbols_named(name),
+                                 key=lambda s: (queries.KIND_ORDER.get(s.kind, 5), s.path))
+                results += [(s, round(score, 4)) for s in symbols]
+                if len(results) >= limit:
+                    break
+            return results[:limit]
+
+    def symbols_in(self, paths: Sequence[str] | None = None) -> list[Symbol]:
+        """Outline in source order (containers before their members)."""
+        with self._lock:
+            if paths is None:
+                return self._store.all_symbols()
+            found: list[Symbol] = []
+            for path in paths:
+                self._require_file(path)
+                found += self._store.symbols_in_file(path)
+            return found
+
+    def symbol_at(self, path: str, line: int, byte_col: int) -> Symbol | None:
+        with self._lock:
+            return queries.symbol_at(self._store, path, line, byte_col)
+
+    def reference_at(self, path: str, line: int, byte_col: int) -> Reference | None:
+        with self._lock:
+            return queries.reference_at(self._store, self._graph, path, line, byte_col)
+
+    def repo_map(self, token_budget: int = 1024, focus: Sequence[str] = ()) -> RepoMap:
+        with self._lock:
+            return self._ranker.render(token_budget, focus)
+
+    def files(self) -> list[str]:
+        """Indexed workspace-relative paths."""
+        with self._lock:
+            return sorted(p for p, row in self._store.files().items() if row.status == "indexed")
+
+    def _require_file(self, path: str) -> None:
+        if self._store.file(path) is None:
+            raise UnknownPathError(f"not in the index: {path}")
+
+    def _name_index(self) -> NameIndex:
+        if self._names is None:
+            index = NameIndex()
+            for name, count in self._store.symbol_name_counts().items():
+                for _ in range(count):
+                    index.add(name)
+            self._names = index
+        return self._names
+
+    # ---- live updates ------------------------------------------------------------
+    def open_document(self, path: str, text: str) -> ChangeSet:
+        """The editor's buffer becomes the truth for ``path`` until it is closed."""
+        data = text.encode("utf-8", "surrogatepass")
+        with self._lock:
+            spec = self.registry.for_path(path)
+            if spec is None or len(data) > self.settings.max_file_bytes:
+                self._documents.pop(path, None)
+                return ChangeSet()
+            result = analyse_bytes(spec, path, data, self._disk_mtime(path))
+            if result.status != "indexed":  # binary buffer: keep what the disk gave us
+                return ChangeSet()
+            document = Document.parse(spec, data)
+            self._documents[path] = document
+            return self._commit(path, document.facts, result=result)
+
+    def apply_edit(self, path: str, start: tuple[int, int], end: tuple[int, int],
+                   new_text: str) -> ChangeSet:
+        """Apply one edit, (line, byte column) positions in the current buffer."""
+        with self._lock:
+            document = self._documents.get(path)
+            if document is None:
+                raise DocumentNotOpenError(f"document is not open: {path}")
+            before = document.facts
+            document.apply_edit(start, end, new_text)
+            return self._commit(path, document.facts, before=before, spec=document.spec)
+
+    def close_document(self, path: str) -> ChangeSet:
+        with self._lock:
+            self._documents.pop(path, None)
+            return self.refresh_file(path)
+
+    def refresh_file(self, path: str) -> ChangeSet:
+        """Re-read ``path`` from disk (created or modified outside the editor)."""
+        with self._lock:
+            if path in self._documents:
+                return ChangeSet()
+            spec = self.registry.for_path(path)
+            full = self.root / path
+            if spec is None or not full.is_file():
+                return self.delete_file(path) if self._store.file(path) else ChangeSet()
+            result = analyse_file(str(self.root), path, spec.name, self.settings.max_file_bytes)
+            existing = self._store.file(path)
+            if existing is not None and existing.hash == result.hash and result.hash:
+                self._store.touch(existing.id, result.size, result.mtime_ns)
+                return ChangeSet()
+            return self._commit(path, result.facts, result=result)
+
+    def delete_file(self, path: str) -> ChangeSet:
+        with self._lock:
+            self._documents.pop(path, None)
+            with self._store.transaction():
+                changes = self._delete(path)
+            self._notify(changes)
+            return changes
+
+    def rename_file(self, old: str, new: str) -> ChangeSet:
+        with self._lock:
+            row = self._store.file(old)
+            old_spec, new_spec = self.registry.for_path(old), self.registry.for_path(new)
+            if row is None or old_spec is None or old_spec is not new_spec:
+                changes = self.delete_file(old) if row is not None else ChangeSet()
+                self._merge(changes, self.refresh_file(new))
+                return changes
+            before = self._store.symbols_in_file(old)
+            with self._store.transaction():
+                self._store.rename_file(row.id, new)
+            if old in self._documents:
+                self._documents[new] = self._documents.pop(old)
+            self._graph.invalidate()
+            self._ranker.invalidate()
+            changes = ChangeSet(renamed_files=[(old, new)], symbol_renames={
+                s.id: f"{new}::{s.id.split('::', 1)[1]}" for s in before})
+            self._notify(changes)
+            return changes
+
+    def document_text(self, path: str) -> bytes | None:
+        with self._lock:
+            document = self._documents.get(path)
+            if document is not None:
+                return document.data
+        try:
+            return (self.root / path).read_bytes()
+        except OSError:
+            return None
+
+    def is_open(self, path: str) -> bool:
+        return path in self._documents
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    # ---- the single write path ---------------------------------------------------
+    def _disk_mtime(self, path: str) -> int:
+        try:
+            return os.stat(self.root / path).st_mtime_ns
+        except OSError:
+            return 0
+
+    def _commit(self, path: str, facts: FileFacts, *, result: FileResult | None = None,
+                before: FileFacts | None = None, spec: LanguageSpec | None = None,
+                notify: bool = True) -> ChangeSet:
+        """Store one file's facts (only the rows that changed) and update derived indexes."""
+        with self._store.transaction():
+            if result is not None:
+                existed = self._store.file(path)
+                file_id = self._store.upsert_file(result)
+                if existed is None:
+                    before = EMPTY_FACTS
+                    self._graph.invalidate()
+            else:
+                row = self._store.file(path)
+                assert row is not None, "an open document always has a file row"
+                file_id = row.id
+            if before is None:
+                before = self._store.read_facts(file_id)
+            if before == facts:
+                return ChangeSet()
+            self._writer.write(file_id, before, facts)
+        changes = self._symbol_changes(path, before, facts, result.language if result else (
+            spec.name if spec else ""))
+        if before.imports != facts.imports:
+            self._graph.invalidate()
+        self._ranker.invalidate()
+        changes.changed_files.append(path)
+        if notify:
+            self._notify(changes)
+        return changes
+
+    def _symbol_changes(self, path: str, before: FileFacts, after: FileFacts,
+                        language: str) -> ChangeSet:
+        old = {s.qual: s for s in before.symbols}
+        new = {s.qual: s for s in after.symbols}
+        changes = ChangeSet()
+        for qual in old.keys() - new.keys():
+            changes.removed.append(self._writer.to_symbol(path, language, old[qual]))
+            if self._names is not None:
+                self._names.remove(old[qual].name)
+        for qual in new.keys() - old.keys():
+            changes.added.append(self._writer.to_symbol(path, language, new[qual]))
+            if self._names is not None:
+                self._names.add(new[qual].name)
+        return changes
+
+    def _delete(self, path: str) -> ChangeSet:
+        row = self._store.file(path)
+        if row is None:
+            return ChangeSet()
+        removed = self._store.symbols_in_file(path)
+        self._store.delete_file(row.id)
+        if self._names is not None:
+            for symbol in removed:
+                self._names.remove(symbol.name)
+        self._graph.invalidate()
+        self._ranker.invalidate()
+        return ChangeSet(removed=removed, deleted_files=[path])
+
+    @staticmethod
+    def _merge(into: ChangeSet, other: ChangeSet) -> None:
+        into.added += other.added
+        into.removed += other.removed
+        into.renamed_files += other.renamed_files
+        into.deleted_files += other.deleted_files
+        into.symbol_renames.update(other.symbol_renames)
+        into.changed_files += other.changed_files
+
+    def _notify(self, changes: ChangeSet) -> None:
+        if changes.is_empty():
+            return
+        for listener in list(self._listeners):
+            listener(changes)
+

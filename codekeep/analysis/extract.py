@@ -1,0 +1,216 @@
+"""Turn one parsed file into facts: definitions, references and imports.
+
+The facts are plain named tuples so that worker processes can send them to the parent
+cheaply and so that "did this file's rows change?" is a tuple comparison. Positions
+are 0-based lines with UTF-8 byte columns plus UTF-16 columns (equal on ASCII text).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import tree_sitter as ts
+
+from codekeep.analysis.registry import LanguageSpec
+
+SIGNATURE_MAX = 200
+_TRAILING = " \t:{=("
+
+
+class Span(NamedTuple):
+    line: int
+    col: int
+    ucol: int
+    end_line: int
+    end_col: int
+    end_ucol: int
+
+
+class SymbolFact(NamedTuple):
+    qual: str  # Container.name plus "#n" when needed: the part of the id after "::"
+    name: str
+    kind: str
+    container: str | None
+    signature: str
+    span: Span
+    name_span: Span
+
+
+class RefFact(NamedTuple):
+    name: str
+    kind: str
+    span: Span
+
+
+class ImportFact(NamedTuple):
+    module: str
+    name: str | None
+    alias: str | None
+    line: int
+
+
+class FileFacts(NamedTuple):
+    symbols: tuple[SymbolFact, ...]
+    refs: tuple[RefFact, ...]
+    imports: tuple[ImportFact, ...]
+
+
+EMPTY_FACTS = FileFacts((), (), ())
+
+
+class _Def(NamedTuple):
+    start: int
+    end: int
+    name: str
+    kind: str
+    node: ts.Node
+    name_node: ts.Node
+    explicit_container: str | None
+
+
+def _text(src: bytes, node: ts.Node) -> str:
+    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+class _Positions:
+    """Byte -> UTF-16 column conversion that costs nothing on ASCII files."""
+
+    def __init__(self, src: bytes):
+        self.src = src
+        self.ascii = src.isascii()
+
+    def ucol(self, byte_offset: int, byte_col: int) -> int:
+        if self.ascii or byte_col == 0:
+            return byte_col
+        prefix = self.src[byte_offset - byte_col:byte_offset]
+        if prefix.isascii():
+            return byte_col
+        return len(prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2
+
+    def span(self, node: ts.Node) -> Span:
+        (line, col), (end_line, end_col) = node.start_point, node.end_point
+        return Span(
+            line, col, self.ucol(node.start_byte, col),
+            end_line, end_col, self.ucol(node.end_byte, end_col),
+        )
+
+
+def _is_local(node: ts.Node, local_scopes: frozenset[str]) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in local_scopes:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _signature(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str:
+    end = None
+    for field_name in body_fields:
+        body = node.child_by_field_name(field_name)
+        if body is not None and body.start_byte > node.start_byte:
+            end = body.start_byte
+            break
+    if end is None:
+        line_end = src.find(b"\n", node.start_byte, node.end_byte)
+        end = node.end_byte if line_end < 0 else line_end
+    text = " ".join(src[node.start_byte:end].decode("utf-8", "replace").split())
+    text = text.rstrip(_TRAILING) if len(text) > 1 else text
+    return text[:SIGNATURE_MAX]
+
+
+def _role(captures: dict[str, list[ts.Node]]) -> str | None:
+    for key in captures:
+        if key.startswith(("definition.", "reference.")) or key == "import":
+            return key
+    return None
+
+
+def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
+    """All facts of one file, in source order."""
+    positions = _Positions(src)
+    defs: list[_Def] = []
+    refs: dict[tuple[int, str], RefFact] = {}
+    imports: list[ImportFact] = []
+    seen_defs: set[tuple[int, int, str]] = set()
+    for _pattern, captures in ts.QueryCursor(spec.query).matches(tree.root_node):
+        role = _role(captures)
+        if role is None:
+            continue
+        if role == "import":
+            _collect_import(src, captures, imports)
+            continue
+        names = captures.get("name")
+        if not names:
+            continue
+        name_node = names[0]
+        if role.startswith("reference."):
+            kind = role[len("reference."):]
+            key = (name_node.start_byte, kind)
+            if key not in refs:
+                refs[key] = RefFact(_text(src, name_node), kind, positions.span(name_node))
+            continue
+        node = captures[role][0]
+        identity = (node.start_byte, node.end_byte, role)
+        if identity in seen_defs or _is_local(node, spec.local_scopes):
+            continue
+        seen_defs.add(identity)
+        explicit = captures.get("container.name")
+        defs.append(_Def(
+            node.start_byte, node.end_byte, _text(src, name_node), role[len("definition."):],
+            node, name_node, _text(src, explicit[0]) if explicit else None,
+        ))
+    symbols = _nest(spec, src, defs, positions)
+    ordered_refs = sorted(refs.values(), key=lambda r: (r.span.line, r.span.col))
+    imports.sort(key=lambda i: i.line)
+    return FileFacts(tuple(symbols), tuple(ordered_refs), tuple(imports))
+
+
+def _collect_import(
+    src: bytes, captures: dict[str, list[ts.Node]], imports: list[ImportFact]
+) -> None:
+    modules = captures.get("import.module")
+    statement = captures["import"][0]
+    if not modules:
+        return
+    module = _text(src, modules[0]).strip("'\"<>` ")
+    aliases = captures.get("import.alias")
+    alias = _text(src, aliases[0]) if aliases else None
+    names: list[str | None] = [_text(src, node) for node in captures.get("import.name", ())]
+    for name in names or [None]:
+        imports.append(ImportFact(module, name, alias, statement.start_point[0]))
+
+
+def _nest(
+    spec: LanguageSpec, src: bytes, defs: list[_Def], positions: _Positions
+) -> list[SymbolFact]:
+    """Give each definition its container (nearest enclosing definition) and a unique id."""
+    defs.sort(key=lambda d: (d.start, -d.end))
+    stack: list[tuple[_Def, str, str]] = []  # (def, qualified name, kind)
+    symbols: list[SymbolFact] = []
+    used: dict[str, int] = {}
+    for d in defs:
+        while stack and stack[-1][0].end < d.end:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        if d.explicit_container is not None:
+            container: str | None = d.explicit_container
+            parent_kind = "impl" if d.kind in ("function", "method") else None
+        else:
+            container = parent[1] if parent else None
+            parent_kind = parent[2] if parent else None
+        kind = d.kind
+        if kind == "function" and parent_kind in spec.method_containers:
+            kind = "method"
+        qualified = f"{container}.{d.name}" if container else d.name
+        stack.append((d, qualified, kind))
+        if kind == "impl":
+            continue  # an impl block only names the container of its functions
+        count = used.get(qualified, 0) + 1
+        used[qualified] = count
+        qual = qualified if count == 1 else f"{qualified}#{count}"
+        symbols.append(SymbolFact(
+            qual, d.name, kind, container, _signature(src, d.node, spec.body_fields),
+            positions.span(d.node), positions.span(d.name_node),
+        ))
+    return symbols

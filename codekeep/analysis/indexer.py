@@ -1,0 +1,88 @@
+"""Cold and warm indexing: decide which files need parsing, parse them in worker processes.
+
+Workers only read and parse (CPU-bound, so processes rather than threads); the parent
+alone writes to SQLite, in one transaction, as results stream back. A warm start
+re-parses nothing whose size and mtime are unchanged, and only re-hashes the rest.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codekeep.analysis.discovery import WalkReport, walk
+from codekeep.analysis.parsing import FileResult, analyse_batch, analyse_file
+from codekeep.analysis.registry import LanguageRegistry
+from codekeep.analysis.settings import IndexSettings
+from codekeep.analysis.store import FileRow
+
+BATCH_FILES = 24
+Progress = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class IndexPlan:
+    jobs: list[tuple[str, str]] = field(default_factory=list)  # (path, language)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def plan_index(
+    root: Path, settings: IndexSettings, registry: LanguageRegistry,
+    known: dict[str, FileRow], open_paths: set[str],
+) -> IndexPlan:
+    """Walk the workspace and sort files into "parse", "unchanged" and "gone"."""
+    report = WalkReport({})
+    result = IndexPlan(skipped=report.skipped)
+    remaining = dict(known)
+    for candidate in walk(root, settings, report):
+        spec = registry.for_path(candidate.rel)
+        if spec is None:
+            report.note("unsupported language")
+            continue
+        row = remaining.pop(candidate.rel, None)
+        if candidate.rel in open_paths:
+            result.unchanged += 1  # the editor buffer is the truth while it is open
+            continue
+        if (row is not None and row.size == candidate.size
+                and row.mtime_ns == candidate.mtime_ns and row.language == spec.name):
+            result.unchanged += 1
+            continue
+        result.jobs.append((candidate.rel, spec.name))
+    result.removed = [path for path in remaining if path not in open_paths]
+    return result
+
+
+def _worker_count(settings: IndexSettings, jobs: int) -> int:
+    if jobs < settings.parallel_min_files:
+        return 1
+    wanted = settings.workers or os.cpu_count() or 1
+    return max(1, min(wanted, -(-jobs // BATCH_FILES)))
+
+
+def analyse_jobs(
+    root: Path, settings: IndexSettings, jobs: list[tuple[str, str]],
+) -> Iterator[FileResult]:
+    """Parse every job, in worker processes when there are enough of them."""
+    workers = _worker_count(settings, len(jobs))
+    if workers == 1:
+        for rel, language in jobs:
+            yield analyse_file(str(root), rel, language, settings.max_file_bytes)
+        return
+    batches = [jobs[i:i + BATCH_FILES] for i in range(0, len(jobs), BATCH_FILES)]
+    # forkserver: forking a process that runs threads (the language server) can deadlock.
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending: set[Future[list[FileResult]]] = {
+            pool.submit(analyse_batch, str(root), batch, settings.max_file_bytes)
+            for batch in batches
+        }
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield from future.result()
