@@ -1,0 +1,481 @@
+"""The agent loop: function calling over the tools pipeline, steered by the tracker.
+
+One :class:`AgentLoop` serves a workspace; :meth:`AgentLoop.run` works on one task:
+
+1. static memory context goes into the system prompt (memory coordinator profile);
+2. each round: the most urgent nudge and the working memory are added as system
+   messages, the context window renders the history within the model's budget, the
+   model answers, every tool call runs through :class:`~codekeep.tools.ToolPipeline`
+   (allow-list, safety, cache ...), and the exploration tracker reads the round's signals;
+3. a text answer ends the task (unless the strategy moves on), at most 24 model calls;
+4. the task's summary goes to memory, the ledger report comes back with the result.
+
+Every model call and every retry is written to the ledger with the call type the round
+turned out to be and the files its tools read. Cancellation propagates: the ledger is
+flushed and the task closed on the way out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codekeep.agent.config import ModelSettings
+from codekeep.agent.context_window import ContextWindow, Rendered, window_for_model
+from codekeep.agent.exploration import (
+    ExplorationBudget,
+    ExplorationTracker,
+    Phase,
+    RoundSignal,
+    Transition,
+)
+from codekeep.agent.json_repair import parse_tool_arguments
+from codekeep.agent.model_client import Attempt, ChatResponse, ModelClient, ModelError, Usage
+from codekeep.agent.nudges import PHASE_INSTRUCTIONS, Nudge, NudgeGenerator
+from codekeep.agent.prompts import system_prompt
+from codekeep.common.tokens import token_len
+from codekeep.ledger import BudgetEvent, BudgetExceeded, Ledger
+from codekeep.tools.capabilities import capability as capability_preset
+from codekeep.tools.context import ToolContext
+from codekeep.tools.pipeline import ToolPipeline
+from codekeep.tools.result import ToolResult
+from codekeep.tools.settings import ToolSettings
+
+log = logging.getLogger(__name__)
+
+EventSink = Callable[[str, dict[str, Any]], Awaitable[None] | None]
+
+# capability -> (exploration strategy, memory coordinator profile)
+CAPABILITY_PLANS: dict[str, tuple[str, str]] = {
+    "explore": ("analyst", "analyst"),
+    "chat": ("analyst", "chat"),
+    "edit": ("bootstrap", "producer"),
+}
+
+_WRITE_TOOLS = frozenset({"write_file"})
+_READ_TOOLS = frozenset({"read_file", "search_code", "find_symbol", "find_references",
+                         "find_related", "search_symbols"})
+_PLAN_TOOLS = frozenset({"repo_map", "list_files", "recall", "list_tool_categories",
+                         "load_tools", "search_tools"})
+_MEMORY_BUDGET_CAP = 4000  # seed 000: the coordinator's default total budget
+
+
+def infer_call_type(tool_names: Sequence[str], answered: bool) -> str:
+    """The ledger call type of a round, from what the model asked its tools to do."""
+    names = set(tool_names)
+    if names & _WRITE_TOOLS:
+        return "generate_code"
+    if names & _READ_TOOLS:
+        return "read_code"
+    if names & _PLAN_TOOLS:
+        return "plan"
+    if names:
+        return "tool"
+    return "summarize" if answered else "other"
+
+
+def new_task_id() -> str:
+    return time.strftime("agent-%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(3)
+
+
+@dataclass(slots=True)
+class AgentResult:
+    """What a task produced; ``to_json`` is the shape both entry points return."""
+
+    task_id: str
+    answer: str
+    iterations: int
+    tokens: int
+    tool_calls: int
+    phase: str
+    stop_reason: str
+    nudges: list[dict[str, str]] = field(default_factory=list)
+    ledger: dict[str, Any] | None = None
+    summary: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "taskId": self.task_id, "answer": self.answer, "iterations": self.iterations,
+            "tokens": self.tokens, "toolCalls": self.tool_calls, "phase": self.phase,
+            "stopReason": self.stop_reason, "nudges": self.nudges, "ledger": self.ledger,
+        }
+
+
+class AgentLoop:
+    """Runs tasks in one workspace with its services; cheap to create."""
+
+    def __init__(self, root: Path, model: ModelSettings, pipeline: ToolPipeline, *,
+                 codemap: Any = None, memory: Any = None, ledger: Ledger | None = None,
+                 tool_settings: ToolSettings | None = None,
+                 exploration_budget: ExplorationBudget | None = None,
+                 on_event: EventSink | None = None) -> None:
+        self.root = root.resolve()
+        self.model = model
+        self.pipeline = pipeline
+        self.codemap = codemap
+        self.memory = memory
+        self.ledger = ledger
+        self.tool_settings = tool_settings
+        self.exploration_budget = exploration_budget or ExplorationBudget()
+        self.on_event = on_event
+
+    async def run(self, task: str, capability: str = "chat", *, task_id: str | None = None,
+                  token_budget: int | None = None) -> AgentResult:
+        """Work on ``task``; raises ``ModelNotConfigured`` before doing anything if no model."""
+        self.model.require_model()
+        if not task.strip():
+            raise ValueError("the task is empty: say what the agent should do")
+        preset = capability_preset(capability)  # clear error for an unknown capability
+        run = _TaskRun(self, task.strip(), preset.name, task_id or new_task_id(), token_budget)
+        return await run.execute()
+
+
+class _TaskRun:
+    """The state of one task while it runs."""
+
+    def __init__(self, loop: AgentLoop, task: str, capability: str, task_id: str,
+                 token_budget: int | None) -> None:
+        self.loop = loop
+        self.task = task
+        self.capability = capability
+        self.task_id = task_id
+        self.token_budget = token_budget
+        strategy, self.profile = CAPABILITY_PLANS[capability]
+        self.tracker = ExplorationTracker(strategy, loop.exploration_budget)
+        self.nudges = NudgeGenerator(self.tracker)
+        self.ctx = ToolContext.create(loop.root, task_id, capability,
+                                      settings=loop.tool_settings, codemap=loop.codemap,
+                                      memory=loop.memory, ledger=loop.ledger)
+        self.client = ModelClient(loop.model)
+        self.context_window_tokens = window_for_model(self.client.model,
+                                                      loop.model.context_window)
+        # seed 000: memory gets 12.5 % of the window, by default at most 4000 tokens
+        self.memory_budget = min(_MEMORY_BUDGET_CAP, self.context_window_tokens // 8)
+        self.static_memory_tokens = 0
+        self.window: ContextWindow | None = None
+        self.ledger_task = task_id
+        self._listener: Callable[[Any], None] | None = None
+        self.pending: Transition | None = None
+        self.token_ratio = 0.0
+        self.budget_events: list[Any] = []
+        self.nudge_log: list[dict[str, str]] = []
+        self.tool_calls = 0
+        self.provider_tokens = 0
+        self.last_level = 0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def execute(self) -> AgentResult:
+        self._open_ledger_task()
+        stop_reason = "cancelled"
+        try:
+            self.window = ContextWindow.for_model(
+                self.client.model, self._system_prompt(), self.task,
+                context_window=self.context_window_tokens)
+            answer, stop_reason = await self._work()
+            return self._finish(answer, stop_reason)
+        except asyncio.CancelledError:
+            self._record_event("cancelled", f"cancelled during {self.tracker.phase.value} "
+                               f"after {self.tracker.metrics.iteration} model calls")
+            raise
+        except ModelError as exc:
+            stop_reason = "model_error"
+            self._record_event("failed", str(exc))
+            raise
+        finally:
+            self._close_ledger_task()
+            await self.client.aclose()
+            await self._emit("progress", {"phase": self.tracker.phase.value, "step":
+                                          self.tracker.metrics.iteration, "done": True,
+                                          "stopReason": stop_reason})
+
+    async def _work(self) -> tuple[str, str]:
+        budget = self.tracker.budget
+        while self.tracker.metrics.iteration < budget.max_iterations:
+            answer = await self._round()
+            if answer is not None:
+                return answer, ("answered" if self.tracker.phase is not Phase.SUMMARIZE
+                                else self._summarize_reason())
+        return self._fallback_answer(), "iterations"
+
+    def _summarize_reason(self) -> str:
+        reasons = [t.reason for t in self.tracker.transitions if t.target is Phase.SUMMARIZE]
+        return reasons[-1] if reasons and reasons[-1] in ("iterations", "token_budget") \
+            else "answered"
+
+    # ------------------------------------------------------------------ one round
+
+    async def _round(self) -> str | None:
+        """One model call and its tools; returns the final answer when the task is done."""
+        assert self.window is not None
+        nudge = self.nudges.next(self.pending, self.token_ratio, self._findings())
+        self.pending = None
+        if nudge is not None:
+            await self._send_nudge(nudge)
+        step = self.tracker.next_iteration
+        await self._emit("progress", {"phase": self.tracker.phase.value, "step": step,
+                                      "maxSteps": self.tracker.budget.max_iterations,
+                                      "message": f"{self.tracker.phase.value}: model call {step}"})
+        tools = self.loop.pipeline.schemas(self.ctx)
+        extras = [self._working_memory(), nudge.text if nudge else ""]
+        rendered = self.window.render(extras, reserved=token_len(json.dumps(tools)))
+        if rendered.level != self.last_level:
+            self.last_level = rendered.level
+            await self._emit("context", {"level": rendered.level, "tokens": rendered.tokens,
+                                         "budget": rendered.budget})
+        try:
+            response = await self.client.complete(rendered.messages, tools,
+                                                  self.tracker.tool_choice)
+        except ModelError as exc:
+            self._record_attempts(exc.attempts, None, rendered, "other", {})
+            await self._drain_budget_events()
+            raise
+        if response.tool_calls:
+            return await self._tool_round(response, rendered)
+        return await self._text_round(response, rendered)
+
+    async def _tool_round(self, response: ChatResponse, rendered: Rendered) -> str | None:
+        assert self.window is not None
+        tools_off = self.tracker.phase is Phase.SUMMARIZE
+        messages: list[dict[str, Any]] = []
+        outcomes: list[tuple[str, bool, bool, list[str]]] = []
+        files_read: dict[str, int] = {}
+        for call in response.tool_calls:
+            result = await self._run_tool(call.name, call.arguments, call.id, tools_off)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            outcomes.append((call.name, result.ok, result.new_information,
+                             list(result.files)))
+            for path, chars in result.files_read.items():
+                files_read[path] = files_read.get(path, 0) + chars
+            if result.ok and call.name in ("write_file", "remember", "note_finding"):
+                self.window.note_produced(f"{call.name}: {result.content[:200]}")
+        self.window.add_round(response.assistant_message(), messages)
+        self._record_attempts(response.attempts, response, rendered,
+                              infer_call_type([c.name for c in response.tool_calls], False),
+                              files_read)
+        self.pending = self.tracker.record_round(RoundSignal.from_results(outcomes))
+        await self._drain_budget_events()
+        if self.tracker.metrics.iteration >= self.tracker.budget.max_iterations:
+            return response.content or self._fallback_answer()
+        return None
+
+    async def _text_round(self, response: ChatResponse, rendered: Rendered) -> str | None:
+        assert self.window is not None
+        self._record_attempts(response.attempts, response, rendered,
+                              infer_call_type((), True), {})
+        transition = self.tracker.record_text_response()
+        await self._drain_budget_events()
+        if transition is None or self.tracker.metrics.iteration >= \
+                self.tracker.budget.max_iterations:
+            self.window.note_produced("answer: " + response.content[:300])
+            return response.content
+        self.window.add_round(response.assistant_message())
+        self.pending = transition
+        return None
+
+    async def _run_tool(self, name: str, raw_arguments: str, call_id: str,
+                        tools_off: bool) -> ToolResult:
+        """Run one call through the pipeline; arguments that cannot be read are sent back."""
+        self.tool_calls += 1
+        if tools_off:
+            result = ToolResult(tool=name, ok=False, rule="summarize", content=(
+                "REFUSED [summarize]: tools are off in the SUMMARIZE phase. Answer the task "
+                "now in plain text with what you already know."), refused="tools are off")
+        else:
+            parsed = parse_tool_arguments(raw_arguments)
+            if parsed.ok:
+                result = await self.loop.pipeline.execute(name, parsed.value, self.ctx,
+                                                          call_id=call_id)
+                if parsed.repairs:
+                    log.info("repaired arguments of %s: %s", name, ", ".join(parsed.repairs))
+            else:
+                result = ToolResult(tool=name, ok=False, rule="arguments", error=parsed.error,
+                                    content=(
+                    f"ERROR [arguments]: the arguments of your {name} call are not valid JSON "
+                    f"({parsed.error}). Nothing was run. Resend the call with the arguments "
+                    "as one JSON object matching the tool's schema."))
+        await self._emit("tool", {"tool": name, "outcome": result.outcome, "ok": result.ok,
+                                  "refused": result.refused, "callId": call_id})
+        return result
+
+    # ------------------------------------------------------------------ ledger and budget
+
+    def _open_ledger_task(self) -> None:
+        ledger = self.loop.ledger
+        if ledger is None:
+            return
+        self.ledger_task = ledger.begin_task(self.task_id)
+        if self.token_budget is not None:
+            ledger.set_budget(self.ledger_task, self.token_budget)
+
+        def listener(event: BudgetEvent) -> None:  # may run on the ledger's flush thread
+            if event.task_id == self.ledger_task or event.scope == "daily":
+                self.budget_events.append(event)
+
+        self._listener = listener
+        ledger.subscribe(listener)
+
+    def _close_ledger_task(self) -> None:
+        ledger = self.loop.ledger
+        if ledger is None:
+            return
+        if self._listener is not None:
+            ledger.unsubscribe(self._listener)
+        try:
+            ledger.end_task(self.ledger_task)  # also flushes
+        except Exception:  # the task result matters more than a late flush
+            log.exception("closing ledger task %s failed", self.ledger_task)
+
+    async def _drain_budget_events(self) -> None:
+        events, self.budget_events = self.budget_events, []
+        for event in events:
+            self.token_ratio = max(self.token_ratio, float(event.ratio))
+            await self._emit("budget", _budget_json(event, self.task_id))
+            if event.ratio >= 1.0:
+                moved = self.tracker.force_summarize("token_budget")
+                self.pending = moved or self.pending
+
+    def _record_attempts(self, attempts: Sequence[Attempt], response: ChatResponse | None,
+                         rendered: Rendered, call_type: str, files: Mapping[str, int]) -> None:
+        ledger = self.loop.ledger
+        for attempt in attempts:
+            succeeded = attempt.error is None and response is not None
+            usage = response.usage if succeeded and response is not None else None
+            if usage is not None:
+                self.provider_tokens += usage.prompt_tokens + usage.completion_tokens
+            if ledger is None:
+                continue
+            try:
+                self._record_one(ledger, attempt, response if succeeded else None, usage,
+                                 rendered, call_type, files)
+            except BudgetExceeded:  # stored; a hard-stop budget ends the exploration now
+                self.token_ratio = max(self.token_ratio, 1.0)
+                self.pending = self.tracker.force_summarize("token_budget") or self.pending
+
+    def _record_one(self, ledger: Ledger, attempt: Attempt, response: ChatResponse | None,
+                    usage: Usage | None, rendered: Rendered, call_type: str,
+                    files: Mapping[str, int]) -> None:
+        if response is None:  # a failed attempt is recorded (it is a retry) but billed nothing
+            ledger.record(task_id=self.ledger_task, call_type=call_type,
+                          model=self.client.model, input_tokens=0, output_tokens=0,
+                          latency_ms=attempt.latency_ms, retry=attempt.retry,
+                          stream=self.client.settings.stream)
+            return
+        ledger.record(
+            task_id=self.ledger_task, call_type=call_type, model=response.model,
+            input_tokens=usage.prompt_tokens if usage else None,
+            output_tokens=usage.completion_tokens if usage else None,
+            cached_tokens=usage.cached_tokens if usage else 0,
+            reasoning_tokens=usage.reasoning_tokens if usage else 0,
+            prompt_text=_prompt_text(rendered.messages),
+            completion_text=_completion_text(response),
+            files=dict(files) or None, latency_ms=attempt.latency_ms,
+            retry=attempt.retry, stream=response.stream)
+
+    # ------------------------------------------------------------------ memory
+
+    def _system_prompt(self) -> str:
+        memory_text = ""
+        memory = self.loop.memory
+        if memory is not None:
+            memory_text, self.static_memory_tokens = memory.context_for_prompt(
+                self.task_id, budget=self.memory_budget, profile=self.profile, query=self.task)
+        return system_prompt(self.loop.root, self.capability, self.tracker.phase, memory_text)
+
+    def _working_memory(self) -> str:
+        """Dynamic memory for this round: its own share plus what the static part left."""
+        memory = self.loop.memory
+        if memory is None:
+            return ""
+        working = memory.working_memory(self.task_id)
+        working.start_round(self.tracker.next_iteration)
+        working.set_plan(f"{self.tracker.phase.value}: {PHASE_INSTRUCTIONS[self.tracker.phase]}")
+        text = str(working.render(max(0, self.memory_budget - self.static_memory_tokens)))
+        return f"[Working memory]\n{text}" if text.strip() else ""
+
+    def _record_event(self, event_type: str, summary: str) -> None:
+        if self.loop.memory is None:
+            return
+        try:
+            self.loop.memory.record_event(self.task_id, event_type, summary,
+                                          files=sorted(self.tracker.metrics.unique_files))
+        except Exception:  # reporting the original failure matters more
+            log.exception("could not record %s for %s", event_type, self.task_id)
+
+    def _finish(self, answer: str, stop_reason: str) -> AgentResult:
+        summary = self._structured_summary(answer, stop_reason)
+        if self.loop.memory is not None:
+            self.loop.memory.end_task(self.task_id, summary)
+        report = self.loop.ledger.report(task_id=self.ledger_task) if self.loop.ledger else None
+        tokens = int(report["total"]["tokens"]) if report else self.provider_tokens
+        return AgentResult(self.task_id, answer, self.tracker.metrics.iteration, tokens,
+                           self.tool_calls, self.tracker.phase.value, stop_reason,
+                           self.nudge_log, report, summary)
+
+    def _structured_summary(self, answer: str, stop_reason: str) -> str:
+        m = self.tracker.metrics
+        phases = " -> ".join([self.tracker.chain[0].value,
+                              *(t.target.value for t in self.tracker.transitions)])
+        files = ", ".join(sorted(m.unique_files)[:20]) or "none"
+        return (f"Task: {self.task}\nCapability: {self.capability}; phases: {phases}; "
+                f"stopped: {stop_reason}\nModel calls: {m.iteration}; tool calls: "
+                f"{self.tool_calls}\nFiles examined: {files}\nAnswer: {answer[:1500]}")
+
+    # ------------------------------------------------------------------ helpers
+
+    def _findings(self) -> str:
+        if self.window is None:
+            return ""
+        recent = self.window.rounds[-5:]
+        return "\n".join(f"- {r.distilled()}" for r in recent)
+
+    def _fallback_answer(self) -> str:
+        return ("Stopped after the iteration limit without a final answer. What was found:\n"
+                + (self._findings() or "- nothing"))
+
+    async def _send_nudge(self, nudge: Nudge) -> None:
+        self.nudge_log.append(nudge.to_json())
+        await self._emit("nudge", nudge.to_json())
+
+    async def _emit(self, kind: str, payload: dict[str, Any]) -> None:
+        sink = self.loop.on_event
+        if sink is None:
+            return
+        try:
+            outcome = sink(kind, {"taskId": self.task_id, **payload})
+            if inspect.isawaitable(outcome):
+                await outcome
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # an editor that stopped listening must not stop the agent
+            log.exception("agent event sink failed for %s", kind)
+
+
+def _budget_json(event: Any, task_id: str) -> dict[str, Any]:
+    payload = event.to_json() if hasattr(event, "to_json") else {
+        "used": event.used, "limit": event.limit, "ratio": event.ratio,
+        "threshold": getattr(event, "threshold", None)}
+    payload["taskId"] = task_id
+    return payload
+
+
+def _prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    parts = []
+    for message in messages:
+        parts.append(str(message.get("content") or ""))
+        for call in message.get("tool_calls") or []:
+            parts.append(json.dumps(call.get("function") or {}))
+    return "\n".join(parts)
+
+
+def _completion_text(response: ChatResponse) -> str:
+    return "\n".join([response.content, *(f"{c.name}({c.arguments})"
+                                          for c in response.tool_calls)])
