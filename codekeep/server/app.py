@@ -1,0 +1,94 @@
+"""The CodeKeep language server object and its assembly from feature modules."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import pkgutil
+from types import ModuleType
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError
+from pygls.lsp.server import LanguageServer
+
+from codekeep import __version__
+from codekeep.analysis.model import Encoding
+from codekeep.server import features
+from codekeep.server.extensions import Contributions
+from codekeep.server.protocol import CodeKeepProtocol, plain_params_converter
+from codekeep.server.workspaces import WorkspaceHandle, WorkspaceRegistry
+from codekeep.services import WorkspaceSettings
+
+logger = logging.getLogger(__name__)
+
+
+class CodeKeepServer(LanguageServer):
+    """pygls server holding the session state every feature module shares."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "codekeep",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=CodeKeepProtocol,
+            converter_factory=plain_params_converter,
+        )
+        self.workspaces = WorkspaceRegistry()
+        self.settings = WorkspaceSettings()
+        self.contributions = Contributions()
+        # Filled by registration; listed in capabilities.experimental.codekeep.
+        self.custom_methods: list[str] = []
+        self.client_notifications: list[str] = []
+        self.on_close: list[Any] = []  # callables run once before the workspaces close
+        self._closed = False
+
+    @property
+    def encoding(self) -> Encoding:
+        """The negotiated position encoding (we only ever choose UTF-8 or UTF-16)."""
+        if self.protocol._workspace is None:
+            return "utf-16"
+        chosen = self.workspace.position_encoding
+        return "utf-8" if chosen == types.PositionEncodingKind.Utf8 else "utf-16"
+
+    def locate(self, uri: str) -> tuple[WorkspaceHandle, str] | None:
+        """The folder and relative path of a document URI (None: not in any folder)."""
+        return self.workspaces.locate(uri)
+
+    def close_workspaces(self) -> None:
+        """Stop watchers and indexing, flush and close every database (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        for callback in self.on_close:
+            try:
+                callback()
+            except Exception:
+                logger.exception("shutdown step failed")
+        self.workspaces.close_all()
+
+    def shutdown(self) -> None:
+        self.close_workspaces()
+        super().shutdown()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Errors in notification handlers go to the log, not to a popup: the user
+        did not ask for anything and cannot act on them."""
+        if source is FeatureNotificationError:
+            logger.error("error while handling a notification: %s", error)
+            return
+        super().report_server_error(error, source)
+
+
+def feature_modules() -> list[ModuleType]:
+    """Every ``codekeep.server.features.<area>`` module, in name order."""
+    names = sorted(info.name for info in pkgutil.iter_modules(features.__path__))
+    return [importlib.import_module(f"{features.__name__}.{name}") for name in names]
+
+
+def create_server() -> CodeKeepServer:
+    """A server with every feature module registered."""
+    server = CodeKeepServer()
+    for module in feature_modules():
+        module.register(server)
+    return server

@@ -1,0 +1,129 @@
+"""Document sync: the editor's buffers become the code map's truth, edit by edit.
+
+Every handler only *queues* work on the folder's worker thread, in arrival order, so
+a request that follows a ``didChange`` is answered after the edit is applied, and the
+event loop stays free for the next keystroke.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lsprotocol import types
+
+from codekeep.analysis.model import Encoding
+from codekeep.server.app import CodeKeepServer
+from codekeep.server.locations import clamped_byte_position
+from codekeep.services import WorkspaceServices
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One content change as sent: LSP range (None: whole document) and new text."""
+
+    start: tuple[int, int] | None
+    end: tuple[int, int] | None
+    text: str
+
+
+def edits_of(changes: Sequence[types.TextDocumentContentChangeEvent]) -> list[Edit]:
+    edits = []
+    for change in changes:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            start, end = change.range.start, change.range.end
+            edits.append(
+                Edit((start.line, start.character), (end.line, end.character), change.text)
+            )
+        else:
+            edits.append(Edit(None, None, change.text))
+    return edits
+
+
+def apply_edits(
+    services: WorkspaceServices,
+    path: str,
+    edits: Sequence[Edit],
+    encoding: Encoding,
+    full_text: str,
+) -> None:
+    """Apply LSP edits to the code map, converting each range against the buffer as it
+    is *before* that edit (as the protocol defines). If the code map rejects an edit,
+    the buffer is re-synced from ``full_text`` (the editor's text after all edits),
+    so a bad edit can never leave the index out of step with the editor.
+    """
+    codemap = services.codemap
+    if not codemap.is_open(path):
+        return  # not indexed as a buffer (unknown language, over the size cap, binary)
+    try:
+        for edit in edits:
+            if edit.start is None or edit.end is None:
+                codemap.open_document(path, edit.text)
+                continue
+            current = codemap.document_text(path) or b""
+            start = clamped_byte_position(current, *edit.start, encoding)
+            end = clamped_byte_position(current, *edit.end, encoding)
+            if end < start:
+                start, end = end, start
+            codemap.apply_edit(path, start, end, edit.text)
+    except Exception:
+        logger.exception("edit of %s could not be applied; re-reading the whole buffer", path)
+        codemap.open_document(path, full_text)
+
+
+def register(server: CodeKeepServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: CodeKeepServer, params: types.DidOpenTextDocumentParams) -> None:
+        located = ls.locate(params.text_document.uri)
+        if located is None:
+            logger.info("not in a workspace folder, not indexed: %s", params.text_document.uri)
+            return
+        handle, path = located
+        handle.open_documents[path] = params.text_document.uri
+        text = params.text_document.text
+        handle.post(lambda services: services.codemap.open_document(path, text), f"open {path}")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: CodeKeepServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        located = ls.locate(uri)
+        if located is None:
+            return
+        handle, path = located
+        # pygls has already applied the changes to its copy: the text after all edits.
+        full_text = ls.workspace.get_text_document(uri).source
+        if path not in handle.open_documents:
+            logger.warning("didChange for %s which was never opened; taking its text whole", path)
+            handle.open_documents[path] = uri
+            handle.post(lambda s: s.codemap.open_document(path, full_text), f"open {path}")
+            return
+        edits = edits_of(params.content_changes)
+        encoding = ls.encoding
+        handle.post(
+            lambda services: apply_edits(services, path, edits, encoding, full_text),
+            f"edit {path}",
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
+    def did_save(ls: CodeKeepServer, params: types.DidSaveTextDocumentParams) -> None:
+        """A save is a sync point: the saved text is what the editor has, so take it
+        whole (this also heals any drift from a client's buggy incremental sync)."""
+        located = ls.locate(params.text_document.uri)
+        if located is None or params.text is None:
+            return
+        handle, path = located
+        text = params.text
+        handle.post(lambda services: services.codemap.open_document(path, text), f"save {path}")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: CodeKeepServer, params: types.DidCloseTextDocumentParams) -> None:
+        """Closing without saving discards the buffer: the disk content is the truth again."""
+        located = ls.locate(params.text_document.uri)
+        if located is None:
+            return
+        handle, path = located
+        handle.open_documents.pop(path, None)
+        handle.post(lambda services: services.codemap.close_document(path), f"close {path}")

@@ -1,0 +1,71 @@
+"""pygls protocol tweaks: position-encoding preference, experimental capabilities and
+params of custom methods kept as plain JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+import cattrs
+from lsprotocol import types
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    LanguageServerProtocol,
+    default_converter,
+    lsp_method,
+)
+
+if TYPE_CHECKING:
+    from codekeep.server.app import CodeKeepServer
+
+PREFERRED_ENCODINGS = (types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16)
+
+
+def plain_params_converter() -> cattrs.Converter:
+    """pygls' converter, except that params and results of methods lsprotocol does not
+    know stay plain JSON (dicts).
+
+    pygls turns them into namedtuples (``rename=True`` silently renames keys that are
+    not identifiers), which would make custom-request parsing lossy. Test clients use
+    the same converter to read our custom results as dicts.
+    """
+    converter = default_converter()
+    for message in (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage):
+        converter.register_structure_hook(message, lambda obj, cls: cls(**obj))
+    return converter
+
+
+def prefer_utf8(capabilities: types.ClientCapabilities) -> None:
+    """Narrow the client's offered encodings to the one we want: UTF-8 when offered
+    (tree-sitter's own columns: no conversion), else UTF-16 (LSP's mandatory default).
+    """
+    general = capabilities.general
+    if general is None or not general.position_encodings:
+        return
+    offered = set(general.position_encodings)
+    chosen = next((kind for kind in PREFERRED_ENCODINGS if kind in offered), None)
+    general.position_encodings = [chosen] if chosen is not None else None
+
+
+class CodeKeepProtocol(LanguageServerProtocol):
+    """Adds the encoding preference and lists CodeKeep's custom methods in
+    ``capabilities.experimental.codekeep`` so clients can discover them."""
+
+    _server: CodeKeepServer
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        prefer_utf8(params.capabilities)
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {
+            "codekeep": {
+                "requests": sorted(self._server.custom_methods),
+                "notifications": sorted(self._server.client_notifications),
+            }
+        }
+        return result

@@ -1,0 +1,157 @@
+"""End-to-end fixtures: a real ``codekeep serve`` subprocess driven over stdio by
+pytest-lsp, on a small real project written to a temporary folder."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp.client import register_lsp_features
+
+from codekeep.common.uris import path_to_uri
+from codekeep.server.protocol import plain_params_converter
+
+SERVER_COMMAND = [sys.executable, "-m", "codekeep", "serve", "--log-level", "INFO"]
+
+GEOMETRY = '''\
+"""Géométrie: shapes and their areas — 形状と面積."""
+
+import math
+
+
+class Shape:
+    """Something with an area."""
+
+    def area(self) -> float:
+        raise NotImplementedError
+
+
+class Circle(Shape):
+    def __init__(self, radius: float) -> None:
+        self.radius = radius
+
+    def area(self) -> float:
+        return math.pi * self.radius ** 2
+
+
+def total_area(shapes: list[Shape]) -> float:
+    return sum(shape.area() for shape in shapes)
+'''
+
+APP = """\
+from pkg.geometry import Circle, total_area
+
+
+def main() -> None:
+    circles = [Circle(1.0), Circle(2.0)]
+    print(total_area(circles))
+
+
+def describe(name: str) -> str:
+    return f"shape {name}"
+"""
+
+
+def write_project(root: Path) -> Path:
+    """The sample workspace: a package with a non-ASCII docstring and cross-file uses."""
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "geometry.py").write_text(GEOMETRY, encoding="utf-8")
+    (root / "pkg" / "app.py").write_text(APP, encoding="utf-8")
+    return root
+
+
+def make_client() -> LanguageClient:
+    """pytest-lsp's client, reading our custom results as dicts (not namedtuples)."""
+    client = LanguageClient(converter_factory=plain_params_converter)
+    register_lsp_features(client)
+    return client
+
+
+def initialize_params(
+    *roots: Path, client: str = "neovim", options: dict[str, Any] | None = None
+) -> types.InitializeParams:
+    """What an editor sends: its real capabilities (neovim offers UTF-8, VS Code only
+    UTF-16) and the workspace folders."""
+    return types.InitializeParams(
+        capabilities=client_capabilities(client),
+        root_uri=path_to_uri(roots[0]) if roots else None,
+        workspace_folders=[
+            types.WorkspaceFolder(uri=path_to_uri(root), name=root.name) for root in roots
+        ],
+        initialization_options=options,
+    )
+
+
+async def request(client: LanguageClient, method: str, params: Any = None) -> Any:
+    """A request with a timeout, so a hung server fails the test instead of the run."""
+    return await asyncio.wait_for(client.protocol.send_request_async(method, params), 30)
+
+
+async def wait_until(
+    check: Callable[[], Any], *, timeout: float = 20.0, interval: float = 0.05
+) -> Any:
+    """Poll an async ``check`` until it returns something truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout}s (last: {value!r})")
+        await asyncio.sleep(interval)
+
+
+async def wait_ready(client: LanguageClient) -> dict[str, Any]:
+    async def ready() -> Any:
+        status = await request(client, "codekeep/indexStatus", {})
+        return status if status["ready"] else None
+
+    return await wait_until(ready)
+
+
+def open_document(client: LanguageClient, path: Path, language: str = "python") -> str:
+    uri = path_to_uri(path)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri,
+                language_id=language,
+                version=1,
+                text=path.read_text(encoding="utf-8", errors="surrogateescape"),
+            )
+        )
+    )
+    return uri
+
+
+def change_document(
+    client: LanguageClient,
+    uri: str,
+    version: int,
+    text: str,
+    start: tuple[int, int],
+    end: tuple[int, int] | None = None,
+) -> None:
+    """One incremental edit replacing ``start..end`` (LSP line/character) with ``text``."""
+    end = end or start
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=start[0], character=start[1]),
+                        end=types.Position(line=end[0], character=end[1]),
+                    ),
+                    text=text,
+                )
+            ],
+        )
+    )
