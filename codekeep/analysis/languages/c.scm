@@ -94,8 +94,8 @@
   (#eq? @qualifier "const"))
 
 ((declaration
-  (storage_class_specifier)? @storage
-  (type_qualifier)? @qualifier
+  (storage_class_specifier)* @storage
+  (type_qualifier)* @qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)

@@ -155,8 +155,8 @@
   (#match? @qualifier "^(const|constexpr|constinit)$"))
 
 ((declaration
-  (storage_class_specifier)? @storage
-  (type_qualifier)? @qualifier
+  (storage_class_specifier)* @storage
+  (type_qualifier)* @qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)

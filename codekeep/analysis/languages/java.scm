@@ -10,6 +10,12 @@
 (record_declaration
   name: (identifier) @name) @definition.class
 
+; Record components are its fields (and accessor methods).
+(record_declaration
+  parameters: (formal_parameters
+    (formal_parameter
+      name: (identifier) @name) @definition.field))
+
 (interface_declaration
   name: (identifier) @name) @definition.interface
 
