@@ -1,0 +1,141 @@
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from codekeep.ledger import Ledger, LedgerSettings
+
+from .conftest import START, FakeClock, LedgerFactory
+
+DAY = 86_400.0
+
+
+def db_rows(root: Path, sql: str) -> list[tuple]:  # type: ignore[type-arg]
+    with sqlite3.connect(root / ".codekeep" / "ledger.db") as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_records_are_buffered_until_flushed(ledger: Ledger, tmp_path: Path) -> None:
+    ledger.record(task_id="t", call_type="plan", model="m", input_tokens=3)
+    assert db_rows(tmp_path, "SELECT COUNT(*) FROM calls") == [(0,)]
+    ledger.flush()
+    assert db_rows(tmp_path, "SELECT COUNT(*) FROM calls") == [(1,)]
+
+
+def test_background_flusher_writes_within_a_second(open_ledger: LedgerFactory,
+                                                   tmp_path: Path) -> None:
+    import time
+
+    ledger = open_ledger(clock=time.time, start_flusher=True)
+    ledger.record(task_id="t", call_type="plan", model="m", input_tokens=3)
+    deadline = time.monotonic() + 5
+    while db_rows(tmp_path, "SELECT COUNT(*) FROM calls") != [(1,)]:
+        assert time.monotonic() < deadline, "record never flushed"
+        time.sleep(0.05)
+
+
+def test_roll_ups_match_the_raw_rows(ledger: Ledger, clock: FakeClock, tmp_path: Path) -> None:
+    for day in range(3):
+        for index in range(5):
+            ledger.record(task_id=f"t{day}", call_type="read_code", model="gpt-4o",
+                          input_tokens=100 + index, output_tokens=index, cached_tokens=index,
+                          files={"a.py": 1, "b.py": 3})
+        clock.advance(DAY)
+    ledger.flush()
+    raw = db_rows(tmp_path, "SELECT day, SUM(input_tokens), SUM(output_tokens), "
+                            "SUM(cached_tokens), COUNT(*) FROM calls GROUP BY day ORDER BY day")
+    rolled = db_rows(tmp_path, "SELECT day, SUM(input_tokens), SUM(output_tokens), "
+                               "SUM(cached_tokens), SUM(calls) FROM rollup_daily "
+                               "GROUP BY day ORDER BY day")
+    assert raw == rolled and len(rolled) == 3
+    files = db_rows(tmp_path, "SELECT path, SUM(tokens) FROM rollup_files GROUP BY path "
+                              "ORDER BY path")
+    assert files == db_rows(tmp_path, "SELECT path, SUM(tokens) FROM call_files "
+                                      "GROUP BY path ORDER BY path")
+
+
+def test_old_raw_rows_are_compacted_but_reports_keep_their_totals(
+        open_ledger: LedgerFactory, clock: FakeClock, tmp_path: Path) -> None:
+    ledger = open_ledger(settings=LedgerSettings(retention_days=3))
+    ledger.record(task_id="old", call_type="plan", model="gpt-4o", input_tokens=1000,
+                  files={"a.py": 5})
+    clock.advance(10 * DAY)
+    ledger.record(task_id="new", call_type="plan", model="gpt-4o", input_tokens=10)
+    ledger.flush()
+    before = ledger.report(group_by="task")
+    assert ledger.compact() == 1
+    assert db_rows(tmp_path, "SELECT task_id FROM calls") == [("new",)]
+    assert db_rows(tmp_path, "SELECT COUNT(*) FROM call_files") == [(0,)]
+    assert ledger.report(group_by="task") == before
+    assert ledger.tokens_for_file("a.py") == 1000
+
+
+def test_since_mid_day_reads_raw_rows_for_the_partial_day(
+        ledger: Ledger, clock: FakeClock) -> None:
+    ledger.record(task_id="t", call_type="plan", model="m", input_tokens=1)      # 10:00
+    clock.advance(3 * 3600)
+    ledger.record(task_id="t", call_type="plan", model="m", input_tokens=10,     # 13:00
+                  files={"a.py": 1})
+    clock.advance(DAY)
+    ledger.record(task_id="t", call_type="plan", model="m", input_tokens=100)    # next day
+    since = datetime.fromtimestamp(START + 3600, UTC)                             # 11:00
+    assert ledger.report(since=since)["total"]["inputTokens"] == 110
+    midnight = datetime.fromtimestamp(START - 10 * 3600, UTC)
+    assert ledger.report(since=midnight)["total"]["inputTokens"] == 111
+    assert ledger.tokens_for_file("a.py", since=since) == 10
+    assert ledger.tokens_for_file("a.py", since=datetime.fromtimestamp(START + DAY, UTC)) == 0
+
+
+def test_no_prompt_or_code_is_stored_by_default(ledger: Ledger, tmp_path: Path) -> None:
+    ledger.record(task_id="t", call_type="read_code", model="gpt-4o",
+                  prompt_text="def very_private_function(): pass", completion_text="fine",
+                  files={"secret/module.py": 30})
+    ledger.close()
+    stored = b"".join(path.read_bytes() for path in (tmp_path / ".codekeep").glob("ledger.db*"))
+    assert b"very_private_function" not in stored
+    assert b"secret/module.py" in stored      # paths and counts only
+
+
+def test_opted_in_content_is_stored_with_secrets_redacted(
+        open_ledger: LedgerFactory, tmp_path: Path) -> None:
+    ledger = open_ledger(settings=LedgerSettings(store_content=True))
+    record = ledger.record(
+        task_id="t", call_type="plan", model="gpt-4o",
+        prompt_text="key sk-proj-abcdefghijklmnopqrstuvwxyz123456 and API_KEY = 'hunter2hunter2'"
+                    " plus AKIAABCDEFGHIJKLMNOP for the plan",
+        completion_text="Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123",
+    )
+    ledger.flush()
+    (prompt, completion), = db_rows(tmp_path, "SELECT prompt_text, completion_text FROM calls")
+    assert prompt == record.prompt_text
+    assert "for the plan" in prompt
+    for secret in ("sk-proj-abc", "hunter2", "AKIAABCDEFGHIJKLMNOP"):
+        assert secret not in prompt
+    assert "abcdefghijklmnopqrstuvwxyz0123" not in completion
+    assert "[REDACTED]" in completion
+
+
+def test_record_after_close_is_refused(ledger: Ledger) -> None:
+    ledger.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        ledger.record(task_id="t", call_type="plan", model="m", input_tokens=1)
+
+
+def test_a_newer_schema_is_refused_without_touching_data(tmp_path: Path) -> None:
+    from codekeep.common.sqlite import SchemaTooNewError
+
+    Ledger.open(tmp_path, start_flusher=False).close()
+    with sqlite3.connect(tmp_path / ".codekeep" / "ledger.db") as conn:
+        conn.execute("PRAGMA user_version = 99")
+    with pytest.raises(SchemaTooNewError):
+        Ledger.open(tmp_path, start_flusher=False)
+
+
+def test_bad_settings_are_rejected() -> None:
+    with pytest.raises(ValueError, match="retention_days"):
+        LedgerSettings(retention_days=0)
+    with pytest.raises(ValueError, match="warn_ratios"):
+        LedgerSettings(warn_ratios=())

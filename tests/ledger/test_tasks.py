@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from codekeep.ledger import Ledger
+
+from .conftest import FakeClock, LedgerFactory
+
+IDLE = 300.0
+
+
+def call(ledger: Ledger, task: str | None, tokens: int = 10) -> str:
+    return ledger.record(task_id=task, call_type="tool", model="m", input_tokens=tokens).task_id
+
+
+def test_calls_without_a_task_share_the_current_task_until_it_goes_idle(
+        ledger: Ledger, clock: FakeClock) -> None:
+    first = call(ledger, None)
+    clock.advance(IDLE - 1)
+    assert call(ledger, None) == first       # activity keeps it open
+    clock.advance(IDLE)
+    later = call(ledger, None)
+    assert later != first                    # no activity for 5 min: a new task
+    assert later.startswith("task-")
+
+
+def test_a_closed_named_task_gets_a_continuation_instead_of_old_records(
+        ledger: Ledger, clock: FakeClock) -> None:
+    assert call(ledger, "fix-login") == "fix-login"      # unknown: opened under its name
+    clock.advance(IDLE + 1)
+    assert call(ledger, "fix-login") == "fix-login#2"    # idle-closed: continuation
+    assert call(ledger, "fix-login") == "fix-login#2"    # which stays current while open
+    rows = ledger.report(task_id="fix-login", group_by="task")["rows"]
+    assert {row["key"]: row["calls"] for row in rows} == {"fix-login": 1, "fix-login#2": 2}
+    assert ledger.report(task_id="fix-login#2")["total"]["calls"] == 2
+
+
+def test_session_exit_closes_the_task(ledger: Ledger) -> None:
+    with ledger.task("review") as session:
+        assert session.record(call_type="plan", model="m", input_tokens=5).task_id == "review"
+        assert call(ledger, None) == "review"            # current task inside the session
+    assert call(ledger, "review") == "review#2"
+    assert call(ledger, None) != "review"                # no longer current
+
+
+def test_session_without_id_generates_one_and_follows_a_timeout(
+        ledger: Ledger, clock: FakeClock) -> None:
+    with ledger.task() as session:
+        opened = session.id
+        clock.advance(IDLE * 2)
+        record = session.record(call_type="plan", model="m", input_tokens=5)
+        assert record.task_id == session.id == f"{opened}#2"
+
+
+def test_task_state_survives_a_restart(open_ledger: LedgerFactory, clock: FakeClock) -> None:
+    first = open_ledger()
+    call(first, "build")
+    first.close()
+    clock.advance(60)
+    second = open_ledger()
+    assert call(second, "build") == "build"              # still open: same task
+    second.end_task("build")
+    second.close()
+    third = open_ledger()
+    assert call(third, "build") == "build#2"             # ended in another process
+
+
+def test_task_kept_busy_by_another_writer_stays_open(
+        open_ledger: LedgerFactory, clock: FakeClock) -> None:
+    first, second = open_ledger(), open_ledger()
+    call(first, "shared")
+    for _ in range(3):
+        clock.advance(IDLE - 10)
+        call(second, "shared")
+        second.flush()
+    assert call(first, "shared") == "shared"
+
+
+def test_budget_of_a_task_applies_to_each_continuation(
+        ledger: Ledger, clock: FakeClock) -> None:
+    ledger.set_budget("job", limit=100)
+    call(ledger, "job", 90)
+    clock.advance(IDLE + 1)
+    call(ledger, "job", 10)
+    state = ledger.budget_state("job")["task"]
+    assert (state["taskId"], state["used"], state["limit"]) == ("job#2", 10, 100)
