@@ -210,7 +210,7 @@
         ])
       ])
     ])
-  ]) @reference.class
+  ]) @reference.new
 
 (compound_literal_expression
   type: [
@@ -228,7 +228,7 @@
         ])
       ])
     ])
-  ]) @reference.class
+  ]) @reference.new
 
 (base_class_clause
   [

@@ -89,7 +89,7 @@
     (nullable_type type: (identifier) @name)
     (nullable_type type: (generic_name (identifier) @name))
     (nullable_type type: (qualified_name name: (identifier) @name))
-  ]) @reference.class
+  ]) @reference.new
 
 ; A base list mixes the base class and interfaces; by .NET naming, `IName`
 ; is an interface.
@@ -126,7 +126,7 @@
   ]) @reference.type
 
 ; Every other written type. Of the `type:` holders only object creation
-; (`new X(...)` / `new X[n]`) starts with `new`: it is the class reference above
+; (`new X(...)` / `new X[n]`) starts with `new`: it is the `new` reference above
 ; and the array creation below.
 ((_ type: [
     (identifier) @name

@@ -63,9 +63,10 @@
     (type_identifier) @name
     (qualified_type name: (type_identifier) @name)
     (generic_type type: (type_identifier) @name)
-  ]) @reference.class
+  ]) @reference.new
 
-; Embedding an interface or struct is Go's form of inheritance.
+; Embedding is Go's inheritance: an embedded interface is implemented, an
+; embedded struct is a base.
 (interface_type
   (type_elem . [
     (type_identifier) @name
@@ -79,7 +80,7 @@
     (qualified_type name: (type_identifier) @name)
     (pointer_type (type_identifier) @name)
     (pointer_type (qualified_type name: (type_identifier) @name))
-  ]) @reference.implementation
+  ]) @reference.class
 
 ; Every other place a named type is written. Predeclared types (int, string,
 ; error ...) are not references to anything in the project.

@@ -74,7 +74,7 @@
       (type_identifier) @name
       (scoped_type_identifier (type_identifier) @name .)
     ])
-  ]) @reference.class
+  ]) @reference.new
 
 (superclass [
   (type_identifier) @name
@@ -119,7 +119,7 @@
 ; Every other written type. `var` is inference, not a type.
 ; Declarations, parameters, return types and casts hold theirs in `type:`;
 ; of those holders only `new X(...)` / `new X[n]` start with `new`, and they
-; are the class reference above and the array creation below.
+; are the `new` reference above and the array creation below.
 ((_ type: [
     (type_identifier) @name
     (scoped_type_identifier (type_identifier) @name .)

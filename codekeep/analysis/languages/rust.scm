@@ -73,7 +73,7 @@
   macro: [
     (identifier) @name
     (scoped_identifier name: (identifier) @name)
-  ]) @reference.call
+  ]) @reference.macro
 
 ; Struct literals construct a value of the named type.
 (struct_expression
@@ -81,7 +81,7 @@
     (type_identifier) @name
     (scoped_type_identifier name: (type_identifier) @name)
     (generic_type_with_turbofish type: (type_identifier) @name)
-  ]) @reference.class
+  ]) @reference.new
 
 (impl_item
   trait: [

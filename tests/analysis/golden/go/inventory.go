@@ -54,6 +54,12 @@ type Store struct {
 	items map[SKU]*Item
 }
 
+// AuditedStore is a Store that also keeps a log of saved codes.
+type AuditedStore struct {
+	*Store
+	saved []SKU
+}
+
 // NewStore builds an empty store.
 func NewStore() *Store {
 	return &Store{items: make(map[SKU]*Item)}
