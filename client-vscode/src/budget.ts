@@ -1,0 +1,85 @@
+/**
+ * The current task's budget as the user sees it: the status bar item, refreshed from
+ * ledger reports and pushed by `codekeep/budget`, and a warning popup the first time a
+ * task crosses 75 % / 100 % (shown according to `codekeep.nudges.display`).
+ */
+
+import * as vscode from 'vscode';
+import type { ServerConnection } from './connection';
+import { normalizeLedgerReport } from './ledgerHtml';
+import { budgetAlert } from './nudges';
+import { Methods, type BudgetParams, type LedgerReport } from './protocol';
+import { readSettings } from './settings';
+import type { BudgetStatusItem } from './statusBar';
+
+export class BudgetTracker implements vscode.Disposable {
+  /** The task the budget applies to: the last one the server reported or the agent ran. */
+  taskId: string | null = null;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires after every budget change (the Ledger Report panel refreshes on it). */
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly connection: ServerConnection,
+    private readonly item: BudgetStatusItem,
+    private readonly agentLog: vscode.OutputChannel,
+  ) {}
+
+  /** A `codekeep/budget` notification: update the item, warn if it got worse. */
+  apply(update: BudgetParams): void {
+    if (update.taskId) {
+      this.taskId = update.taskId;
+    }
+    const alert = budgetAlert(this.item.severity, update);
+    this.item.update(update.used, update.limit, update.taskId);
+    if (alert) {
+      this.agentLog.appendLine(`[${new Date().toTimeString().slice(0, 8)}] [budget] ${alert}`);
+      this.present(alert);
+    }
+    this.changed.fire();
+  }
+
+  /** Asks the ledger for the current task's numbers (after a record, a budget change, a restart). */
+  async refresh(): Promise<LedgerReport> {
+    const report = normalizeLedgerReport(
+      await this.connection.request<unknown>(Methods.ledgerReport, this.taskId ? { taskId: this.taskId } : {}),
+    );
+    const budget = report.budget;
+    if (budget) {
+      if (budget.taskId) {
+        this.taskId = budget.taskId;
+      }
+      if (budget.limit) {
+        this.apply({ taskId: budget.taskId, used: budget.used, limit: budget.limit, ratio: budget.used / budget.limit });
+      } else {
+        this.item.update(budget.used, null, budget.taskId);
+        this.changed.fire();
+      }
+    } else {
+      this.item.update(report.total.inputTokens + report.total.outputTokens, readSettings().taskBudget, this.taskId);
+      this.changed.fire();
+    }
+    return report;
+  }
+
+  private present(message: string): void {
+    switch (readSettings().nudgeDisplay) {
+      case 'notification':
+        void vscode.window.showWarningMessage(message, 'Ledger Report').then((choice) => {
+          if (choice) {
+            void vscode.commands.executeCommand('codekeep.ui.ledgerReport');
+          }
+        });
+        break;
+      case 'statusBar':
+        vscode.window.setStatusBarMessage(`$(warning) ${message}`, 10_000);
+        break;
+      case 'off':
+        break;
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Run Agent Task: a cancellable progress notification that shows the agent's phase as
+ * the server reports it; the answer (with the tool calls made) opens in a Markdown panel.
+ */
+
+import { randomUUID } from 'crypto';
+import * as vscode from 'vscode';
+import type { BudgetTracker } from '../budget';
+import type { ServerConnection } from '../connection';
+import { agentAnswerMarkdown, type AgentStep } from '../markdown';
+import type { MarkdownDocuments } from '../markdownDocs';
+import { isIndexingTitle, type ProgressValue } from '../progress';
+import { Methods, type AgentRunResult } from '../protocol';
+
+export async function runAgentTask(
+  connection: ServerConnection,
+  documents: MarkdownDocuments,
+  budget: BudgetTracker,
+  agentLog: vscode.OutputChannel,
+): Promise<void> {
+  const task = await vscode.window.showInputBox({
+    title: 'CodeKeep: Run Agent Task',
+    prompt: 'What should the agent do? (it can read and search the workspace and use memory)',
+    placeHolder: 'e.g. Explain how the ledger attributes tokens to files',
+    ignoreFocusOut: true,
+    validateInput: (value) => (value.trim() ? undefined : 'Describe the task.'),
+  });
+  if (!task) {
+    return;
+  }
+  const steps: AgentStep[] = [];
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'CodeKeep agent', cancellable: true },
+    async (progress, cancellation) => {
+      progress.report({ message: 'starting…' });
+      const onValue = (value: ProgressValue): void => {
+        const message = value.kind === 'end' ? value.message : value.kind === 'begin' ? (value.message ?? value.title) : value.message;
+        if (!message) {
+          return;
+        }
+        const phase = /^([A-Z]{3,})\b/.exec(message)?.[1];
+        steps.push({ phase, message: phase ? message.slice(phase.length).replace(/^[\s:·-]+/, '') : message });
+        agentLog.appendLine(`[${new Date().toTimeString().slice(0, 8)}] [progress] ${message}`);
+        progress.report({ message });
+      };
+      const token = `codekeep-agent-${randomUUID()}`;
+      const subscriptions = [
+        connection.onWorkDoneProgress(token, onValue),
+        // Servers may also create their own progress for the run instead of using our token.
+        connection.onProgress.event((event) => {
+          if (!isIndexingTitle(event.title) && /agent/i.test(event.title)) {
+            onValue(event.value);
+          }
+        }),
+      ];
+      try {
+        return await connection.request<AgentRunResult>(Methods.agentRun, { task: task.trim(), workDoneToken: token }, cancellation);
+      } finally {
+        subscriptions.forEach((s) => s.dispose());
+      }
+    },
+  );
+  budget.taskId = result.taskId;
+  agentLog.appendLine(`[${new Date().toTimeString().slice(0, 8)}] [done] task ${result.taskId}: ${result.iterations} iterations, ${result.tokens} tokens`);
+  await documents.show(`agent-${result.taskId}`, agentAnswerMarkdown(task.trim(), result, steps));
+  void budget.refresh().catch(() => undefined);
+}

@@ -1,0 +1,162 @@
+/**
+ * Remember (selection or typed text, linked to the current file and symbol), Recall
+ * (scored memories with Forget / Not This buttons) and Open MEMORY.md.
+ */
+
+import * as vscode from 'vscode';
+import type { ServerConnection } from '../connection';
+import { pickFolder } from '../folders';
+import { memoryPickItem, oneLine, type MemoryPickItem } from '../items';
+import { Methods, type MemoryInfo, type RelatedResult, type RememberResult } from '../protocol';
+
+/** The long-term kinds a user writes by hand (the memory service's KINDS). */
+const MEMORY_KINDS: { label: string; description: string }[] = [
+  { label: 'fact', description: 'How the code is: "the ledger flushes every 500 ms"' },
+  { label: 'insight', description: 'Something learned the hard way: "tests hang when …"' },
+  { label: 'preference', description: 'How things must be done here: "never mock our own services"' },
+  { label: 'soft_preference', description: 'A leaning, not a rule: "prefer small modules"' },
+  { label: 'note', description: 'Anything else worth keeping' },
+];
+
+export async function remember(connection: ServerConnection): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection).trim() : '';
+  const content = await vscode.window.showInputBox({
+    title: 'CodeKeep: Remember',
+    prompt: 'What should CodeKeep remember? (linked to the current file and symbol)',
+    value: selected,
+    ignoreFocusOut: true,
+    validateInput: (value) => (value.trim().length >= 3 ? undefined : 'Write at least a few words.'),
+  });
+  if (!content) {
+    return;
+  }
+  const kind = await vscode.window.showQuickPick(MEMORY_KINDS, { title: 'CodeKeep: Remember — kind', placeHolder: 'What kind of memory is it?' });
+  if (!kind) {
+    return;
+  }
+  const links = editor && editor.document.uri.scheme === 'file' ? await currentLinks(connection, editor) : { files: [], symbols: [] };
+  const result = await connection.request<RememberResult>(Methods.remember, {
+    content: content.trim(),
+    kind: kind.label,
+    files: links.files,
+    symbols: links.symbols,
+    uri: editor?.document.uri.toString(),
+  });
+  if (result.action === 'REJECT' || !result.id) {
+    void vscode.window.showWarningMessage(`CodeKeep did not store it: ${result.reason ?? 'rejected by the memory gate'}.`);
+    return;
+  }
+  const linked = [...links.files, ...links.symbols].join(', ');
+  void vscode.window.showInformationMessage(
+    `CodeKeep remembered (${result.action.toLowerCase()}): "${oneLine(content, 60)}"${linked ? ` — linked to ${linked}` : ''}.`,
+  );
+}
+
+/** The workspace-relative path of the editor's file and the id of the symbol under the cursor. */
+async function currentLinks(connection: ServerConnection, editor: vscode.TextEditor): Promise<{ files: string[]; symbols: string[] }> {
+  const folder = vscode.workspace.getWorkspaceFolder(editor.document.uri);
+  const files = folder ? [vscode.workspace.asRelativePath(editor.document.uri, false)] : [];
+  try {
+    const position = editor.selection.start;
+    const related = await connection.request<RelatedResult>(Methods.findRelated, {
+      uri: editor.document.uri.toString(),
+      position: { line: position.line, character: position.character },
+    });
+    return { files, symbols: related.symbol ? [related.symbol.id] : [] };
+  } catch {
+    return { files, symbols: [] }; // a file the index does not cover is still worth linking
+  }
+}
+
+const FORGET: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Forget (delete this memory)' };
+const NOT_THIS: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('thumbsdown'), tooltip: 'Not This (wrong for this query: rank it lower)' };
+
+export async function recall(connection: ServerConnection): Promise<void> {
+  const query = await vscode.window.showInputBox({
+    title: 'CodeKeep: Recall',
+    prompt: 'What are you looking for?',
+    value: vscode.window.activeTextEditor && !vscode.window.activeTextEditor.selection.isEmpty
+      ? vscode.window.activeTextEditor.document.getText(vscode.window.activeTextEditor.selection).trim()
+      : '',
+    validateInput: (value) => (value.trim() ? undefined : 'Type a question or a few words.'),
+  });
+  if (!query) {
+    return;
+  }
+  const result = await connection.request<{ memories: MemoryInfo[] }>(Methods.recall, {
+    query: query.trim(),
+    limit: 20,
+    uri: vscode.window.activeTextEditor?.document.uri.toString(),
+  });
+  if (result.memories.length === 0) {
+    void vscode.window.showInformationMessage(`CodeKeep: nothing remembered about "${query.trim()}".`);
+    return;
+  }
+  await showMemories(connection, query.trim(), result.memories);
+}
+
+function showMemories(connection: ServerConnection, query: string, memories: MemoryInfo[]): Promise<void> {
+  const pick = vscode.window.createQuickPick<MemoryPickItem & vscode.QuickPickItem>();
+  pick.title = `CodeKeep: ${memories.length} memories for "${oneLine(query, 40)}"`;
+  pick.placeholder = 'Enter opens the linked file · trash = Forget · thumbs down = Not This';
+  pick.matchOnDescription = true;
+  pick.matchOnDetail = true;
+  pick.items = memories.map((memory) => ({ ...memoryPickItem(memory), buttons: [NOT_THIS, FORGET] }));
+  return new Promise<void>((resolve) => {
+    pick.onDidTriggerItemButton(async ({ button, item }) => {
+      const method = button === FORGET ? Methods.forget : Methods.notThis;
+      const verb = button === FORGET ? 'forgot' : 'will rank lower';
+      try {
+        const response = await connection.request<{ ok: boolean }>(method, { id: item.memory.id, reason: `from Recall "${query}"` });
+        if (!response.ok) {
+          throw new Error('the memory no longer exists');
+        }
+        pick.items = pick.items.filter((row) => row !== item);
+        void vscode.window.setStatusBarMessage(`CodeKeep ${verb}: ${oneLine(item.memory.content, 50)}`, 4000);
+      } catch (error) {
+        void vscode.window.showErrorMessage(`CodeKeep: ${(error as Error).message}`);
+      }
+    });
+    pick.onDidAccept(async () => {
+      const chosen = pick.selectedItems[0];
+      pick.hide();
+      const file = chosen?.memory.files?.[0];
+      if (file) {
+        const folder = vscode.window.activeTextEditor
+          ? vscode.workspace.getWorkspaceFolder(vscode.window.activeTextEditor.document.uri)
+          : vscode.workspace.workspaceFolders?.[0];
+        if (folder) {
+          await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, file), { preview: true });
+        }
+      }
+    });
+    pick.onDidHide(() => {
+      pick.dispose();
+      resolve();
+    });
+    pick.show();
+  });
+}
+
+/** Opens `<folder>/.codekeep/MEMORY.md`, the human-editable notes the server re-reads. */
+export async function openMemoryNotes(): Promise<void> {
+  const folder = await pickFolder('Open MEMORY.md of which folder?');
+  if (!folder) {
+    return;
+  }
+  const uri = vscode.Uri.joinPath(folder.uri, '.codekeep', 'MEMORY.md');
+  try {
+    await vscode.workspace.fs.stat(uri);
+  } catch {
+    const choice = await vscode.window.showInformationMessage(
+      `${folder.name} has no .codekeep/MEMORY.md yet. Create it? CodeKeep reads notes you write there as project memory.`,
+      'Create',
+    );
+    if (choice !== 'Create') {
+      return;
+    }
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode('# Project memory\n\n'));
+  }
+  await vscode.window.showTextDocument(uri, { preview: false });
+}

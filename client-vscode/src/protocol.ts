@@ -1,0 +1,159 @@
+/**
+ * The wire contract with `codekeep serve` (DESIGN.md, section Server), in one place so a
+ * renamed method or field is a one-line change. Pure types: no `vscode` import, so the
+ * unit tests can load every module that depends on them.
+ */
+
+export const Methods = {
+  findSymbol: 'codekeep/findSymbol',
+  findReferences: 'codekeep/findReferences',
+  findRelated: 'codekeep/findRelated',
+  searchSymbols: 'codekeep/searchSymbols',
+  repoMap: 'codekeep/repoMap',
+  indexStatus: 'codekeep/indexStatus',
+  reindex: 'codekeep/reindex',
+  remember: 'codekeep/memory/remember',
+  recall: 'codekeep/memory/recall',
+  forget: 'codekeep/memory/forget',
+  notThis: 'codekeep/memory/notThis',
+  ledgerReport: 'codekeep/ledger/report',
+  ledgerRecord: 'codekeep/ledger/record',
+  ledgerBudget: 'codekeep/ledger/budget',
+  agentRun: 'codekeep/agent/run',
+} as const;
+
+export const Notifications = {
+  nudge: 'codekeep/nudge',
+  budget: 'codekeep/budget',
+} as const;
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface SymbolInfo {
+  id: string;
+  name: string;
+  kind: string;
+  uri: string;
+  path?: string;
+  range: Range;
+  selectionRange: Range;
+  signature?: string | null;
+  container?: string | null;
+  language?: string;
+  score?: number;
+}
+
+export interface ReferenceInfo {
+  uri: string;
+  path?: string;
+  range: Range;
+  symbolId?: string | null;
+  confidence: 'resolved' | 'name' | string;
+}
+
+export interface FindSymbolResult {
+  symbols: SymbolInfo[];
+}
+
+export interface FindReferencesResult {
+  references: ReferenceInfo[];
+  total: number;
+}
+
+export interface RelatedResult {
+  symbol: SymbolInfo | null;
+  calls: SymbolInfo[];
+  calledBy: SymbolInfo[];
+  related: SymbolInfo[];
+}
+
+export interface RepoMapResult {
+  text: string;
+  tokens: number;
+}
+
+export interface IndexStatus {
+  files: number;
+  symbols: number;
+  references: number;
+  languages: Record<string, number>;
+  pending: number;
+  ready: boolean;
+}
+
+export interface MemoryInfo {
+  id: string;
+  content: string;
+  kind?: string;
+  key?: string | null;
+  score?: number;
+  files?: string[];
+  symbols?: string[];
+  importance?: number;
+  scope?: string;
+  [extra: string]: unknown;
+}
+
+export interface RememberResult {
+  id: string | null;
+  action: string;
+  reason?: string | null;
+}
+
+/** One row of the ledger report grouped by call type. */
+export interface LedgerRow {
+  key: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  share: number;
+  costUsd?: number;
+}
+
+export interface LedgerFileRow {
+  path: string;
+  tokens: number;
+}
+
+export interface BudgetState {
+  taskId: string | null;
+  used: number;
+  limit: number | null;
+  ratio: number | null;
+}
+
+export interface LedgerReport {
+  rows: LedgerRow[];
+  byFile: LedgerFileRow[];
+  total: { calls: number; inputTokens: number; outputTokens: number; costUsd?: number };
+  budget: BudgetState | null;
+}
+
+export interface NudgeParams {
+  taskId: string | null;
+  type: string;
+  text: string;
+}
+
+export interface BudgetParams {
+  taskId: string | null;
+  used: number;
+  limit: number;
+  ratio: number;
+}
+
+export interface AgentRunResult {
+  taskId: string;
+  answer: string;
+  iterations: number;
+  tokens: number;
+  toolCalls?: { name: string; arguments?: unknown; ok?: boolean; summary?: string }[];
+}

@@ -1,0 +1,41 @@
+/**
+ * Reading the `codekeep.*` settings in one place, plus which changes need a server
+ * restart (everything the server process is started with) and which apply live.
+ */
+
+import * as vscode from 'vscode';
+import { nudgeDisplay, type NudgeDisplay } from './nudges';
+
+export const SECTION = 'codekeep';
+
+export interface ExtensionSettings {
+  serverCommand: string;
+  python: string;
+  model: string;
+  baseUrl: string;
+  apiKeyEnvVar: string;
+  taskBudget: number;
+  exclude: string[];
+  nudgeDisplay: NudgeDisplay;
+}
+
+export function readSettings(scope?: vscode.ConfigurationScope): ExtensionSettings {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  return {
+    serverCommand: config.get<string>('serverCommand', 'codekeep serve'),
+    python: config.get<string>('python', ''),
+    model: config.get<string>('model', ''),
+    baseUrl: config.get<string>('baseUrl', ''),
+    apiKeyEnvVar: config.get<string>('apiKeyEnvVar', 'OPENAI_API_KEY'),
+    taskBudget: config.get<number>('taskBudget', 150000),
+    exclude: config.get<string[]>('exclude', []),
+    nudgeDisplay: nudgeDisplay(config.get<string>('nudges.display')),
+  };
+}
+
+/** Settings read only when the server process starts; changing one restarts it. */
+const RESTART_KEYS = ['serverCommand', 'python', 'model', 'baseUrl', 'apiKeyEnvVar', 'taskBudget', 'exclude'];
+
+export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
+  return RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
+}

@@ -1,0 +1,106 @@
+/**
+ * The two status bar items: index state (from `$/progress` and `codekeep/indexStatus`)
+ * and the task budget (from `codekeep/budget` and ledger reports). Clicking the budget
+ * opens the Ledger Report.
+ */
+
+import * as vscode from 'vscode';
+import {
+  budgetBackgroundColor,
+  budgetSeverity,
+  budgetText,
+  budgetTooltip,
+  indexingText,
+  indexStatusText,
+  indexStatusTooltip,
+  type BudgetSeverity,
+} from './format';
+import type { IndexStatus } from './protocol';
+
+export class IndexStatusItem implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('codekeep.index', vscode.StatusBarAlignment.Left, 10);
+
+  constructor() {
+    this.item.name = 'CodeKeep Index';
+    this.item.command = 'codekeep.ui.searchSymbols';
+    this.starting();
+    this.item.show();
+  }
+
+  starting(): void {
+    this.item.text = '$(sync~spin) CodeKeep: starting';
+    this.item.tooltip = 'The CodeKeep server is starting.';
+    this.item.backgroundColor = undefined;
+  }
+
+  stopped(): void {
+    this.item.text = '$(circle-slash) CodeKeep: stopped';
+    this.item.tooltip = 'The CodeKeep server is not running. Click to restart it.';
+    this.item.command = 'codekeep.ui.restartServer';
+    this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+  }
+
+  indexing(percentage: number | undefined, message?: string): void {
+    this.item.text = indexingText(percentage);
+    this.item.tooltip = message ? `Indexing: ${message}` : 'Indexing the workspace';
+    this.item.command = 'codekeep.ui.searchSymbols';
+    this.item.backgroundColor = undefined;
+  }
+
+  status(statuses: IndexStatus[]): void {
+    const merged = mergeStatuses(statuses);
+    this.item.text = indexStatusText(merged);
+    this.item.tooltip = `${indexStatusTooltip(merged)}\nClick to search symbols.`;
+    this.item.command = 'codekeep.ui.searchSymbols';
+    this.item.backgroundColor = undefined;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+/** Sums the status of several workspace folders into one line. */
+export function mergeStatuses(statuses: IndexStatus[]): IndexStatus {
+  const merged: IndexStatus = { files: 0, symbols: 0, references: 0, languages: {}, pending: 0, ready: true };
+  for (const status of statuses) {
+    merged.files += status.files;
+    merged.symbols += status.symbols;
+    merged.references += status.references;
+    merged.pending += status.pending;
+    merged.ready &&= status.ready;
+    for (const [language, files] of Object.entries(status.languages ?? {})) {
+      merged.languages[language] = (merged.languages[language] ?? 0) + files;
+    }
+  }
+  return merged;
+}
+
+export class BudgetStatusItem implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('codekeep.budget', vscode.StatusBarAlignment.Left, 9);
+  private current: BudgetSeverity = 'normal';
+
+  constructor() {
+    this.item.name = 'CodeKeep Token Budget';
+    this.item.command = 'codekeep.ui.ledgerReport';
+  }
+
+  /** The severity shown now (used to pop up a warning only when it gets worse). */
+  get severity(): BudgetSeverity {
+    return this.current;
+  }
+
+  update(used: number, limit: number | null, taskId: string | null): void {
+    const ratio = limit ? used / limit : null;
+    this.current = budgetSeverity(ratio);
+    this.item.text = budgetText(used, limit);
+    this.item.tooltip = budgetTooltip(used, limit, taskId);
+    const color = budgetBackgroundColor(this.current);
+    this.item.backgroundColor = color ? new vscode.ThemeColor(color) : undefined;
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
