@@ -1,0 +1,380 @@
+"""The command policy: what ``run_command`` may execute, decided on the parsed command.
+
+Every simple command in the line is unwrapped (``VAR=x``, ``env``, ``nice``,
+``timeout``, ``xargs`` ... run the *next* word) and checked against a deny list that
+no configuration can lift (privilege raising, disk formatting, device writes,
+recursive deletes of the root, downloads piped into an interpreter), then its path
+arguments go through the path guard, then it must match the configurable allow list.
+Operators and redirections need a shell, which is only used when the policy allows it.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from codekeep.tools.safety.paths import PathGuard, PathRefusedError, is_secret_name
+from codekeep.tools.safety.shell_lexer import (
+    ParsedCommand,
+    Segment,
+    ShellSyntaxError,
+    parse_command,
+)
+
+PRIVILEGE = frozenset({"sudo", "su", "doas", "pkexec", "runuser", "chroot", "setpriv", "capsh"})
+SYSTEM = frozenset(
+    {
+        "mkfs",
+        "mke2fs",
+        "mkswap",
+        "fdisk",
+        "sfdisk",
+        "cfdisk",
+        "parted",
+        "wipefs",
+        "shutdown",
+        "reboot",
+        "halt",
+        "poweroff",
+        "init",
+        "telinit",
+        "swapoff",
+        "swapon",
+        "mount",
+        "umount",
+        "insmod",
+        "rmmod",
+        "modprobe",
+        "iptables",
+        "nft",
+        "crontab",
+        "visudo",
+        "passwd",
+        "useradd",
+        "userdel",
+        "usermod",
+        "chpasswd",
+        "kexec",
+        "sysctl",
+    }
+)
+SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"}
+)
+EVALUATORS = frozenset({"eval", "source", ".", "exec"})
+INTERPRETERS = SHELLS | {"python", "python3", "perl", "ruby", "node", "php", "lua"}
+DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "nc", "ncat", "socat"})
+RECURSIVE_DANGER = frozenset({"rm", "chmod", "chown", "chgrp", "shred", "rmdir", "mv"})
+PURE_OUTPUT = frozenset({"echo", "printf", "true", "false"})
+SAFE_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/urandom"})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# Wrapper programs that run the command given in their arguments, with the options
+# of theirs that take a value (so the value is not mistaken for the command).
+WRAPPERS: dict[str, frozenset[str]] = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "nohup": frozenset(),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "-n", "-p", "-t"}),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "setsid": frozenset(),
+    "xargs": frozenset(
+        {
+            "-I",
+            "-i",
+            "-n",
+            "-P",
+            "-L",
+            "-l",
+            "-d",
+            "-s",
+            "-E",
+            "-e",
+            "-a",
+            "--arg-file",
+            "--delimiter",
+            "--max-args",
+            "--max-procs",
+            "--replace",
+        }
+    ),
+    "watch": frozenset({"-n", "--interval", "-d"}),
+    "unbuffer": frozenset(),
+    "strace": frozenset({"-o", "-e", "-p"}),
+    "ltrace": frozenset({"-o", "-e", "-p"}),
+    "flock": frozenset({"-w", "--timeout", "-E"}),
+}
+_POSITIONAL_WRAPPER_ARGS = {"timeout": 1, "flock": 1}  # DURATION / lock file before the command
+
+
+class CommandRefusedError(ValueError):
+    def __init__(self, rule: str, reason: str) -> None:
+        super().__init__(reason)
+        self.rule = rule
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class CommandPlan:
+    """How to run an accepted command: ``argv`` without a shell, or ``shell`` text with one."""
+
+    argv: tuple[str, ...] | None
+    shell: str | None
+    programs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandPolicy:
+    guard: PathGuard
+    allow: Sequence[str]
+    allow_shell: bool = False
+
+    def check(self, command: str) -> CommandPlan:
+        """Return how to run ``command`` or raise :class:`CommandRefusedError` saying why not."""
+        try:
+            parsed = parse_command(command)
+        except ShellSyntaxError as exc:
+            raise CommandRefusedError(exc.rule, exc.reason) from None
+        effective = [effective_argv(segment.words) for segment in parsed.segments]
+        for index, (segment, argv) in enumerate(zip(parsed.segments, effective, strict=True)):
+            self._deny(segment, argv, parsed, index, effective)
+        for segment, argv in zip(parsed.segments, effective, strict=True):
+            self._check_paths(segment, argv, parsed)
+        for argv in effective:
+            self._check_allowed(argv)
+        programs = tuple(_program(argv) for argv in effective)
+        if parsed.needs_shell:
+            if not self.allow_shell:
+                raise CommandRefusedError(
+                    "command.needs_shell",
+                    "operators (|, &&, ;, redirections) need a shell and this policy runs commands "
+                    "without one; run one command per call",
+                )
+            if parsed.expansions:
+                raise CommandRefusedError(
+                    "command.expansion",
+                    f"shell variable expansion ({', '.join(parsed.expansions[:3])}) "
+                    "is not allowed; use literal values",
+                )
+            return CommandPlan(None, command, programs)
+        return CommandPlan(tuple(parsed.segments[0].words), None, programs)
+
+    # -- deny list (cannot be lifted by configuration) ----------------------------------
+    def _deny(
+        self,
+        segment: Segment,
+        argv: list[str],
+        parsed: ParsedCommand,
+        index: int,
+        effective: list[list[str]],
+    ) -> None:
+        if not argv:
+            raise CommandRefusedError(
+                "command.parse", "a command consists only of variable assignments"
+            )
+        program = _program(argv)
+        if "$" in argv[0] or not program:
+            raise CommandRefusedError("command.expansion", "the program name must be literal text")
+        if program in PRIVILEGE:
+            raise CommandRefusedError(
+                "command.privilege", f"{program} raises privileges; never allowed"
+            )
+        if program in SYSTEM or program.startswith(("mkfs", "mkswap")):
+            raise CommandRefusedError(
+                "command.system",
+                f"{program} changes the system (disks, boot, users); never allowed",
+            )
+        if program in EVALUATORS:
+            raise CommandRefusedError(
+                "command.shell", f"{program} evaluates arbitrary shell code; not allowed"
+            )
+        if (
+            index > 0
+            and parsed.segments[index - 1].operator in ("|", "|&")
+            and program in INTERPRETERS
+        ):
+            upstream = [_program(a) for a in effective[:index]]
+            if any(p in DOWNLOADERS for p in upstream):
+                raise CommandRefusedError(
+                    "command.download_exec",
+                    f"piping a download into {program} runs untrusted code; never allowed",
+                )
+            raise CommandRefusedError(
+                "command.shell", f"piping into the interpreter {program} is not allowed"
+            )
+        if program in SHELLS:
+            inner = _shell_inline(argv)
+            if inner is None or not self.allow_shell:
+                raise CommandRefusedError(
+                    "command.shell",
+                    f"starting a shell ({program}) is not allowed; run the command directly",
+                )
+            self.check(inner)  # the inner command faces the same policy
+        if program == "dd":
+            for operand in argv[1:]:
+                if operand.startswith("of=/dev/") and operand[3:] not in SAFE_DEVICES:
+                    raise CommandRefusedError(
+                        "command.device_write",
+                        f"dd writes to the device {operand[3:]}; never allowed",
+                    )
+        for op, target in segment.redirects:
+            writes = op.startswith((">", "&>")) or op == "<>"
+            if writes and target.startswith("/dev/") and target not in SAFE_DEVICES:
+                raise CommandRefusedError(
+                    "command.device_write",
+                    f"redirection writes to the device {target}; never allowed",
+                )
+        if program in RECURSIVE_DANGER:
+            self._deny_recursive(program, argv)
+        if program == "find" and any(
+            a in ("-delete", "-exec", "-execdir", "-ok", "-okdir") for a in argv
+        ):
+            raise CommandRefusedError(
+                "command.destructive",
+                "find with -delete/-exec is not allowed; list first, then act",
+            )
+
+    def _deny_recursive(self, program: str, argv: list[str]) -> None:
+        flags = [a for a in argv[1:] if a.startswith("-")]
+        recursive = any(
+            f in ("--recursive", "--no-preserve-root")
+            or (not f.startswith("--") and ("r" in f or "R" in f))
+            for f in flags
+        ) or program in ("mv", "shred", "rmdir")
+        if "--no-preserve-root" in flags:
+            raise CommandRefusedError(
+                "command.destructive", f"{program} --no-preserve-root is never allowed"
+            )
+        if not recursive:
+            return
+        for target in (a for a in argv[1:] if not a.startswith("-")):
+            clean = target.rstrip("/") or "/"
+            if clean in ("/", "/*", "~", "*", ".", "./*", "..", ".git") or clean.startswith(
+                ("/", "~")
+            ):
+                raise CommandRefusedError(
+                    "command.destructive",
+                    f"{program} -r on {target!r} would destroy the system or the workspace",
+                )
+            try:
+                rel = self.guard.relative(target, "write")
+            except PathRefusedError as exc:
+                raise CommandRefusedError(exc.rule, f"{program} {target!r}: {exc.reason}") from None
+            if rel in ("", ".git") or rel.startswith(".git/"):
+                raise CommandRefusedError(
+                    "command.destructive",
+                    f"{program} on {target!r} would destroy the workspace or its history",
+                )
+
+    # -- path arguments -----------------------------------------------------------------
+    def _check_paths(self, segment: Segment, argv: list[str], parsed: ParsedCommand) -> None:
+        program = _program(argv)
+        if program not in PURE_OUTPUT:
+            for value in _path_like_values(argv[1:]):
+                self._guard(value, "read", f"argument {value!r}", parsed.globs)
+        for op, target in segment.redirects:
+            if op in (">&", "<&") and (target.isdigit() or target == "-"):
+                continue
+            if target in SAFE_DEVICES:
+                continue
+            access = "read" if op.startswith("<") and op != "<>" else "write"
+            self._guard(target, access, f"redirection target {target!r}", parsed.globs)
+
+    def _guard(self, value: str, access: str, what: str, expand_globs: bool) -> None:
+        candidates = [value]
+        if expand_globs and self.allow_shell and any(c in value for c in "*?["):
+            candidates += [
+                os.path.relpath(m, self.guard.root) for m in glob.glob(str(self.guard.root / value))
+            ]
+        for candidate in candidates:
+            try:
+                self.guard.check(candidate, "write" if access == "write" else "read")
+            except PathRefusedError as exc:
+                raise CommandRefusedError(exc.rule, f"{what}: {exc.reason}") from None
+
+    # -- allow list ---------------------------------------------------------------------
+    def _check_allowed(self, argv: list[str]) -> None:
+        if not self.allow:
+            return
+        words = [_program(argv), *argv[1:]]
+        for entry in self.allow:
+            prefix = entry.split()
+            if words[: len(prefix)] == prefix:
+                return
+        raise CommandRefusedError(
+            "command.not_allowed",
+            f"{' '.join(argv[:2])!r} is not on the command allow list; "
+            f"allowed: {', '.join(self.allow)}",
+        )
+
+
+def effective_argv(words: Sequence[str]) -> list[str]:
+    """The command that actually runs once assignments and wrapper programs are peeled off."""
+    argv = list(words)
+    while argv:
+        if _ASSIGNMENT.match(argv[0]):
+            argv.pop(0)
+            continue
+        program = _program(argv)
+        if program not in WRAPPERS:
+            return argv
+        argv = _skip_wrapper_options(program, argv[1:])
+    return argv
+
+
+def _skip_wrapper_options(program: str, rest: list[str]) -> list[str]:
+    takes_value = WRAPPERS[program]
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word == "--":
+            i += 1
+            break
+        if program == "env" and _ASSIGNMENT.match(word):
+            i += 1
+            continue
+        if not word.startswith("-") or word == "-":
+            if program == "env" and word == "-":
+                i += 1
+                continue
+            break
+        i += 2 if word in takes_value else 1
+    return rest[i + _POSITIONAL_WRAPPER_ARGS.get(program, 0) :]
+
+
+def _program(argv: Sequence[str]) -> str:
+    return PurePosixPath(argv[0]).name if argv else ""
+
+
+def _shell_inline(argv: Sequence[str]) -> str | None:
+    """The script of ``sh -c 'script'`` (None when the shell would read a file or stdin)."""
+    for i, word in enumerate(argv[1:], start=1):
+        if word == "-c" or (word.startswith("-") and not word.startswith("--") and "c" in word):
+            return argv[i + 1] if i + 1 < len(argv) else None
+    return None
+
+
+def _path_like_values(args: Sequence[str]) -> list[str]:
+    """Arguments (and ``--opt=value`` / ``key=value`` values) that look like file paths."""
+    values = []
+    for arg in args:
+        for value in (arg, arg.split("=", 1)[1] if "=" in arg else None):
+            if not value or value in SAFE_DEVICES:
+                continue
+            parts = re.split(r"[\\/]", value)
+            if (
+                value.startswith(("/", "~"))
+                or ".." in parts
+                or "\x00" in value
+                or is_secret_name(parts[-1])
+                or re.search(r"%(2e|2f|5c|00|25)", value, re.IGNORECASE)
+            ):
+                values.append(value)
+    return values
