@@ -129,11 +129,12 @@ def _role(captures: dict[str, list[ts.Node]]) -> str | None:
 def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
     """All facts of one file, in source order."""
     positions = _Positions(src)
-    defs: list[_Def] = []
+    # One definition per (node, name node): the earliest pattern of the query wins, so a
+    # specific pattern (`const f = () => ...` is a function) can precede a general one.
+    defs: dict[tuple[int, int, int], tuple[int, _Def]] = {}
     refs: dict[tuple[int, str], RefFact] = {}
     imports: list[ImportFact] = []
-    seen_defs: set[tuple[int, int, str]] = set()
-    for _pattern, captures in ts.QueryCursor(spec.query).matches(tree.root_node):
+    for pattern, captures in ts.QueryCursor(spec.query).matches(tree.root_node):
         role = _role(captures)
         if role is None:
             continue
@@ -151,16 +152,17 @@ def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
                 refs[key] = RefFact(_text(src, name_node), kind, positions.span(name_node))
             continue
         node = captures[role][0]
-        identity = (node.start_byte, node.end_byte, role)
-        if identity in seen_defs or _is_local(node, spec.local_scopes):
+        identity = (node.start_byte, node.end_byte, name_node.start_byte)
+        if identity in defs and defs[identity][0] <= pattern:
             continue
-        seen_defs.add(identity)
+        if _is_local(node, spec.local_scopes):
+            continue
         explicit = captures.get("container.name")
-        defs.append(_Def(
+        defs[identity] = (pattern, _Def(
             node.start_byte, node.end_byte, _text(src, name_node), role[len("definition."):],
             node, name_node, _text(src, explicit[0]) if explicit else None,
         ))
-    symbols = _nest(spec, src, defs, positions)
+    symbols = _nest(spec, src, [d for _pattern, d in defs.values()], positions)
     ordered_refs = sorted(refs.values(), key=lambda r: (r.span.line, r.span.col))
     imports.sort(key=lambda i: i.line)
     return FileFacts(tuple(symbols), tuple(ordered_refs), tuple(imports))

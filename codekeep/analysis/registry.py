@@ -55,12 +55,19 @@ class LanguageSpec:
         return ts.Parser(self.language)
 
 
+def _query_files(table_path: Path, table: dict[str, Any]) -> list[Path]:
+    """``queries`` lists query files (stems) to concatenate; default: ``<name>.scm``."""
+    stems = table.get("queries", [table_path.stem])
+    return [table_path.with_name(f"{stem}.scm") for stem in stems]
+
+
 def _spec_from_files(table_path: Path) -> LanguageSpec:
     name = table_path.stem
-    query_path = table_path.with_suffix(".scm")
     try:
         table: dict[str, Any] = json.loads(table_path.read_text(encoding="utf-8"))
-        query_source = query_path.read_text(encoding="utf-8")
+        query_source = "\n".join(
+            path.read_text(encoding="utf-8") for path in _query_files(table_path, table)
+        )
     except (OSError, json.JSONDecodeError) as exc:
         raise LanguageError(f"{table_path.name}: {exc}") from exc
     if "grammar" not in table or "extensions" not in table:
@@ -86,11 +93,14 @@ class LanguageRegistry:
         self._by_extension: dict[str, LanguageSpec] = {}
         self._by_filename: dict[str, LanguageSpec] = {}
         for table_path in sorted(directory.glob("*.json")):
-            if not table_path.with_suffix(".scm").exists():
-                continue
             if only is not None and table_path.stem not in only:
                 continue
-            spec = _spec_from_files(table_path)
+            try:
+                spec = _spec_from_files(table_path)
+            except LanguageError:
+                # A language being written (query file not there yet) must not take
+                # the others down; `codekeep index` simply does not know it.
+                continue
             self._specs[spec.name] = spec
             for ext in spec.extensions:
                 self._by_extension.setdefault(ext, spec)
