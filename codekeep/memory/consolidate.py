@@ -1,0 +1,152 @@
+"""The write-path state machine: how a new candidate relates to what is already stored.
+
+Pure decision logic (no I/O) so each transition is unit-testable. In order:
+
+1. same fingerprint as a live memory                         -> REINFORCE
+2. same key, same value                                        -> REINFORCE
+   same key, different value                                   -> SUPERSEDE
+3. same subject, opposite polarity ("use pnpm" / "don't ...")  -> SUPERSEDE
+   (2 and 3 become SKIP when an *inferred* candidate would replace a *user-stated*
+   memory: user-stated beats inferred)
+4. candidate's tokens all inside a live memory's tokens        -> SKIP (nothing new)
+5. similarity ≥ 0.85 (same polarity)                           -> UPDATE
+6. similarity ≥ 0.60 (same polarity)                           -> MERGE
+7. same fingerprint as a memory the user forgot (disabled),
+   candidate not user-stated                                   -> SKIP (stays forgotten)
+8. otherwise                                                   -> ADD
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from codekeep.memory.model import USER_SOURCES
+from codekeep.memory.text import Analysed, analyse, jaccard, same_subject
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    kind: str
+    key: str | None
+    value: str | None
+    content: str
+    fingerprint: str
+    source: str
+
+    @property
+    def analysed(self) -> Analysed:
+        return analyse(self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class Existing:
+    id: str
+    kind: str
+    key: str | None
+    value: str | None
+    content: str
+    fingerprint: str
+    source: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: str
+    target: str | None = None
+    reason: str | None = None
+    similarity: float | None = None
+
+
+def _user_beats_inferred(candidate: Candidate, existing: Existing) -> bool:
+    return existing.source in USER_SOURCES and candidate.source not in USER_SOURCES
+
+
+def decide(
+    candidate: Candidate,
+    live: Sequence[Existing],
+    forgotten: Sequence[Existing],
+    update_at: float,
+    merge_at: float,
+) -> Decision:
+    """Choose the transition for ``candidate`` given the live memories of its scope."""
+    for memory in live:
+        if memory.fingerprint == candidate.fingerprint:
+            return Decision("REINFORCE", memory.id, "same content seen again", 1.0)
+
+    if candidate.key:
+        for memory in live:
+            if memory.key != candidate.key:
+                continue
+            if (memory.value or "") == (candidate.value or ""):
+                return Decision(
+                    "REINFORCE", memory.id, f"{candidate.key} is already {candidate.value!r}"
+                )
+            if _user_beats_inferred(candidate, memory):
+                return Decision(
+                    "SKIP",
+                    memory.id,
+                    f"user-stated {memory.key}={memory.value!r} beats inferred {candidate.value!r}",
+                )
+            return Decision(
+                "SUPERSEDE",
+                memory.id,
+                f"{candidate.key} changed from {memory.value!r} to {candidate.value!r}",
+            )
+
+    new = candidate.analysed
+    same_kind = [m for m in live if m.kind == candidate.kind]
+    for memory in same_kind:
+        old = analyse(memory.content)
+        if old.negated != new.negated and same_subject(old, new):
+            if _user_beats_inferred(candidate, memory):
+                return Decision(
+                    "SKIP", memory.id, "contradicts a user-stated memory; user-stated wins"
+                )
+            return Decision("SUPERSEDE", memory.id, "negation conflict on the same subject")
+
+    best: tuple[float, Existing] | None = None
+    for memory in same_kind:
+        old = analyse(memory.content)
+        if old.negated != new.negated or (
+            memory.key and candidate.key and memory.key != candidate.key
+        ):
+            continue
+        if new.token_set and new.token_set < old.token_set:
+            return Decision("SKIP", memory.id, "already covered by a more complete memory")
+        score = jaccard(new.token_set, old.token_set)
+        if best is None or score > best[0]:
+            best = (score, memory)
+    if best is not None and best[0] >= update_at:
+        return Decision("UPDATE", best[1].id, "near-identical wording", best[0])
+    if best is not None and best[0] >= merge_at:
+        return Decision("MERGE", best[1].id, "overlapping content merged", best[0])
+
+    if candidate.source not in USER_SOURCES:
+        for memory in forgotten:
+            if memory.fingerprint == candidate.fingerprint:
+                return Decision(
+                    "SKIP", memory.id, "the user forgot this memory; not re-learning it"
+                )
+    return Decision("ADD", None, None, best[0] if best else None)
+
+
+_CLAUSE = re.compile(r"(?<=[.;!?。；])\s+|\n+")
+
+
+def merge_contents(existing: str, new: str) -> str:
+    """``existing`` plus the clauses of ``new`` that bring words it does not have yet."""
+    known = analyse(existing).token_set
+    if known <= analyse(new).token_set:
+        return new  # the new wording already says everything the old one did
+    additions = []
+    for clause in _CLAUSE.split(new):
+        clause = clause.strip().rstrip(".;")
+        if clause and not analyse(clause).token_set <= known:
+            additions.append(clause)
+            known = known | analyse(clause).token_set
+    if not additions:
+        return existing
+    return existing.rstrip(" .;") + "; " + "; ".join(additions)

@@ -1,0 +1,174 @@
+"""Recall: gather ranked candidate lists from both scopes, fuse them, score, count the access.
+
+Lists consulted (each only when it has something to go on):
+
+1. FTS5 BM25 over content and key (both databases, merged by BM25 value);
+2. structured matches — memories linked to the given files/symbols, or to file names
+   and identifiers written in the query (``http_client.py``, ``RetryPolicy``);
+3. embedding cosine similarity, when an endpoint is configured and answers.
+
+Only ``active`` and ``confirmed_resolved`` memories are ever returned; superseded,
+observed, archived and disabled rows stay in the database for audit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from codekeep.memory.embeddings import EmbeddingClient, EmbeddingError, cosine, unpack
+from codekeep.memory.model import RECALLABLE_STATUSES, Memory, RecalledMemory, ScoreParts
+from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
+from codekeep.memory.settings import MemorySettings
+from codekeep.memory.store import MemoryStore
+
+_PATHLIKE = re.compile(r"[\w.-]*[/\\][\w./\\-]+|[\w-]+\.[A-Za-z]{1,5}\b")
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[a-z0-9]*[A-Z]\w*|[A-Za-z]\w*_\w+)\b")
+_POOL = 60  # candidates per list
+_MAX_QUERY_IDENTIFIERS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    text: str
+    limit: int = 10
+    kinds: Sequence[str] | None = None
+    files: Sequence[str] = ()
+    symbols: Sequence[str] = ()
+
+
+class Retriever:
+    def __init__(
+        self,
+        stores: Sequence[MemoryStore],
+        settings: MemorySettings,
+        embedder: EmbeddingClient | None,
+    ) -> None:
+        self.stores = stores
+        self.settings = settings
+        self.embedder = embedder
+
+    def recall(self, query: RecallQuery, *, touch: bool = True) -> list[RecalledMemory]:
+        lists: list[list[str]] = []
+        if query.text.strip():
+            lists.append(self._fts(query))
+        structured = self._structured(query)
+        if structured is not None:
+            lists.append(structured)
+        embedded = self._embedded(query)
+        if embedded is not None:
+            lists.append(embedded)
+        ranks: dict[str, list[int | None]] = {}
+        for index, ranked in enumerate(lists):
+            for rank, memory_id in enumerate(ranked, start=1):
+                ranks.setdefault(memory_id, [None] * len(lists))[index] = rank
+        if not lists:
+            pool = self._recent(query)
+            ranks = {memory_id: [] for memory_id in pool}
+        memories = self._load(list(ranks))
+        now = self.settings.clock()
+        results: list[RecalledMemory] = []
+        for memory in memories:
+            if memory.expires_at is not None and memory.expires_at <= now:
+                continue
+            if query.kinds and memory.kind not in query.kinds:
+                continue
+            seen = max(memory.last_seen_at, memory.last_accessed_at or 0.0)
+            parts = ScoreParts(
+                recency=recency(now - seen, self.settings.half_life_days),
+                importance=importance_norm(memory.importance),
+                relevance=rrf_relevance(ranks[memory.id], self.settings.rrf_k),
+            )
+            results.append(
+                RecalledMemory(
+                    memory, combine(parts, self.settings, memory.negative_feedback > 0), parts
+                )
+            )
+        results.sort(key=lambda r: (-r.score, r.memory.id))
+        chosen = results[: max(0, query.limit)]
+        if touch and chosen:
+            self._touch(chosen, now)
+        return chosen
+
+    # ---- candidate lists ------------------------------------------------------------------
+
+    def _fts(self, query: RecallQuery) -> list[str]:
+        hits: list[tuple[float, str]] = []
+        for store in self.stores:
+            hits.extend(
+                (rank, memory_id)
+                for memory_id, rank in store.search_text(
+                    query.text, RECALLABLE_STATUSES, query.kinds, _POOL
+                )
+            )
+        hits.sort()
+        return [memory_id for _, memory_id in hits[:_POOL]]
+
+    def _structured(self, query: RecallQuery) -> list[str] | None:
+        files = list(query.files) + [m.replace("\\", "/") for m in _PATHLIKE.findall(query.text)]
+        symbols = list(query.symbols)
+        names = _IDENTIFIER.findall(query.text)[:_MAX_QUERY_IDENTIFIERS]
+        if not files and not symbols and not names:
+            return None
+        hits: list[tuple[int, str]] = []
+        for store in self.stores:
+            found = dict(store.linked(files, symbols, RECALLABLE_STATUSES, _POOL))
+            for name in names:
+                for memory_id, count in store.linked_by_name(name, RECALLABLE_STATUSES, _POOL):
+                    found[memory_id] = found.get(memory_id, 0) + count
+            hits.extend((-count, memory_id) for memory_id, count in found.items())
+        hits.sort()
+        return [memory_id for _, memory_id in hits[:_POOL]]
+
+    def _embedded(self, query: RecallQuery) -> list[str] | None:
+        if self.embedder is None or not query.text.strip():
+            return None
+        try:
+            (vector,) = self.embedder.embed([query.text])
+        except EmbeddingError:
+            return None
+        scored: list[tuple[float, str]] = []
+        limit = self.embedder.settings.candidates
+        for store in self.stores:
+            rows = store.conn.execute(
+                "SELECT v.memory_id, v.vector FROM memory_vectors v JOIN memories m ON m.id "
+                "= v.memory_id "
+                f"WHERE m.status IN ({','.join('?' * len(RECALLABLE_STATUSES))}) "
+                "ORDER BY m.last_seen_at DESC LIMIT ?",
+                (*RECALLABLE_STATUSES, limit),
+            )
+            scored.extend((-cosine(vector, unpack(blob)), memory_id) for memory_id, blob in rows)
+        scored.sort()
+        return [memory_id for negative, memory_id in scored[:_POOL] if negative < 0]
+
+    def _recent(self, query: RecallQuery) -> list[str]:
+        """No query at all: the most recently seen live memories compete on score alone."""
+        ids: list[str] = []
+        kinds = list(query.kinds or [])
+        for store in self.stores:
+            where = f"status IN ({','.join('?' * len(RECALLABLE_STATUSES))})"
+            params: list[str] = list(RECALLABLE_STATUSES)
+            if kinds:
+                where += f" AND kind IN ({','.join('?' * len(kinds))})"
+                params += kinds
+            ids += store.ids_where(where, params, limit=_POOL * 2)
+        return ids
+
+    def _load(self, ids: list[str]) -> list[Memory]:
+        memories: list[Memory] = []
+        for store in self.stores:
+            memories.extend(store.load_many(ids))
+        return memories
+
+    def _touch(self, chosen: list[RecalledMemory], now: float) -> None:
+        for store in self.stores:
+            ids = [r.memory.id for r in chosen if store.owns(r.memory.id)]
+            if not ids:
+                continue
+            with store.transaction() as conn:
+                conn.executemany(
+                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = "
+                    "? WHERE id = ?",
+                    [(now, memory_id) for memory_id in ids],
+                )
