@@ -62,7 +62,8 @@ def _span(symbol: Symbol) -> str:
 def _symbol_line(symbol: Symbol, indent: str = "") -> str:
     name = f"{indent}{symbol.name}"
     line = symbol.selection_range.start.line + 1
-    return f"{name:<28} {symbol.kind:<10} {line:>5} {symbol.path} [{_span(symbol)}] {symbol.signature}"
+    where = f"{symbol.path} [{_span(symbol)}]"
+    return f"{name:<28} {symbol.kind:<10} {line:>5} {where} {symbol.signature}"
 
 
 def _relative(args: argparse.Namespace, path: str) -> str:
