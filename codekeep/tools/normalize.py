@@ -36,7 +36,8 @@ PARAM_ALIASES: dict[str, tuple[str, ...]] = {
     "symbol": ("name",),
     "symbol_name": ("name",),
     "identifier": ("name",),
-    "is_regex": ("regex",),
+    "fixed_string": ("literal",),
+    "fixed_strings": ("literal",),
     "max_results": ("limit",),
     "max": ("limit",),
     "top_k": ("limit",),
@@ -105,7 +106,7 @@ def normalise_arguments(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[st
         else:
             deferred.append((key, value))
     for key, value in deferred:
-        target = _canonical_name(key, known)
+        target = _canonical_name(key, value, known)
         if target is None or target in result:
             result.setdefault(key, value)  # unknown: validation will name it
         else:
@@ -113,15 +114,37 @@ def normalise_arguments(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[st
     return result
 
 
-def _canonical_name(key: str, known: Mapping[str, Any]) -> str | None:
+def _canonical_name(key: str, value: Any, known: Mapping[str, Any]) -> str | None:
     for candidate in (to_snake(key), to_camel(key)):
         if candidate in known:
             return candidate
     for alias in (key, key.lower(), to_snake(key)):
         for target in PARAM_ALIASES.get(alias, ()):
-            if target in known:
+            if target in known and _fits(value, known[target]):
                 return target
     return None
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "object": (dict,),
+}
+
+
+def _fits(value: Any, prop: Mapping[str, Any]) -> bool:
+    """An alias only maps onto a parameter of a compatible type (``regex: true`` is no pattern)."""
+    declared = prop.get("type")
+    if not isinstance(declared, str) or declared not in _JSON_TYPES:
+        return True
+    if isinstance(value, bool) and declared != "boolean":
+        return False
+    return isinstance(value, _JSON_TYPES[declared]) or (
+        declared != "string" and isinstance(value, str)
+    )
 
 
 def validate_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> None:

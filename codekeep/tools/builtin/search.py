@@ -28,19 +28,21 @@ async def search_code(
     glob: Annotated[
         str | None, Param("Only files whose name or path matches this glob, e.g. '*.py'.")
     ] = None,
-    regex: Annotated[bool, Param("Treat pattern as a regular expression.")] = True,
+    literal: Annotated[
+        bool, Param("Treat pattern as plain text, not a regular expression.")
+    ] = False,
     case_sensitive: Annotated[bool, Param("Match case exactly.")] = False,
 ) -> ToolOutput:
     """Search file contents in the workspace (ignored files skipped). Results are grouped
     per file with match counts and the most telling lines."""
     try:
         compiled = re.compile(
-            pattern if regex else re.escape(pattern), 0 if case_sensitive else re.IGNORECASE
+            re.escape(pattern) if literal else pattern, 0 if case_sensitive else re.IGNORECASE
         )
     except re.error as exc:
         raise ToolError(
             f"invalid regular expression {pattern!r}: {exc}; "
-            "escape special characters or pass regex=false",
+            "escape special characters or pass literal=true",
             rule="arguments",
         ) from None
     data = await asyncio.to_thread(_search, ctx, compiled, path, glob)

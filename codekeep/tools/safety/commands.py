@@ -15,9 +15,14 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
-from codekeep.tools.safety.paths import PathGuard, PathRefusedError, is_secret_name
+from codekeep.tools.safety.paths import (
+    ENCODED_SPECIAL,
+    PathGuard,
+    PathRefusedError,
+    is_secret_name,
+)
 from codekeep.tools.safety.shell_lexer import (
     ParsedCommand,
     Segment,
@@ -261,7 +266,7 @@ class CommandPolicy:
             ):
                 raise CommandRefusedError(
                     "command.destructive",
-                    f"{program} -r on {target!r} would destroy the system or the workspace",
+                    f"recursive {program} on {target!r} would destroy the system or the workspace",
                 )
             try:
                 rel = self.guard.relative(target, "write")
@@ -277,7 +282,7 @@ class CommandPolicy:
     def _check_paths(self, segment: Segment, argv: list[str], parsed: ParsedCommand) -> None:
         program = _program(argv)
         if program not in PURE_OUTPUT:
-            for value in _path_like_values(argv[1:]):
+            for value in _path_like_values(argv[1:], self.guard.root):
                 self._guard(value, "read", f"argument {value!r}", parsed.globs)
         for op, target in segment.redirects:
             if op in (">&", "<&") and (target.isdigit() or target == "-"):
@@ -361,8 +366,12 @@ def _shell_inline(argv: Sequence[str]) -> str | None:
     return None
 
 
-def _path_like_values(args: Sequence[str]) -> list[str]:
-    """Arguments (and ``--opt=value`` / ``key=value`` values) that look like file paths."""
+def _path_like_values(args: Sequence[str], root: Path) -> list[str]:
+    """Arguments (and ``--opt=value`` / ``key=value`` values) that are or look like paths.
+
+    Anything naming an existing workspace entry counts, so a harmless-looking name that
+    is really a symlink to a secret or out of the workspace is still checked.
+    """
     values = []
     for arg in args:
         for value in (arg, arg.split("=", 1)[1] if "=" in arg else None):
@@ -374,7 +383,8 @@ def _path_like_values(args: Sequence[str]) -> list[str]:
                 or ".." in parts
                 or "\x00" in value
                 or is_secret_name(parts[-1])
-                or re.search(r"%(2e|2f|5c|00|25)", value, re.IGNORECASE)
+                or ENCODED_SPECIAL.search(value)
+                or os.path.lexists(root / value)
             ):
                 values.append(value)
     return values

@@ -50,7 +50,7 @@ SECRET_EXCEPTIONS: tuple[str, ...] = (
 SECRET_DIRECTORIES = frozenset({".ssh", ".gnupg", ".aws"})
 # Percent-escapes of '.', '/', '\\', NUL and '%' itself (double encoding): never part of
 # an honest file name sent by a model, always part of a traversal attempt.
-_ENCODED_SPECIAL = re.compile(r"%(2e|2f|5c|00|25)", re.IGNORECASE)
+ENCODED_SPECIAL = re.compile(r"%(2e|2f|5c|00|25)", re.IGNORECASE)
 
 
 class PathRefusedError(ValueError):
@@ -114,7 +114,7 @@ class PathGuard:
             raise PathRefusedError("path.empty", "the path is empty")
         if "\x00" in path:
             raise PathRefusedError("path.nul", "the path contains a NUL byte")
-        if _ENCODED_SPECIAL.search(path):
+        if ENCODED_SPECIAL.search(path):
             raise PathRefusedError(
                 "path.encoded",
                 f"{path!r} hides '.', '/', '\\', '%' or NUL in URL encoding; send the plain path",
