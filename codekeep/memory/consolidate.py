@@ -145,8 +145,24 @@ def merge_contents(existing: str, new: str) -> str:
     for clause in _CLAUSE.split(new):
         clause = clause.strip().rstrip(".;")
         if clause and not analyse(clause).token_set <= known:
-            additions.append(clause)
+            additions.append(_new_tail(existing, clause))
             known = known | analyse(clause).token_set
     if not additions:
         return existing
     return existing.rstrip(" .;") + "; " + "; ".join(additions)
+
+
+def _new_tail(existing: str, clause: str) -> str:
+    """Drop the words a clause repeats from the start of ``existing`` ("X does A" + "X does B")."""
+    old_words, new_words = existing.split(), clause.split()
+    shared = 0
+    while shared < min(len(old_words), len(new_words)) and (
+        old_words[shared].lower() == new_words[shared].lower()
+    ):
+        shared += 1
+    if shared < 3 or shared == len(new_words):
+        return clause
+    tail = new_words[shared:]
+    if tail[0].lower() in ("and", "then", "also"):
+        tail = tail[1:]
+    return "also " + " ".join(tail) if tail else clause

@@ -153,7 +153,7 @@ def check(text: str, *, kind: str, source: str) -> SafetyVerdict:
                 text, rejected=f"rejected: a preference must not contain a {kinds[0]}"
             )
         leftover = _PLACEHOLDER.sub("", redacted)
-        if len([w for w in re.findall(r"\w+", leftover) if len(w) > 1]) < 2:
+        if len([w for w in re.findall(r"\w+", leftover) if len(w) > 1]) < 3:
             return SafetyVerdict(
                 text,
                 rejected=f"rejected: the text is only a {kinds[0]}; nothing is left once redacted",

@@ -215,10 +215,16 @@ class MemoryStore:
         parts: list[str] = []
         params: list[Any] = []
         for path in files:
+            # the file itself, anything under it (a directory), the same file named by its
+            # tail ("billing.py" for "app/billing.py"), and symbols defined in it
+            path = path.rstrip("/")
+            inside, tail = _like_prefix(path + "/"), "%/" + _like_prefix(path)[:-1]
             parts.append(
-                "SELECT memory_id FROM memory_files WHERE path = ? OR path LIKE ? ESCAPE '\\'"
+                "SELECT memory_id FROM memory_files WHERE path = ? OR path LIKE ? ESCAPE '\\' "
+                "OR path LIKE ? ESCAPE '\\' UNION ALL SELECT memory_id FROM memory_symbols "
+                "WHERE symbol_id LIKE ? ESCAPE '\\' OR symbol_id LIKE ? ESCAPE '\\'"
             )
-            params += [path, _like_prefix(path.rstrip("/") + "/")]
+            params += [path, inside, tail, _like_prefix(path + "::"), tail + "::%"]
         for symbol in symbols:
             parts.append("SELECT memory_id FROM memory_symbols WHERE symbol_id = ?")
             params.append(symbol)
