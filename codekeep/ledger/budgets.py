@@ -17,6 +17,7 @@ from codekeep.ledger.store import Budget, Claim, LedgerStore
 TASK: BudgetScope = "task"
 DAILY: BudgetScope = "daily"
 DAILY_KEY = ""  # budgets table key of the daily limit
+DAY = "day"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,16 +39,25 @@ def event_for(claim: Claim) -> BudgetEvent:
                        claim.threshold, scope)
 
 
+UsageKey = tuple[str, str]  # ("task", task id) or ("day", YYYY-MM-DD)
+
+
 class BudgetTracker:
-    """Running usage per task and for the current day. Called under the ledger's lock."""
+    """Running usage per task and per day, without the recording thread waiting on I/O.
+
+    Usage of a key = a database snapshot + what this process recorded since. The
+    snapshot remembers how many of this process's tokens it already contained, so the
+    flusher can refresh it (picking up other processes' calls) without any lock:
+    ``used = snapshot_db + local - snapshot_written``.
+    """
 
     def __init__(self, store: LedgerStore, ratios: Sequence[float]) -> None:
         self._store = store
         self._ratios = tuple(sorted(ratios))
         self._budgets: dict[tuple[str, str], Budget] = store.budgets()
-        self._task_used: dict[str, int] = {}
-        self._day = ""
-        self._day_used = 0
+        self._local: dict[UsageKey, int] = {}       # recorded here (recording thread)
+        self._written: dict[UsageKey, int] = {}     # of those, committed (flusher)
+        self._snapshots: dict[UsageKey, tuple[int, int]] = {}
         self._announced: set[tuple[str, str, int, float]] = set()
 
     def reload_budgets(self) -> None:
@@ -66,21 +76,15 @@ class BudgetTracker:
 
     def add(self, task_id: str, root: str, day: str, tokens: int, now: float) -> Crossings | None:
         """Count a call; return the thresholds it crossed (``None`` when nothing to do)."""
-        task_used = self._task_used.get(task_id)
-        if task_used is None:
-            task_used = self._store.task_usage(task_id)
-        task_used += tokens
-        self._task_used[task_id] = task_used
-        if day != self._day:
-            self._day, self._day_used = day, self._store.day_usage(day)
-        self._day_used += tokens
+        task_used = self._bump((TASK, task_id), tokens)
+        day_used = self._bump((DAY, day), tokens)
         if not self._budgets:
             return None
         claims: list[Claim] = []
         hard: HardStop | None = None
         for scope, key, used, budget in (
             (TASK, task_id, task_used, self.task_budget(task_id, root)),
-            (DAILY, day, self._day_used, self.daily_budget()),
+            (DAILY, day, day_used, self.daily_budget()),
         ):
             if budget is None:
                 continue
@@ -89,16 +93,18 @@ class BudgetTracker:
                 hard = HardStop(scope, used, budget.limit)
         return Crossings(claims, hard) if claims or hard else None
 
-    def refresh(self, task_ids: Iterable[str], pending: Mapping[str, int]) -> None:
-        """After a flush: usage = what the database holds (all processes) + unflushed."""
-        for task_id in task_ids:
-            self._task_used[task_id] = self._store.task_usage(task_id) + pending.get(task_id, 0)
-        if self._day:
-            self._day_used = self._store.day_usage(self._day) + sum(pending.values())
+    def committed(self, tokens: Mapping[UsageKey, int]) -> None:
+        """After a flush wrote ``tokens`` per key: refresh those keys' snapshots."""
+        for key, amount in tokens.items():
+            written = self._written[key] = self._written.get(key, 0) + amount
+            self._snapshots[key] = (self._load(key), written)
 
     def forget(self, task_ids: Iterable[str]) -> None:
+        """Drop snapshots of tasks written behind our back (imports); reloaded on use."""
         for task_id in task_ids:
-            self._task_used.pop(task_id, None)
+            self._snapshots.pop((TASK, task_id), None)
+        for key in [key for key in list(self._snapshots) if key[0] == DAY]:
+            self._snapshots.pop(key, None)
 
     def state(self, task_id: str | None, root: str | None, day: str) -> dict[str, Any]:
         """``{task, daily}`` budget states for reports (``None`` where no limit is set)."""
@@ -113,6 +119,17 @@ class BudgetTracker:
         if daily is not None:
             daily_state = _state_json({"day": day}, self._store.day_usage(day), daily)
         return {"task": task_state, "daily": daily_state}
+
+    def _bump(self, key: UsageKey, tokens: int) -> int:
+        snapshot = self._snapshots.get(key)
+        if snapshot is None:
+            snapshot = self._snapshots[key] = (self._load(key), self._written.get(key, 0))
+        local = self._local[key] = self._local.get(key, 0) + tokens
+        return snapshot[0] + local - snapshot[1]
+
+    def _load(self, key: UsageKey) -> int:
+        kind, name = key
+        return self._store.task_usage(name) if kind == TASK else self._store.day_usage(name)
 
     def _new_claims(self, scope: BudgetScope, key: str, used: int, budget: Budget, now: float,
                     task_id: str) -> list[Claim]:

@@ -1,10 +1,13 @@
 """The token ledger: every model call counted, attributed, budgeted and reported.
 
 ``record`` is on the agent's hot path, so it only computes and appends to an in-memory
-buffer; a background thread flushes the buffer at least every ``flush_interval_s``
-(and a budget crossing or ``close``/interpreter exit flushes at once). A process killed
-with SIGKILL therefore loses at most about one second of records (seed §8.1: writing
-synchronously per call made I/O the bottleneck).
+buffer (seed §8.1: writing synchronously per call made I/O the bottleneck). The buffer
+is written at least every ``flush_interval_s``: by the recording thread itself, in one
+batch, when it is busy (a background writer competing for the GIL with a busy recorder
+waits up to 5 ms for every row sqlite hands back, so it falls ever further behind), and
+by a background thread when recording is idle. A budget crossing, ``flush()``,
+``close()`` and interpreter exit write at once. A process killed with SIGKILL therefore
+loses at most about one second of records.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import logging
 import secrets
 import threading
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,7 +27,7 @@ from typing import Any
 
 from codekeep.common.workspace import state_dir
 from codekeep.ledger.attribution import normalise_path, split_tokens
-from codekeep.ledger.budgets import DAILY, DAILY_KEY, TASK, BudgetTracker, event_for
+from codekeep.ledger.budgets import DAILY, DAILY_KEY, DAY, TASK, BudgetTracker, UsageKey, event_for
 from codekeep.ledger.counting import resolve_usage
 from codekeep.ledger.models import ModelInfo, ModelTable
 from codekeep.ledger.records import BudgetEvent, BudgetExceeded, CallRecord, classify_call_type
@@ -60,6 +63,22 @@ class ImportedCall:
 
 
 @dataclass(frozen=True, slots=True)
+class _Batch:
+    """Records, task rows and budget claims handed from the recorder to the writer."""
+
+    calls: list[CallRecord]
+    claims: list[Claim]
+    tasks: list[TaskRow]
+
+    def tokens_by_key(self) -> dict[UsageKey, int]:
+        tokens: dict[UsageKey, int] = defaultdict(int)
+        for call in self.calls:
+            tokens[(TASK, call.task_id)] += call.total_tokens
+            tokens[(DAY, day_of(call.ts))] += call.total_tokens
+        return tokens
+
+
+@dataclass(frozen=True, slots=True)
 class ImportResult:
     imported: int
     duplicates: int
@@ -80,6 +99,9 @@ class Ledger:
         self._flush_lock = threading.Lock()
         self._buffer: list[CallRecord] = []
         self._claims: list[Claim] = []
+        self._outbox: deque[_Batch] = deque()
+        self._wake = threading.Event()
+        self._handoff_due = time.monotonic() + settings.flush_interval_s
         self._tasks = TaskTracker(store, settings.task_idle_timeout_s)
         self._budgets = BudgetTracker(store, settings.warn_ratios)
         self._listeners: list[BudgetListener] = []
@@ -176,12 +198,16 @@ class Ledger:
             self._buffer.append(record)
             crossings = self._budgets.add(task, self._tasks.root_of(task), day_of(now),
                                           record.total_tokens, now)
-            if crossings:
-                self._claims.extend(crossings.claims)
+            if crossings and crossings.claims:
+                self._claims.extend(crossings.claims)  # worth a write: warnings must survive
+            write_now = bool(crossings and crossings.claims) or (
+                time.monotonic() >= self._handoff_due)
+            if write_now:
+                self._hand_off()
+        if write_now:
+            self._write_out()
         if crossings is None:
             return record
-        if crossings.claims:
-            self.flush()  # a crossing is worth a write: the warning must survive a crash
         if crossings.hard_stop:
             stop = crossings.hard_stop
             raise BudgetExceeded(record, stop.used, stop.limit, stop.scope)
@@ -329,25 +355,28 @@ class Ledger:
 
     def flush(self) -> None:
         """Write buffered records now; announce budget thresholds this process won."""
+        with self._lock:
+            self._hand_off()
+        self._write_out()
+
+    def _hand_off(self) -> None:
+        """Move the buffer to the writer's queue (caller holds ``_lock``)."""
+        self._handoff_due = time.monotonic() + self.settings.flush_interval_s
+        tasks = self._tasks.take_dirty()
+        if self._buffer or self._claims or tasks:
+            self._outbox.append(_Batch(self._buffer, self._claims, tasks))
+            self._buffer, self._claims = [], []
+            self._wake.set()
+
+    def _write_out(self) -> None:
+        """Write queued batches in order. A failed batch stays queued: nothing is lost."""
+        won: list[Claim] = []
         with self._flush_lock:
-            with self._lock:
-                batch, self._buffer = self._buffer, []
-                claims, self._claims = self._claims, []
-                tasks = self._tasks.take_dirty()
-            if not (batch or claims or tasks):
-                return
-            try:
-                won = self._store.write(batch, tasks, claims)
-            except BaseException:
-                with self._lock:  # keep everything for the next attempt: nothing is lost
-                    self._buffer[:0] = batch
-                    self._claims[:0] = claims
-                raise
-            with self._lock:
-                pending: dict[str, int] = defaultdict(int)
-                for record in self._buffer:
-                    pending[record.task_id] += record.total_tokens
-                self._budgets.refresh({record.task_id for record in batch}, pending)
+            while self._outbox:
+                batch = self._outbox[0]
+                won += self._store.write(batch.calls, batch.tasks, batch.claims)
+                self._outbox.popleft()
+                self._budgets.committed(batch.tokens_by_key())
         for claim in won:
             self._emit(event_for(claim))
 
@@ -367,12 +396,19 @@ class Ledger:
                 log.exception("budget listener failed")
 
     def _flush_loop(self) -> None:
-        while not self._stop.wait(self.settings.flush_interval_s):
+        while not self._stop.is_set():
+            self._wake.wait(self.settings.flush_interval_s)
+            self._wake.clear()
             try:
-                self.flush()
-                with self._lock:
-                    self._tasks.sweep(self._clock())
-                    self._budgets.reload_budgets()
+                # Never wait for the recorder's lock: when it is busy, it hands off itself.
+                if self._lock.acquire(blocking=False):
+                    try:
+                        self._hand_off()
+                        self._tasks.sweep(self._clock())
+                    finally:
+                        self._lock.release()
+                self._write_out()
+                self._budgets.reload_budgets()
                 if self._clock() - self._last_compaction >= COMPACT_EVERY_S:
                     self.compact()
             except Exception:  # a locked or full disk must not kill the flusher; retry
@@ -385,6 +421,7 @@ class Ledger:
                 return
             self._closed = True
         self._stop.set()
+        self._wake.set()
         if self._flusher is not None and self._flusher is not threading.current_thread():
             self._flusher.join()
         with self._lock:

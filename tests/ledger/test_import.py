@@ -1,0 +1,86 @@
+"""Importing Claude Code transcripts (the JSONL format ccusage reads)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codekeep.cli import main
+from codekeep.ledger import Ledger, claude_code_log_files, read_claude_code_logs
+
+
+def assistant(message_id: str, request: str, *, session: str = "sess-1",
+              ts: str = "2026-11-28T09:15:00.000Z", model: str = "claude-sonnet-4-5-20250929",
+              usage: dict[str, int] | None = None) -> dict[str, object]:
+    return {
+        "parentUuid": "p", "isSidechain": False, "userType": "external", "cwd": "/proj",
+        "sessionId": session, "version": "2.0.0", "type": "assistant", "uuid": f"u-{message_id}",
+        "timestamp": ts, "requestId": request,
+        "message": {"id": message_id, "type": "message", "role": "assistant", "model": model,
+                    "content": [{"type": "text", "text": "Done."}],
+                    "usage": usage or {"input_tokens": 10, "cache_creation_input_tokens": 200,
+                                       "cache_read_input_tokens": 3000, "output_tokens": 50}},
+    }
+
+
+@pytest.fixture
+def projects(tmp_path: Path) -> Path:
+    base = tmp_path / "claude" / "projects"
+    (base / "-proj" / "sess-1" / "subagents").mkdir(parents=True)
+    lines = [
+        {"type": "user", "sessionId": "sess-1", "timestamp": "2026-11-28T09:14:00Z",
+         "message": {"role": "user", "content": "fix the bug"}},
+        assistant("msg_1", "req_1"),
+        assistant("msg_1", "req_1"),                    # streamed answer written twice
+        assistant("msg_2", "req_2", usage={"input_tokens": 5, "output_tokens": 7}),
+        assistant("msg_3", "req_3", model="<synthetic>"),
+    ]
+    text = "\n".join(json.dumps(line) for line in lines) + "\n{not json\n"
+    (base / "-proj" / "sess-1.jsonl").write_text(text, encoding="utf-8")
+    sub = assistant("msg_4", "req_4", session="sess-1", usage={"input_tokens": 1,
+                                                               "output_tokens": 1})
+    (base / "-proj" / "sess-1" / "subagents" / "agent-a.jsonl").write_text(
+        json.dumps(sub) + "\n", encoding="utf-8")
+    return base
+
+
+def test_transcripts_are_read_with_cache_tokens_and_duplicates_collapsed(
+        projects: Path, ledger: Ledger) -> None:
+    scan = read_claude_code_logs(claude_code_log_files(projects))
+    assert scan.files == 2
+    assert scan.skipped == {"not JSON": 1}
+    result = ledger.import_calls(scan.calls)
+    assert (result.imported, result.duplicates) == (3, 0)
+    report = ledger.report(group_by="task")
+    assert [row["key"] for row in report["rows"]] == ["claude-code:sess-1"]
+    total = report["total"]
+    assert (total["calls"], total["inputTokens"], total["outputTokens"],
+            total["cachedTokens"]) == (3, 3210 + 5 + 1, 58, 3000)
+    # priced with the table: fresh + cache writes at input, cache reads at the cached rate
+    assert total["costUsd"] == pytest.approx(
+        (216 * 3.0 + 3000 * 0.30 + 58 * 15.0) / 1e6, abs=1e-6)
+
+
+def test_importing_twice_adds_nothing(projects: Path, ledger: Ledger) -> None:
+    calls = read_claude_code_logs(claude_code_log_files(projects)).calls
+    ledger.import_calls(calls)
+    again = ledger.import_calls(calls)
+    assert (again.imported, again.duplicates) == (0, 3)
+    assert ledger.report()["total"]["calls"] == 3
+
+
+def test_imported_calls_keep_their_own_day(projects: Path, ledger: Ledger) -> None:
+    ledger.import_calls(read_claude_code_logs(claude_code_log_files(projects)).calls)
+    assert [row["key"] for row in ledger.report(group_by="day")["rows"]] == ["2026-11-28"]
+
+
+def test_cli_import(projects: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    assert main(["ledger", "import", str(projects), "--root", str(root), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary == {"files": 2, "imported": 3, "duplicates": 0, "skipped": {"not JSON": 1}}
+    assert main(["ledger", "import", str(projects / "nowhere"), "--root", str(root)]) == 1
+    assert "does not exist" in capsys.readouterr().err
