@@ -91,6 +91,13 @@
     (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
   ]) @reference.implementation
 
+; `#[derive(Debug, Clone)]` implements those traits for the item.
+((attribute
+  (identifier) @_derive
+  arguments: (token_tree
+    (identifier) @name)) @reference.implementation
+  (#eq? @_derive "derive"))
+
 ; Supertraits: `trait Task: Send + Named`.
 (trait_item
   bounds: (trait_bounds [
