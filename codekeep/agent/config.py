@@ -65,6 +65,28 @@ class ModelSettings:
         given = {key: value for key, value in overrides.items() if value is not None}
         return replace(settings, **given) if given else settings  # type: ignore[arg-type]
 
+    @classmethod
+    def from_settings(cls, section: Mapping[str, object] | None,
+                      env: Mapping[str, str] | None = None) -> ModelSettings:
+        """Editor settings (``codekeep.agent`` section, camelCase) over the environment."""
+        section = section or {}
+        unknown = set(section) - set(_SETTING_KEYS)
+        if unknown:
+            raise ValueError(f"unknown agent settings {sorted(unknown)}; known: "
+                             f"{sorted(_SETTING_KEYS)}")
+        overrides: dict[str, object] = {}
+        for key, value in section.items():
+            field_name, kind = _SETTING_KEYS[key]
+            if value is None:
+                continue
+            if kind is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if not isinstance(value, kind) or isinstance(value, bool) is not (kind is bool):
+                raise ValueError(f"agent setting {key!r} must be a {kind.__name__}, "
+                                 f"got {value!r}")
+            overrides[field_name] = value
+        return cls.from_env(env, **overrides)
+
     def require_model(self) -> str:
         """The model name, or :class:`ModelNotConfigured` explaining how to set one."""
         if not self.model or not self.model.strip():
@@ -74,3 +96,17 @@ class ModelSettings:
     @property
     def chat_url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
+
+
+# camelCase setting -> (field, type)
+_SETTING_KEYS: dict[str, tuple[str, type]] = {
+    "model": ("model", str),
+    "baseUrl": ("base_url", str),
+    "apiKey": ("api_key", str),
+    "timeout": ("timeout", float),
+    "maxRetries": ("max_retries", int),
+    "stream": ("stream", bool),
+    "temperature": ("temperature", float),
+    "maxOutputTokens": ("max_output_tokens", int),
+    "contextWindow": ("context_window", int),
+}

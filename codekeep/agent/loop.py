@@ -25,8 +25,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from codekeep.agent.config import ModelSettings
 from codekeep.agent.context_window import ContextWindow, Rendered, window_for_model
@@ -43,15 +42,16 @@ from codekeep.agent.nudges import PHASE_INSTRUCTIONS, Nudge, NudgeGenerator
 from codekeep.agent.prompts import system_prompt
 from codekeep.common.tokens import token_len
 from codekeep.ledger import BudgetEvent, BudgetExceeded, Ledger
+from codekeep.memory import MemoryService
+from codekeep.tools import ToolKit, ToolResult
 from codekeep.tools.capabilities import capability as capability_preset
-from codekeep.tools.context import ToolContext
-from codekeep.tools.pipeline import ToolPipeline
-from codekeep.tools.result import ToolResult
-from codekeep.tools.settings import ToolSettings
 
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[str, dict[str, Any]], Awaitable[None] | None]
+T = TypeVar("T")
+# Runs a function where the workspace services live (the server's worker thread).
+ServicesRunner = Callable[[Callable[[], Any]], Awaitable[Any]]
 
 # capability -> (exploration strategy, memory coordinator profile)
 CAPABILITY_PLANS: dict[str, tuple[str, str]] = {
@@ -100,32 +100,33 @@ class AgentResult:
     nudges: list[dict[str, str]] = field(default_factory=list)
     ledger: dict[str, Any] | None = None
     summary: str = ""
+    proposed_facts: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "taskId": self.task_id, "answer": self.answer, "iterations": self.iterations,
             "tokens": self.tokens, "toolCalls": self.tool_calls, "phase": self.phase,
             "stopReason": self.stop_reason, "nudges": self.nudges, "ledger": self.ledger,
+            "proposedFacts": self.proposed_facts,
         }
 
 
 class AgentLoop:
     """Runs tasks in one workspace with its services; cheap to create."""
 
-    def __init__(self, root: Path, model: ModelSettings, pipeline: ToolPipeline, *,
-                 codemap: Any = None, memory: Any = None, ledger: Ledger | None = None,
-                 tool_settings: ToolSettings | None = None,
+    def __init__(self, toolkit: ToolKit, model: ModelSettings, *,
                  exploration_budget: ExplorationBudget | None = None,
-                 on_event: EventSink | None = None) -> None:
-        self.root = root.resolve()
+                 on_event: EventSink | None = None,
+                 services_runner: ServicesRunner | None = None) -> None:
+        self.toolkit = toolkit
+        self.root = toolkit.root
         self.model = model
-        self.pipeline = pipeline
-        self.codemap = codemap
-        self.memory = memory
-        self.ledger = ledger
-        self.tool_settings = tool_settings
+        self.pipeline = toolkit.pipeline
+        self.memory: MemoryService | None = toolkit.memory
+        self.ledger: Ledger | None = toolkit.ledger
         self.exploration_budget = exploration_budget or ExplorationBudget()
         self.on_event = on_event
+        self.services_runner = services_runner
 
     async def run(self, task: str, capability: str = "chat", *, task_id: str | None = None,
                   token_budget: int | None = None) -> AgentResult:
@@ -151,9 +152,7 @@ class _TaskRun:
         strategy, self.profile = CAPABILITY_PLANS[capability]
         self.tracker = ExplorationTracker(strategy, loop.exploration_budget)
         self.nudges = NudgeGenerator(self.tracker)
-        self.ctx = ToolContext.create(loop.root, task_id, capability,
-                                      settings=loop.tool_settings, codemap=loop.codemap,
-                                      memory=loop.memory, ledger=loop.ledger)
+        self.ctx = loop.toolkit.context(task_id, capability)
         self.client = ModelClient(loop.model)
         self.context_window_tokens = window_for_model(self.client.model,
                                                       loop.model.context_window)
@@ -178,17 +177,17 @@ class _TaskRun:
         stop_reason = "cancelled"
         try:
             self.window = ContextWindow.for_model(
-                self.client.model, self._system_prompt(), self.task,
+                self.client.model, await self._system_prompt(), self.task,
                 context_window=self.context_window_tokens)
             answer, stop_reason = await self._work()
-            return self._finish(answer, stop_reason)
+            return await self._finish(answer, stop_reason)
         except asyncio.CancelledError:
-            self._record_event("cancelled", f"cancelled during {self.tracker.phase.value} "
+            await self._record_event("cancelled", f"cancelled during {self.tracker.phase.value} "
                                f"after {self.tracker.metrics.iteration} model calls")
             raise
         except ModelError as exc:
             stop_reason = "model_error"
-            self._record_event("failed", str(exc))
+            await self._record_event("failed", str(exc))
             raise
         finally:
             self._close_ledger_task()
@@ -225,7 +224,7 @@ class _TaskRun:
                                       "maxSteps": self.tracker.budget.max_iterations,
                                       "message": f"{self.tracker.phase.value}: model call {step}"})
         tools = self.loop.pipeline.schemas(self.ctx)
-        extras = [self._working_memory(), nudge.text if nudge else ""]
+        extras = [await self._working_memory(), nudge.text if nudge else ""]
         rendered = self.window.render(extras, reserved=token_len(json.dumps(tools)))
         if rendered.level != self.last_level:
             self.last_level = rendered.level
@@ -291,9 +290,8 @@ class _TaskRun:
                 "now in plain text with what you already know."), refused="tools are off")
         else:
             parsed = parse_tool_arguments(raw_arguments)
-            if parsed.ok:
-                result = await self.loop.pipeline.execute(name, parsed.value, self.ctx,
-                                                          call_id=call_id)
+            if parsed.value is not None:
+                result = await self._execute(name, parsed.value, call_id)
                 if parsed.repairs:
                     log.info("repaired arguments of %s: %s", name, ", ".join(parsed.repairs))
             else:
@@ -382,43 +380,72 @@ class _TaskRun:
 
     # ------------------------------------------------------------------ memory
 
-    def _system_prompt(self) -> str:
+    async def _system_prompt(self) -> str:
         memory_text = ""
         memory = self.loop.memory
         if memory is not None:
-            memory_text, self.static_memory_tokens = memory.context_for_prompt(
-                self.task_id, budget=self.memory_budget, profile=self.profile, query=self.task)
+            memory_text, self.static_memory_tokens = await self._on_services(
+                lambda: memory.context_for_prompt(self.task_id, budget=self.memory_budget,
+                                                  profile=self.profile, query=self.task))
         return system_prompt(self.loop.root, self.capability, self.tracker.phase, memory_text)
 
-    def _working_memory(self) -> str:
+    async def _working_memory(self) -> str:
         """Dynamic memory for this round: its own share plus what the static part left."""
         memory = self.loop.memory
         if memory is None:
             return ""
-        working = memory.working_memory(self.task_id)
-        working.start_round(self.tracker.next_iteration)
-        working.set_plan(f"{self.tracker.phase.value}: {PHASE_INSTRUCTIONS[self.tracker.phase]}")
-        text = str(working.render(max(0, self.memory_budget - self.static_memory_tokens)))
+        phase = self.tracker.phase
+        step = self.tracker.next_iteration
+        budget = max(0, self.memory_budget - self.static_memory_tokens)
+
+        def render() -> str:
+            working = memory.working_memory(self.task_id)
+            working.start_round(step)
+            working.set_plan(f"{phase.value}: {PHASE_INSTRUCTIONS[phase]}")
+            return str(working.render(budget))
+
+        text = await self._on_services(render)
         return f"[Working memory]\n{text}" if text.strip() else ""
 
-    def _record_event(self, event_type: str, summary: str) -> None:
-        if self.loop.memory is None:
+    async def _record_event(self, event_type: str, summary: str) -> None:
+        memory = self.loop.memory
+        if memory is None:
             return
+        files = sorted(self.tracker.metrics.unique_files)
         try:
-            self.loop.memory.record_event(self.task_id, event_type, summary,
-                                          files=sorted(self.tracker.metrics.unique_files))
+            await self._on_services(lambda: memory.record_event(self.task_id, event_type,
+                                                                summary, files=files))
         except Exception:  # reporting the original failure matters more
             log.exception("could not record %s for %s", event_type, self.task_id)
 
-    def _finish(self, answer: str, stop_reason: str) -> AgentResult:
+    async def _finish(self, answer: str, stop_reason: str) -> AgentResult:
         summary = self._structured_summary(answer, stop_reason)
-        if self.loop.memory is not None:
-            self.loop.memory.end_task(self.task_id, summary)
+        memory = self.loop.memory
+        proposals: list[dict[str, Any]] = []
+        if memory is not None:
+            proposals = await self._on_services(lambda: self._propose_facts(memory))
+            await self._on_services(lambda: memory.end_task(self.task_id, summary))
         report = self.loop.ledger.report(task_id=self.ledger_task) if self.loop.ledger else None
         tokens = int(report["total"]["tokens"]) if report else self.provider_tokens
         return AgentResult(self.task_id, answer, self.tracker.metrics.iteration, tokens,
                            self.tool_calls, self.tracker.phase.value, stop_reason,
-                           self.nudge_log, report, summary)
+                           self.nudge_log, report, summary, proposals)
+
+    def _propose_facts(self, memory: MemoryService) -> list[dict[str, Any]]:
+        """Offer the task's noted findings to long-term memory (its write path decides).
+
+        Findings the agent wrote down with ``note_finding`` are the stable facts of a task;
+        they enter as inferred (``source="agent"``, lower confidence) so anything the user
+        stated wins over them, and consolidation merges repeats.
+        """
+        files = sorted(self.tracker.metrics.unique_files)[:10]
+        proposals = []
+        for finding in memory.working_memory(self.task_id).scratchpad:
+            written = memory.remember(finding.text, kind="fact", source="agent",
+                                      confidence=0.7, files=files, task_id=self.task_id)
+            proposals.append({"content": finding.text, "action": written.action,
+                              "id": written.id, "reason": written.reason})
+        return proposals
 
     def _structured_summary(self, answer: str, stop_reason: str) -> str:
         m = self.tracker.metrics
@@ -430,6 +457,18 @@ class _TaskRun:
                 f"{self.tool_calls}\nFiles examined: {files}\nAnswer: {answer[:1500]}")
 
     # ------------------------------------------------------------------ helpers
+
+    async def _on_services(self, fn: Callable[[], T]) -> T:
+        runner = self.loop.services_runner
+        return fn() if runner is None else await runner(fn)
+
+    async def _execute(self, name: str, arguments: dict[str, Any], call_id: str) -> ToolResult:
+        """One pipeline call, on the services' thread when they live on one."""
+        pipeline, ctx = self.loop.pipeline, self.ctx
+        if self.loop.services_runner is None:
+            return await pipeline.execute(name, arguments, ctx, call_id=call_id)
+        return await self._on_services(
+            lambda: asyncio.run(pipeline.execute(name, arguments, ctx, call_id=call_id)))
 
     def _findings(self) -> str:
         if self.window is None:

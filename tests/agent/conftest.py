@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from codekeep.agent.config import ModelSettings
+from codekeep.agent.exploration import ExplorationBudget
+from codekeep.agent.loop import AgentLoop, AgentResult
+from codekeep.agent.runner import build_loop
 from codekeep.agent.scripted_server import ScriptedModelServer
+from codekeep.analysis.codemap import CodeMap
+from codekeep.ledger import Ledger
+from codekeep.memory import MemoryService
 
 
 @pytest.fixture
@@ -22,3 +32,91 @@ def model_settings(model_server: ScriptedModelServer) -> ModelSettings:
     return ModelSettings(model="scripted-model", base_url=model_server.base_url,
                          api_key="test-key", backoff_base=0.01, backoff_max=0.05,
                          timeout=10.0)
+
+
+BILLING = '''"""Prices and totals."""
+
+
+def compute_total(items):
+    """Sum the price of every item."""
+    return sum(item.price for item in items)
+
+
+def apply_discount(total, rate):
+    return total * (1 - rate)
+'''
+
+CHECKOUT = '''from pkg.billing import compute_total
+
+
+def checkout(cart):
+    total = compute_total(cart.items)
+    return total
+'''
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A small Python project: a definition in one file, its caller in another."""
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "billing.py").write_text(BILLING)
+    (root / "pkg" / "checkout.py").write_text(CHECKOUT)
+    (root / "pkg" / "big.py").write_text("".join(
+        f"def generated_function_{i}(value):\n    return value * {i} + compute_offset({i})\n\n"
+        for i in range(400)))
+    return root
+
+
+@dataclass
+class AgentHarness:
+    """Real services on a workspace, an agent loop wired to the scripted server."""
+
+    root: Path
+    server: ScriptedModelServer
+    settings: ModelSettings
+    codemap: CodeMap
+    memory: MemoryService
+    ledger: Ledger
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def loop(self, budget: ExplorationBudget | None = None, **model: Any) -> AgentLoop:
+        settings = replace(self.settings, **model) if model else self.settings
+        return build_loop(self.root, settings, codemap=self.codemap, memory=self.memory,
+                          ledger=self.ledger, on_event=self._on_event,
+                          exploration_budget=budget)
+
+    async def run(self, task: str, capability: str = "chat", **options: Any) -> AgentResult:
+        budget = options.pop("budget", None)
+        token_budget = options.pop("token_budget", None)
+        return await self.loop(budget, **options).run(task, capability,
+                                                      token_budget=token_budget)
+
+    def _on_event(self, kind: str, payload: dict[str, Any]) -> None:
+        self.events.append((kind, payload))
+
+    def kinds(self, kind: str) -> list[dict[str, Any]]:
+        return [payload for k, payload in self.events if k == kind]
+
+    def ledger_rows(self, task_id: str) -> list[sqlite3.Row]:
+        self.ledger.flush()
+        with sqlite3.connect(self.root / ".codekeep" / "ledger.db") as conn:
+            conn.row_factory = sqlite3.Row
+            return conn.execute("SELECT * FROM calls WHERE task_id = ? ORDER BY ts, id",
+                                (task_id,)).fetchall()
+
+
+@pytest.fixture
+def harness(workspace: Path, model_server: ScriptedModelServer,
+            model_settings: ModelSettings) -> Iterator[AgentHarness]:
+    codemap = CodeMap.open(workspace)
+    codemap.index()
+    memory = MemoryService.open(workspace)
+    ledger = Ledger.open(workspace, start_flusher=False)
+    try:
+        yield AgentHarness(workspace, model_server, model_settings, codemap, memory, ledger)
+    finally:
+        ledger.close()
+        memory.close()
+        codemap.close()

@@ -1,0 +1,141 @@
+"""``codekeep/agent/run`` (and command ``codekeep.agent.run``): the agent in the editor.
+
+The task runs on the server's event loop; every service call it makes (tools, memory)
+is sent to the folder's worker thread that owns the services. While it runs the client
+gets ``$/progress`` (phase and step), ``codekeep/nudge`` and ``codekeep/budget``
+notifications in the order they happen. ``$/cancelRequest`` cancels the task: the
+model call in flight is dropped, the ledger is flushed and the task closed.
+Without a configured model the request fails with a message saying how to configure one;
+every other feature keeps working.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from codekeep.agent.config import ModelNotConfigured
+from codekeep.agent.model_client import ModelError
+from codekeep.agent.runner import build_loop, model_settings_from
+from codekeep.server import params as p
+from codekeep.server.app import CodeKeepServer
+from codekeep.server.extensions import custom_request
+from codekeep.server.workspaces import WorkspaceHandle
+
+logger = logging.getLogger(__name__)
+
+CAPABILITIES = ("explore", "chat", "edit")
+
+
+class AgentRequestFailed(JsonRpcException):
+    """A JSON-RPC error whose message tells the user what to do."""
+
+    CODE = -32803  # LSP RequestFailed
+
+
+class _Progress:
+    """Work-done progress for one task; silent when the client cannot show it."""
+
+    def __init__(self, server: CodeKeepServer, task: str) -> None:
+        self._server = server
+        self._title = f"CodeKeep agent: {task[:60]}"
+        self._token = f"codekeep-agent-{uuid.uuid4().hex[:8]}"
+        self._active = False
+
+    async def begin(self) -> None:
+        window = self._server.client_capabilities.window
+        if window is None or not window.work_done_progress:
+            return
+        try:
+            await self._server.work_done_progress.create_async(self._token)
+        except Exception as error:  # the client refused the token: run without progress
+            logger.info("client refused a progress token: %s", error)
+            return
+        self._active = True
+        self._server.work_done_progress.begin(
+            self._token, types.WorkDoneProgressBegin(title=self._title, cancellable=True))
+
+    def report(self, payload: dict[str, Any]) -> None:
+        if self._active:
+            message = f"{payload['phase']} · step {payload['step']}/{payload['maxSteps']}"
+            percentage = min(100, payload["step"] * 100 // max(1, payload["maxSteps"]))
+            self._server.work_done_progress.report(
+                self._token, types.WorkDoneProgressReport(message=message,
+                                                          percentage=percentage))
+
+    def end(self, message: str) -> None:
+        if self._active:
+            self._active = False
+            self._server.work_done_progress.end(self._token,
+                                                types.WorkDoneProgressEnd(message=message))
+
+
+def _workspace(server: CodeKeepServer, params: dict[str, Any]) -> WorkspaceHandle:
+    uri = p.optional_str(params, "uri")
+    if uri is not None:
+        located = server.locate(uri)
+        if located is None:
+            raise p.InvalidParams(f"{uri} is not inside any workspace folder")
+        return located[0]
+    handles = list(server.workspaces)
+    if not handles:
+        raise AgentRequestFailed("no workspace folder is open")
+    return handles[0]
+
+
+def _event_sink(server: CodeKeepServer, progress: _Progress) -> Callable[[str, dict[str, Any]],
+                                                                          None]:
+    def on_event(kind: str, payload: dict[str, Any]) -> None:
+        if kind == "progress":
+            if payload.get("done"):
+                progress.end(f"{payload['stopReason']} after {payload['step']} steps")
+            else:
+                progress.report(payload)
+        elif kind == "nudge":
+            server.protocol.notify("codekeep/nudge", {
+                "taskId": payload["taskId"], "type": payload["type"], "text": payload["text"]})
+        elif kind == "budget":
+            server.protocol.notify("codekeep/budget", payload)
+
+    return on_event
+
+
+def register(server: CodeKeepServer) -> None:
+    @custom_request(server, "agent/run")
+    async def run(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        task = p.required_str(params, "task")
+        capability = p.optional_str(params, "capability") or "chat"
+        if capability not in CAPABILITIES:
+            raise p.InvalidParams(f"capability must be one of {', '.join(CAPABILITIES)}")
+        budget = p.optional_int(params, "budget", minimum=1)
+        try:
+            model = model_settings_from(ls.settings.extra.get("agent"))
+            model.require_model()
+        except ModelNotConfigured as error:
+            raise AgentRequestFailed(str(error)) from None
+        except ValueError as error:
+            raise p.InvalidParams(str(error)) from None
+        handle = _workspace(ls, params)
+        codemap, memory, ledger = await handle.run(
+            lambda s: (s.codemap, getattr(s, "memory", None), getattr(s, "ledger", None)))
+        progress = _Progress(ls, task)
+        await progress.begin()
+
+        async def on_services(fn: Callable[[], Any]) -> Any:
+            return await handle.run(lambda _services: fn())
+
+        loop = build_loop(handle.root, model, codemap=codemap, memory=memory, ledger=ledger,
+                          on_event=_event_sink(ls, progress), services_runner=on_services)
+        try:
+            result = await loop.run(task, capability, token_budget=budget)
+        except ModelError as error:
+            raise AgentRequestFailed(str(error)) from None
+        finally:
+            progress.end("finished")
+            loop.toolkit.close()
+        return result.to_json()
