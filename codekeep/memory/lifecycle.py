@@ -96,7 +96,11 @@ def maintain(store: MemoryStore, settings: MemorySettings, now: float) -> Mainte
 
 
 def enforce_capacity(store: MemoryStore, scope: str, capacity: int, now: float) -> int:
-    """Archive the least valuable (access_count × importance) active memories over capacity."""
+    """Archive the least valuable active memories over capacity.
+
+    Value is access_count × importance as in seed 000, with access_count counted from 1
+    so that never-recalled memories still differ by importance instead of all tying at 0.
+    """
     live = (
         "status IN ('active','confirmed_resolved') AND scope = ? "
         f"AND kind IN ({_kinds(CAPACITY_KINDS)})"
@@ -108,8 +112,9 @@ def enforce_capacity(store: MemoryStore, scope: str, capacity: int, now: float) 
     if excess <= 0:
         return 0
     with store.transaction():
+        value = "(access_count + 1) * importance"
         victims = store.ids_where(
-            live, (scope,), order="access_count * importance ASC, last_seen_at ASC", limit=excess
+            live, (scope,), order=f"{value} ASC, last_seen_at ASC", limit=excess
         )
         marks = ",".join("?" * len(victims))
         return _transition(

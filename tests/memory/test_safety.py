@@ -82,7 +82,11 @@ def test_a_bare_secret_is_rejected(service: MemoryService, label: str, secret: s
 
 
 def test_private_keys_are_rejected_outright(service: MemoryService) -> None:
-    pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----"
+    pem = (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    )
     result = service.remember(f"deploy key for the build box:\n{pem}")
     assert result.action == "REJECT" and "private key" in (result.reason or "")
     assert service.list() == []

@@ -1,4 +1,4 @@
-"""Recall scoring: 0.2·recency + 0.3·importance + 0.5·relevance, checked against hand computation."""
+"""Recall scoring (0.2·recency + 0.3·importance + 0.5·relevance) against hand computation."""
 
 from __future__ import annotations
 

@@ -1,0 +1,122 @@
+"""Event stream -> summaries -> knowledge: thresholds, structure, promotion, demotion."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from codekeep.memory import MemoryService
+
+
+def _big_output(n: int) -> str:
+    return " ".join(f"line{i} of verbose tool output" for i in range(n))
+
+
+def test_events_are_append_only(service: MemoryService) -> None:
+    event = service.record_event("t1", "file_read", "read app/main.py", files=["app/main.py"])
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        service.project.conn.execute("UPDATE events SET summary = 'x' WHERE id = ?", (event.id,))
+    assert [e.summary for e in service.events.events("t1")] == ["read app/main.py"]
+
+
+def test_small_backlogs_are_not_summarised(service: MemoryService) -> None:
+    for number in range(5):
+        service.record_event(
+            "t1", "file_read", f"read module{number}.py", files=[f"module{number}.py"]
+        )
+    assert service.list(kinds=["summary"]) == []
+    assert len(service.events.unsummarised("t1")) == 5
+
+
+def test_backlog_over_8000_tokens_is_summarised_with_files_operations_result(
+    service: MemoryService,
+) -> None:
+    service.record_event(
+        "t1",
+        "file_read",
+        "read app/api.py",
+        files=["app/api.py"],
+        data={"output": _big_output(700)},
+    )
+    service.record_event("t1", "file_edit", "edited app/api.py", files=["app/api.py"])
+    assert service.list(kinds=["summary"]) == []
+    service.record_event(
+        "t1",
+        "command",
+        "ran tests",
+        data={"command": "pytest -x", "exit_code": 1, "output": _big_output(700)},
+    )
+    (summary,) = service.list(kinds=["summary"])
+    lines = summary.content.splitlines()
+    assert lines[1].startswith("Files: app/api.py (read, edited)")
+    assert lines[2].startswith("Operations:") and "`pytest -x`" in lines[2]
+    assert lines[3] == "Result: command failed (exit 1): ran tests"
+    assert summary.files == ["app/api.py"]
+    assert service.events.unsummarised("t1") == []
+
+
+def test_summary_waits_until_it_saves_three_times_its_cost(make_service) -> None:
+    service = make_service(summary_threshold_tokens=10)
+    service.record_event("t1", "file_read", "read a.py and b.py", files=["a.py", "b.py"])
+    assert service.list(kinds=["summary"]) == []  # over the threshold, but the summary is bigger
+    service.record_event("t1", "search", "searched retries", data={"output": _big_output(40)})
+    assert len(service.list(kinds=["summary"])) == 1
+
+
+def test_model_summariser_adds_a_narrative_under_the_structured_fields(
+    service: MemoryService,
+) -> None:
+    seen: list[int] = []
+
+    def summariser(structured: str, events: list[dict]) -> str:
+        seen.append(len(events))
+        return "Refactored the retry loop; tests pass."
+
+    service.summariser = summariser
+    service.record_event("t1", "file_edit", "edited net/retry.py", files=["net/retry.py"])
+    summary_id = service.end_task("t1")["summaryId"]
+    summary = service.get(summary_id)
+    assert summary is not None and seen == [1]
+    assert "Files: net/retry.py" in summary.content
+    assert summary.content.endswith("Narrative: Refactored the retry loop; tests pass.")
+
+
+def test_end_task_keeps_the_scratchpad_findings(service: MemoryService) -> None:
+    service.working_memory("t9").note("Config is loaded twice at startup", "app/config.py:12")
+    result = service.end_task("t9")
+    summary = service.get(result["summaryId"])
+    assert summary is not None and "Config is loaded twice at startup" in summary.content
+
+
+def test_a_fact_recurring_in_five_tasks_is_promoted_to_knowledge(service: MemoryService) -> None:
+    for number in range(1, 6):
+        task = f"task{number}"
+        service.record_event(
+            task,
+            "command",
+            "ran the unit tests",
+            data={"command": "pytest -q tests/unit", "exit_code": 0},
+        )
+        service.end_task(task)
+        hits = service.recall("pytest unit runs successfully", kinds=["fact"])
+        if number < 5:
+            assert hits == [], f"promoted too early (task {number})"
+    (fact,) = service.recall("pytest unit runs successfully", kinds=["fact"])
+    assert fact.memory.content == "`pytest -q tests/unit` runs successfully in this project"
+    assert fact.memory.support_count == 5 and fact.memory.status == "active"
+    assert "PROMOTE" in [h["action"] for h in service.history(fact.memory.id)]
+    assert "inferred" in fact.memory.flags
+
+
+def test_promoted_knowledge_unused_for_30_days_is_demoted(service: MemoryService, clock) -> None:
+    for number in range(5):
+        service.record_event(
+            f"t{number}", "command", "lint", data={"command": "ruff check .", "exit_code": 0}
+        )
+        service.end_task(f"t{number}")
+    (fact,) = service.list(kinds=["fact"])
+    clock.advance(31)
+    report = service.maintain()
+    assert report.demoted == 1
+    assert service.get(fact.id).status == "observed"  # type: ignore[union-attr]
