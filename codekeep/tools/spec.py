@@ -53,6 +53,7 @@ class ToolSpec:
     path_params: dict[str, PathAccess] = field(default_factory=dict)
     command_param: str | None = None
     writes: bool = False  # subject to the duplicate-write check
+    dedup_on: tuple[str, ...] | None = None  # arguments that identify a write (None: all)
     cacheable: bool = True  # read-only results may be reused within a task
     expires_at: float | None = None  # temporary (forged) tools only
     forged_from: frozenset[str] | None = None  # the tools a forged tool runs
@@ -82,6 +83,7 @@ def tool(
     description: str | None = None,
     compression: Compression = "json",
     writes: bool = False,
+    dedup_on: tuple[str, ...] | None = None,
     cacheable: bool | None = None,
     parameters: dict[str, Any] | None = None,
 ) -> Callable[[Handler], ToolSpec]:
@@ -115,6 +117,7 @@ def tool(
             path_params=path_params,
             command_param=command_param,
             writes=writes,
+            dedup_on=dedup_on,
             cacheable=read_only if cacheable is None else cacheable and read_only,
         )
 

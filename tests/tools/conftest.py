@@ -82,3 +82,22 @@ def call(kit: ToolKit, ctx: ToolContext) -> Any:
         return await kit.pipeline.execute(name, arguments or {}, context or ctx)
 
     return run
+
+
+@pytest.fixture
+def services_kit(workspace: Path) -> Iterator[ToolKit]:
+    """A toolkit over the real code map (indexed), memory and ledger of the workspace."""
+    from codekeep.analysis.codemap import CodeMap
+    from codekeep.ledger import Ledger
+    from codekeep.memory import MemoryService
+
+    codemap = CodeMap.open(workspace)
+    codemap.index()
+    memory = MemoryService.open(workspace)
+    ledger = Ledger.open(workspace)
+    toolkit = ToolKit.open(workspace, codemap=codemap, memory=memory, ledger=ledger)
+    yield toolkit
+    toolkit.close()
+    ledger.close()
+    memory.close()
+    codemap.close()

@@ -127,7 +127,9 @@ def _list(ctx: ToolContext, path: str, pattern: str | None) -> list[tuple[str, i
     return result
 
 
-@tool(category="files", read_only=False, writes=True, compression="text")
+@tool(
+    category="files", read_only=False, writes=True, dedup_on=("path", "content"), compression="text"
+)
 async def write_file(
     ctx: ToolContext,
     path: Annotated[str, Param("File path relative to the workspace root.", path="write")],

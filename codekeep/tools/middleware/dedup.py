@@ -2,7 +2,8 @@
 
 ``after`` remembers the fingerprint of each successful write; ``before`` refuses a
 write whose fingerprint was already recorded, so the repeat never executes. Whitespace
-differences do not make a write new.
+differences do not make a write new; ``ToolSpec.dedup_on`` names the arguments that
+identify a write (a memory is the same memory whatever importance it is given).
 """
 
 from __future__ import annotations
@@ -38,9 +39,11 @@ class DuplicateWriteCheck(ToolMiddleware):
 
 def write_fingerprint(call: ToolCall) -> str:
     assert call.spec is not None
+    keys = call.spec.dedup_on
     canonical = {
         k: " ".join(v.split()).lower() if isinstance(v, str) else v
         for k, v in call.arguments.items()
+        if keys is None or k in keys
     }
     digest = hashlib.sha256(dumps(canonical).encode("utf-8")).hexdigest()
     return f"{call.spec.name}:{digest}"
