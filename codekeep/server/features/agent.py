@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -22,10 +23,13 @@ from pygls.exceptions import JsonRpcException
 from codekeep.agent.config import ModelNotConfigured
 from codekeep.agent.model_client import ModelError
 from codekeep.agent.runner import build_loop, model_settings_from
+from codekeep.ledger import Ledger
+from codekeep.memory import MemoryService
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import custom_request
 from codekeep.server.workspaces import WorkspaceHandle
+from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +109,34 @@ def _event_sink(server: CodeKeepServer, progress: _Progress) -> Callable[[str, d
     return on_event
 
 
+def _services_of(services: WorkspaceServices, stores: dict[Path, tuple[Any, Any]]
+                 ) -> tuple[Any, Any, Any]:
+    """Code map, memory and ledger of a folder (runs on the folder's worker thread).
+
+    Until ``WorkspaceServices`` carries memory and ledger itself, the agent opens them
+    once per folder here and closes them with the server.
+    """
+    memory = getattr(services, "memory", None)
+    ledger = getattr(services, "ledger", None)
+    if memory is None or ledger is None:
+        if services.root not in stores:
+            stores[services.root] = (MemoryService.open(services.root),
+                                     Ledger.open(services.root))
+        memory, ledger = stores[services.root]
+    return services.codemap, memory, ledger
+
+
 def register(server: CodeKeepServer) -> None:
+    stores: dict[Path, tuple[Any, Any]] = {}
+
+    def close_stores() -> None:
+        for memory, ledger in stores.values():
+            ledger.close()
+            memory.close()
+        stores.clear()
+
+    server.on_close.append(close_stores)
+
     @custom_request(server, "agent/run")
     async def run(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         task = p.required_str(params, "task")
@@ -121,8 +152,7 @@ def register(server: CodeKeepServer) -> None:
         except ValueError as error:
             raise p.InvalidParams(str(error)) from None
         handle = _workspace(ls, params)
-        codemap, memory, ledger = await handle.run(
-            lambda s: (s.codemap, getattr(s, "memory", None), getattr(s, "ledger", None)))
+        codemap, memory, ledger = await handle.run(lambda s: _services_of(s, stores))
         progress = _Progress(ls, task)
         await progress.begin()
 
@@ -139,3 +169,8 @@ def register(server: CodeKeepServer) -> None:
             progress.end("finished")
             loop.toolkit.close()
         return result.to_json()
+
+    # DESIGN.md names the command ``codekeep.agent.run`` (dots all the way).
+    @server.command("codekeep.agent.run")
+    async def run_command(ls, *arguments: Any) -> Any:  # type: ignore[no-untyped-def]
+        return await run(ls, p.command_object(arguments))

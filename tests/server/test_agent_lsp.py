@@ -1,0 +1,160 @@
+"""The agent through the language server: a real ``codekeep serve`` subprocess, a real
+scripted OpenAI-compatible endpoint on 127.0.0.1, pytest-lsp as the editor."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from codekeep.agent.scripted_server import ScriptedModelServer, call, say
+from tests.server.lsp_harness import (
+    SERVER_COMMAND,
+    initialize_params,
+    make_client,
+    request,
+    wait_ready,
+)
+
+USAGE = {"prompt_tokens": 400, "completion_tokens": 25}
+
+BILLING = '''def compute_total(items):
+    """Sum the price of every item."""
+    return sum(item.price for item in items)
+'''
+CHECKOUT = '''from pkg.billing import compute_total
+
+
+def checkout(cart):
+    return compute_total(cart.items)
+'''
+
+
+def recording_client() -> LanguageClient:
+    """The harness client, also recording $/progress, nudges and budgets in arrival order."""
+    client = make_client()
+    client.timeline = []  # type: ignore[attr-defined]
+    features = client.protocol.fm.features
+    original_progress = features[types.PROGRESS]
+
+    def on_progress(params: Any) -> Any:
+        token = params.token if hasattr(params, "token") else params["token"]
+        value = params.value if hasattr(params, "value") else params["value"]
+        kind = value.kind if hasattr(value, "kind") else value["kind"]
+        if str(token).startswith("codekeep-agent-"):
+            client.timeline.append(("progress", kind, value))  # type: ignore[attr-defined]
+        return original_progress(params)
+
+    features[types.PROGRESS] = on_progress
+
+    @client.feature("codekeep/nudge")
+    def on_nudge(params: Any) -> None:
+        client.timeline.append(("nudge", params["type"], params))  # type: ignore[attr-defined]
+
+    @client.feature("codekeep/budget")
+    def on_budget(params: Any) -> None:
+        client.timeline.append(("budget", params["threshold"], params))  # type: ignore[attr-defined]
+
+    return client
+
+
+@pytest.fixture
+def model_server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "shop"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "billing.py").write_text(BILLING)
+    (root / "pkg" / "checkout.py").write_text(CHECKOUT)
+    return root
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND,
+                                              client_factory=recording_client))
+async def client(lsp_client: LanguageClient, project: Path,
+                 model_server: ScriptedModelServer) -> AsyncIterator[None]:
+    options = {"agent": {"model": "scripted-model", "baseUrl": model_server.base_url,
+                         "apiKey": "test"}}
+    await lsp_client.initialize_session(initialize_params(project, options=options))
+    await wait_ready(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.slow
+async def test_agent_run_streams_progress_nudges_and_budget_in_order(
+        client: LanguageClient, model_server: ScriptedModelServer) -> None:
+    model_server.push(
+        call("find_symbol", {"name": "compute_total"}, usage=USAGE),
+        call("read_file", {"path": "pkg/billing.py"}, usage=USAGE),
+        say("compute_total is in pkg/billing.py:1; checkout calls it.", usage=USAGE),
+    )
+    result = await request(client, "codekeep/agent/run",
+                           {"task": "Where is compute_total defined and who calls it?",
+                            "capability": "explore", "budget": 1100})
+    assert result["answer"].startswith("compute_total is in pkg/billing.py:1")
+    assert (result["iterations"], result["toolCalls"]) == (3, 2)
+    assert result["tokens"] == 3 * 425
+    assert "pkg/billing.py" in model_server.tool_messages(1)[0]["content"]
+
+    timeline = client.timeline  # type: ignore[attr-defined]
+    kinds = [(kind, detail) for kind, detail, _ in timeline]
+    assert kinds[0] == ("progress", "begin") and kinds[-1] == ("progress", "end")
+    reports = [value for kind, detail, value in timeline if detail == "report"]
+    messages = [r.message if hasattr(r, "message") else r["message"] for r in reports]
+    assert messages == ["SCAN · step 1/24", "EXPLORE · step 2/24", "EXPLORE · step 3/24"]
+    # round 1 found new information: the SCAN -> EXPLORE planning nudge precedes step 2;
+    # the 75 % budget crossing (850 of 1100 tokens after call 2) precedes step 3.
+    assert kinds.index(("nudge", "planning")) < kinds.index(("progress", "report"), 2)
+    budget_at = kinds.index(("budget", 0.75))
+    step3_at = max(i for i, k in enumerate(kinds) if k == ("progress", "report"))
+    assert kinds.index(("nudge", "planning")) < budget_at < step3_at
+    budget = timeline[budget_at][2]
+    assert (budget["used"], budget["limit"], budget["taskId"]) == (850, 1100, result["taskId"])
+    warning = [value for kind, detail, value in timeline if detail == "budget_warning"]
+    assert warning and warning[0]["taskId"] == result["taskId"]
+    command = types.ExecuteCommandParams(command="codekeep.agent.run", arguments=[
+        {"task": "Say hi"}])
+    model_server.push(say("hi"))
+    via_command = await request(client, "workspace/executeCommand", command)
+    assert via_command["answer"] == "hi"
+
+
+@pytest.mark.slow
+async def test_cancel_request_stops_a_slow_model_call(
+        client: LanguageClient, model_server: ScriptedModelServer) -> None:
+    model_server.push(say("never", delay=10.0))
+    future = client.protocol.send_request("codekeep/agent/run", {"task": "Think hard"},
+                                          msg_id="agent-slow")
+    for _ in range(100):
+        if model_server.requests:
+            break
+        await asyncio.sleep(0.05)
+    started = time.monotonic()
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="agent-slow"))
+    with pytest.raises(JsonRpcException, match="(?i)cancel"):
+        await asyncio.wait_for(asyncio.wrap_future(future), 5)
+    assert time.monotonic() - started < 3  # not the 10 s the model would have taken
+    model_server.push(say("still alive"))
+    result = await request(client, "codekeep/agent/run", {"task": "Are you there?"})
+    assert result["answer"] == "still alive"
+
+
+async def test_bad_params_are_json_rpc_errors(client: LanguageClient) -> None:
+    with pytest.raises(JsonRpcException, match="capability must be one of"):
+        await request(client, "codekeep/agent/run", {"task": "x", "capability": "root"})
+    with pytest.raises(JsonRpcException, match="task"):
+        await request(client, "codekeep/agent/run", {})
