@@ -15,6 +15,9 @@ from collections.abc import Sequence
 import httpx
 
 from codekeep.memory.settings import EmbeddingSettings
+from codekeep.memory.store import MemoryStore
+
+BACKFILL_BATCH = 64
 
 
 class EmbeddingError(RuntimeError):
@@ -62,3 +65,36 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
     norm = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
     return dot / norm if norm else 0.0
+
+
+def store_vectors(store: MemoryStore, client: EmbeddingClient, ids: Sequence[str]) -> int:
+    """Embed the content of ``ids`` and keep the vectors; 0 when the endpoint fails."""
+    rows = store.conn.execute(
+        f"SELECT id, content FROM memories WHERE id IN ({','.join('?' * len(ids))})", list(ids)
+    ).fetchall()
+    if not rows:
+        return 0
+    try:
+        vectors = client.embed([row["content"] for row in rows])
+    except EmbeddingError:
+        return 0  # lexical relevance still works; the vectors are retried on the next recall
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT OR REPLACE INTO memory_vectors(memory_id, model, vector) VALUES (?, ?, ?)",
+            [
+                (row["id"], client.settings.model, pack(v))
+                for row, v in zip(rows, vectors, strict=True)
+            ],
+        )
+    return len(rows)
+
+
+def backfill(store: MemoryStore, client: EmbeddingClient, statuses: Sequence[str]) -> int:
+    """Embed recallable memories written before embeddings were configured (a batch per call)."""
+    missing = store.ids_where(
+        f"status IN ({','.join('?' * len(statuses))}) AND id NOT IN "
+        "(SELECT memory_id FROM memory_vectors WHERE model = ?)",
+        (*statuses, client.settings.model),
+        limit=BACKFILL_BATCH,
+    )
+    return store_vectors(store, client, missing) if missing else 0

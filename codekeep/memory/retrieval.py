@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from codekeep.memory.embeddings import EmbeddingClient, EmbeddingError, cosine, unpack
+from codekeep.memory.embeddings import EmbeddingClient, EmbeddingError, backfill, cosine, unpack
 from codekeep.memory.model import RECALLABLE_STATUSES, Memory, RecalledMemory, ScoreParts
 from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
 from codekeep.memory.settings import MemorySettings
@@ -124,6 +124,8 @@ class Retriever:
     def _embedded(self, query: RecallQuery) -> list[str] | None:
         if self.embedder is None or not query.text.strip():
             return None
+        for store in self.stores:
+            backfill(store, self.embedder, RECALLABLE_STATUSES)
         try:
             (vector,) = self.embedder.embed([query.text])
         except EmbeddingError:

@@ -20,7 +20,7 @@ from typing import Any
 from codekeep.common.workspace import state_dir, user_data_dir
 from codekeep.memory import codelinks, coordinator, layers, lifecycle, notes, safety
 from codekeep.memory.catalog import PreferenceCatalog
-from codekeep.memory.embeddings import EmbeddingClient, EmbeddingError, pack
+from codekeep.memory.embeddings import EmbeddingClient, store_vectors
 from codekeep.memory.evidence import EvidenceVerifier
 from codekeep.memory.model import (
     KINDS,
@@ -160,20 +160,8 @@ class MemoryService:
     def _after_write(self, store: MemoryStore, scope: str, memory_id: str) -> None:
         now = self.settings.clock()
         lifecycle.enforce_capacity(store, scope, self.settings.capacity_per_scope, now)
-        if self.embedder is None:
-            return
-        memory = store.get(memory_id)
-        if memory is None:
-            return
-        try:
-            (vector,) = self.embedder.embed([memory.content])
-        except EmbeddingError:
-            return  # lexical relevance still works; the vector is computed on the next change
-        with store.transaction() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO memory_vectors(memory_id, model, vector) VALUES (?, ?, ?)",
-                (memory_id, self.embedder.settings.model, pack(vector)),
-            )
+        if self.embedder is not None:
+            store_vectors(store, self.embedder, [memory_id])
 
     # ---- writing ------------------------------------------------------------------------
 
