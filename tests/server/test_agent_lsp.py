@@ -145,7 +145,7 @@ async def test_cancel_request_stops_a_slow_model_call(
         await asyncio.sleep(0.05)
     started = time.monotonic()
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="agent-slow"))
-    with pytest.raises(JsonRpcException, match="(?i)cancel"):
+    with pytest.raises(JsonRpcException, match=r"(?i)cancel"):
         await asyncio.wait_for(asyncio.wrap_future(future), 5)
     assert time.monotonic() - started < 3  # not the 10 s the model would have taken
     model_server.push(say("still alive"))
