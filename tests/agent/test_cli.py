@@ -1,0 +1,70 @@
+"""``codekeep agent`` as a user runs it: a real subprocess against the scripted endpoint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codekeep.agent.scripted_server import ScriptedModelServer, call, http_error, say
+
+
+def _codekeep(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("CODEKEEP_MODEL", "CODEKEEP_BASE_URL", "CODEKEEP_API_KEY",
+                          "OPENAI_API_KEY")}
+    return subprocess.run([sys.executable, "-m", "codekeep", *args], capture_output=True,
+                          text=True, env={**clean, **env}, timeout=60)
+
+
+@pytest.mark.slow
+def test_agent_command_answers_as_json(workspace: Path, model_server: ScriptedModelServer):
+    model_server.push(call("find_symbol", {"name": "compute_total"}),
+                      say("compute_total is defined in pkg/billing.py:4."))
+    done = _codekeep("agent", "Where is compute_total defined?", "--capability", "explore",
+                     "--json", "--root", str(workspace),
+                     env={"CODEKEEP_MODEL": "scripted-model",
+                          "CODEKEEP_BASE_URL": model_server.base_url,
+                          "OPENAI_API_KEY": "sk-from-openai-variable"})
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["answer"] == "compute_total is defined in pkg/billing.py:4."
+    assert (result["iterations"], result["toolCalls"]) == (2, 1)
+    assert result["tokens"] > 0 and result["taskId"].startswith("agent-")
+    assert "pkg/billing.py" in model_server.tool_messages(1)[0]["content"]
+    assert model_server.request_headers[0]["Authorization"] == "Bearer sk-from-openai-variable"
+    offered = {t["function"]["name"] for t in model_server.requests[0]["tools"]}
+    assert "write_file" not in offered and "run_command" not in offered
+
+
+@pytest.mark.slow
+def test_agent_command_text_output_and_progress_on_stderr(workspace: Path,
+                                                          model_server: ScriptedModelServer):
+    model_server.push(say("Nothing to do."))
+    done = _codekeep("agent", "Anything?", "--root", str(workspace), "--model",
+                     "scripted-model", "--base-url", model_server.base_url, env={})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Nothing to do."
+    assert "[SCAN] step 1/24" in done.stderr and "1 model calls" in done.stderr
+
+
+def test_agent_command_without_a_model_says_how_to_configure_one(workspace: Path):
+    done = _codekeep("agent", "Where is compute_total?", "--root", str(workspace), env={})
+    assert done.returncode == 2
+    assert "CODEKEEP_MODEL" in done.stderr and "CODEKEEP_BASE_URL" in done.stderr
+    assert done.stdout == ""
+    assert not (workspace / ".codekeep" / "ledger.db").exists()  # nothing was opened
+
+
+def test_agent_command_reports_a_refusing_endpoint(workspace: Path,
+                                                   model_server: ScriptedModelServer):
+    model_server.push(http_error(401, "invalid api key"))
+    done = _codekeep("agent", "hi", "--root", str(workspace),
+                     env={"CODEKEEP_MODEL": "m", "CODEKEEP_BASE_URL": model_server.base_url})
+    assert done.returncode == 1
+    assert "HTTP 401: invalid api key" in done.stderr and "CODEKEEP_API_KEY" in done.stderr
+    assert "Traceback" not in done.stderr
