@@ -1,0 +1,134 @@
+"""``codekeep memory …`` through the real command-line entry point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codekeep.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
+    code = main(["memory", *args, "--root", str(root)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_remember_recall_forget_round_trip(capsys, workspace: Path) -> None:
+    code, out, _ = run(
+        capsys,
+        workspace,
+        "remember",
+        "The CLI entry point is codekeep/cli/__init__.py",
+        "--importance",
+        "8",
+        "--file",
+        "codekeep/cli/__init__.py",
+        "--json",
+    )
+    assert code == 0
+    added = json.loads(out)
+    assert added["action"] == "ADD" and added["id"].startswith("p")
+
+    code, out, _ = run(
+        capsys, workspace, "remember", "The CLI entry point is codekeep/cli/__init__.py", "--json"
+    )
+    assert json.loads(out) == {
+        "id": added["id"],
+        "action": "REINFORCE",
+        "reason": "same content seen again",
+    }
+
+    code, out, _ = run(capsys, workspace, "recall", "cli entry point", "--json")
+    (memory,) = json.loads(out)["memories"]
+    assert set(memory) == {
+        "id",
+        "kind",
+        "status",
+        "scope",
+        "key",
+        "content",
+        "files",
+        "symbols",
+        "score",
+        "scoreParts",
+        "flags",
+    }
+    assert memory["files"] == ["codekeep/cli/__init__.py"]
+    assert set(memory["scoreParts"]) == {"recency", "importance", "relevance"}
+
+    code, out, _ = run(capsys, workspace, "forget", added["id"], "--json")
+    assert code == 0 and json.loads(out) == {"ok": True, "id": added["id"]}
+    code, out, _ = run(capsys, workspace, "recall", "cli entry point", "--json")
+    assert json.loads(out) == {"memories": []}
+    code, out, _ = run(capsys, workspace, "list", "--all", "--json")
+    assert [m["status"] for m in json.loads(out)["memories"]] == ["disabled"]
+
+
+def test_rejection_exits_1_with_the_reason(capsys, workspace: Path) -> None:
+    code, out, err = run(
+        capsys, workspace, "remember", "ghp_" + "16C7e42F292c6912E7710c838347Ae178B4a", "--json"
+    )
+    assert code == 1
+    assert json.loads(out)["action"] == "REJECT"
+    assert "GitHub token" in err
+
+
+def test_not_this_and_undo(capsys, workspace: Path) -> None:
+    _, out, _ = run(capsys, workspace, "remember", "Timeouts come from the DNS resolver", "--json")
+    memory_id = json.loads(out)["id"]
+    assert run(capsys, workspace, "not-this", memory_id, "--reason", "it was TLS")[0] == 0
+    _, out, _ = run(capsys, workspace, "recall", "timeouts", "--json")
+    assert json.loads(out)["memories"][0]["flags"] == ["not-this"]
+    assert run(capsys, workspace, "not-this", memory_id, "--undo")[0] == 0
+    _, out, _ = run(capsys, workspace, "history", memory_id, "--json")
+    actions = [h["action"] for h in json.loads(out)["history"]]
+    assert actions == ["ADD", "NOT_THIS", "UNDO_NOT_THIS"]
+
+
+def test_unknown_id_is_a_clear_error(capsys, workspace: Path) -> None:
+    code, _, err = run(capsys, workspace, "forget", "p000000000000")
+    assert code == 1 and "no memory with id 'p000000000000'" in err
+    code, _, err = run(capsys, workspace, "history", "nonsense")
+    assert code == 1 and "no memory" in err
+
+
+def test_notes_template_init_and_sync_report(capsys, workspace: Path) -> None:
+    code, out, _ = run(capsys, workspace, "notes", "--template")
+    assert code == 0 and "## Preferences" in out and "- test_command:" in out
+    assert not (workspace / ".codekeep" / "MEMORY.md").exists()
+    run(capsys, workspace, "notes", "--template", "--init")
+    notes = workspace / ".codekeep" / "MEMORY.md"
+    text = notes.read_text().replace("- test_command: <!--", "- test_command: make test <!--")
+    notes.write_text(text.replace("- verbosity: <!--", "- verbosity: loud <!--"), encoding="utf-8")
+    code, out, err = run(capsys, workspace, "notes")
+    assert code == 0 and "make test" in out
+    assert "verbosity must be one of" in err
+    code, out, _ = run(capsys, workspace, "notes", "--json")
+    assert json.loads(out)["preferences"]["test_command"] == "make test"
+
+
+def test_purge_asks_and_needs_yes_without_a_terminal(workspace: Path) -> None:
+    def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "codekeep", "memory", *args, "--root", str(workspace)],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    first = json.loads(cli("remember", "use npm", "--json").stdout)
+    cli("remember", "don't use npm", "--json")
+    refused = cli("purge")
+    assert refused.returncode == 1 and "--yes" in refused.stderr
+    listed = json.loads(cli("list", "--all", "--json").stdout)["memories"]
+    assert any(m["id"] == first["id"] for m in listed)
+    done = cli("purge", "--yes", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout) == {"deleted": 1}
+    listed = json.loads(cli("list", "--all", "--json").stdout)["memories"]
+    assert [m["content"] for m in listed] == ["don't use npm"]
