@@ -385,6 +385,7 @@ def _path_like_values(args: Sequence[str], root: Path) -> list[str]:
                 or is_secret_name(parts[-1])
                 or ENCODED_SPECIAL.search(value)
                 or os.path.lexists(root / value)
+                or any(c in value for c in "*?[")  # a shell would expand it
             ):
                 values.append(value)
     return values
