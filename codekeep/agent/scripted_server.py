@@ -93,7 +93,7 @@ def prompt_tokens(body: Mapping[str, Any]) -> int:
             total += token_len(str(function.get("name", ""))) + token_len(
                 str(function.get("arguments", "")))
     if body.get("tools"):
-        total += token_len(json.dumps(body["tools"]))
+        total += token_len(json.dumps(body["tools"], separators=(",", ":")))
     return total
 
 
@@ -137,6 +137,11 @@ class ScriptedModelServer:
     def push(self, *replies: Reply | Responder) -> None:
         with self._lock:
             self._script.extend(replies)
+
+    def set_responder(self, responder: Responder | None) -> None:
+        """Answer with ``responder(request_body)`` whenever the script is empty."""
+        with self._lock:
+            self._responder = responder
 
     @property
     def remaining(self) -> int:

@@ -1,0 +1,183 @@
+"""Agent token benchmark: "where is X defined and who calls it?" on this repository.
+
+Two scripted models answer the same questions through the real agent loop, the real
+tools and the real scripted OpenAI-compatible endpoint on 127.0.0.1; tokens come from the
+ledger (the endpoint reports usage counted with tiktoken over exactly what it was sent):
+
+* code map: find_symbol and find_references in one round -> answer;
+* whole files (the reference, measured in the same run): search_code to find the files
+  mentioning X -> read each of them whole -> answer.
+
+Target: code-map tokens <= 25 % of whole-file tokens. Prints ONE JSON object.
+
+Usage: python bench/agent_bench.py [--symbols count_tokens,open_db,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from codekeep.agent.config import ModelSettings
+from codekeep.agent.runner import build_loop
+from codekeep.agent.scripted_server import (
+    Reply,
+    ScriptedCall,
+    ScriptedModelServer,
+    call,
+    calls,
+    prompt_tokens,
+    say,
+)
+from codekeep.analysis.codemap import CodeMap
+from codekeep.common.tokens import token_len
+from codekeep.ledger import Ledger
+
+REPO = Path(__file__).resolve().parent.parent
+SYMBOLS = ("count_tokens", "open_db", "resolve_root", "parse_tool_arguments", "path_to_uri",
+           "state_dir", "model_info", "infer_call_type")
+TARGET = 0.25
+_LOCATION = re.compile(r"(\S+\.py):(\d+)")
+_FILE_LINE = re.compile(r"^(\S+\.\w+) \(\d+\)$", re.MULTILINE)
+
+Strategy = Callable[[str], Callable[[dict[str, Any]], Reply]]
+
+
+def _rounds(body: dict[str, Any]) -> tuple[int, list[str]]:
+    """How many tool rounds happened, and the tool results seen so far."""
+    messages = body["messages"]
+    done = sum(1 for m in messages if m["role"] == "assistant" and m.get("tool_calls"))
+    return done, [str(m.get("content") or "") for m in messages if m["role"] == "tool"]
+
+
+def code_map_strategy(symbol: str) -> Callable[[dict[str, Any]], Reply]:
+    """Ask the code map both questions at once, answer from the two compact results."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        done, results = _rounds(body)
+        if done == 0:
+            return calls(ScriptedCall("find_symbol", {"name": symbol}, id="definition"),
+                         ScriptedCall("find_references", {"name": symbol}, id="callers"))
+        location = _LOCATION.search(results[0])
+        callers = ", ".join(_FILE_LINE.findall(results[1])) or "no callers"
+        where = location.group(0) if location else "not found"
+        return say(f"{symbol} is defined at {where}; used in {callers}.")
+
+    return respond
+
+
+def whole_file_strategy(symbol: str) -> Callable[[dict[str, Any]], Reply]:
+    def respond(body: dict[str, Any]) -> Reply:
+        done, results = _rounds(body)
+        if done == 0:
+            return call("search_code", {"pattern": symbol})
+        files = _FILE_LINE.findall(results[0])
+        if done == 1 and files:
+            return calls(*(ScriptedCall("read_file", {"path": path}, id=f"read_{i}")
+                           for i, path in enumerate(files)))
+        return say(f"{symbol} appears in {', '.join(files) or 'no file'}.")
+
+    return respond
+
+
+async def _ask(root: Path, server: ScriptedModelServer, services: dict[str, Any],
+               strategy: Strategy, symbol: str) -> dict[str, Any]:
+    server.set_responder(strategy(symbol))
+    settings = ModelSettings(model="scripted-model", base_url=server.base_url,
+                             context_window=128_000)  # no compression: raw strategy cost
+    loop = build_loop(root, settings, **services)
+    first_request = len(server.requests)
+    started = time.perf_counter()
+    try:
+        result = await loop.run(f"Where is {symbol} defined and who calls it?", "explore")
+    finally:
+        loop.toolkit.close()
+    report = services["ledger"].report(task_id=result.task_id)
+    tool_results = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    first = server.requests[first_request]
+    overhead = prompt_tokens({"messages": first["messages"][:1], "tools": first.get("tools")})
+    return {"tokens": report["total"]["tokens"], "calls": report["total"]["calls"],
+            "overheadPerCall": overhead,
+            "resultTokens": sum(token_len(str(m["content"])) for m in tool_results),
+            "toolCalls": result.tool_calls, "seconds": time.perf_counter() - started,
+            "answer": result.answer}
+
+
+async def _measure(root: Path, symbols: list[str], services: dict[str, Any]) -> dict[str, Any]:
+    questions = []
+    with ScriptedModelServer() as server:
+        for symbol in symbols:
+            mapped = await _ask(root, server, services, code_map_strategy, symbol)
+            whole = await _ask(root, server, services, whole_file_strategy, symbol)
+            questions.append({
+                "symbol": symbol, "codeMapTokens": mapped["tokens"],
+                "wholeFileTokens": whole["tokens"],
+                "ratio": round(mapped["tokens"] / whole["tokens"], 4),
+                "overheadPerCall": mapped["overheadPerCall"],
+                "codeMapResultTokens": mapped["resultTokens"],
+                "wholeFileResultTokens": whole["resultTokens"],
+                "codeMapCalls": mapped["calls"], "wholeFileCalls": whole["calls"],
+                "filesRead": whole["toolCalls"] - 1, "codeMapSeconds": mapped["seconds"],
+                "wholeFileSeconds": whole["seconds"], "answer": mapped["answer"]})
+    mapped_total = sum(q["codeMapTokens"] for q in questions)
+    whole_total = sum(q["wholeFileTokens"] for q in questions)
+    mapped_fixed = sum(q["overheadPerCall"] * q["codeMapCalls"] for q in questions)
+    whole_fixed = sum(q["overheadPerCall"] * q["wholeFileCalls"] for q in questions)
+    return {
+        "bench": "agent_tokens_where_defined_who_calls",
+        "repository": str(REPO.name),
+        "questions": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in q.items()}
+                      for q in questions],
+        "codeMapTokensTotal": mapped_total,
+        "wholeFileTokensTotal": whole_total,
+        "ratioTotal": round(mapped_total / whole_total, 4),
+        # the same system prompt + tool schemas ride along in every call of either strategy
+        "overheadPerCallMedian": statistics.median(q["overheadPerCall"] for q in questions),
+        "ratioExcludingFixedOverhead": round((mapped_total - mapped_fixed)
+                                             / (whole_total - whole_fixed), 4),
+        "resultTokensRatio": round(sum(q["codeMapResultTokens"] for q in questions)
+                                   / sum(q["wholeFileResultTokens"] for q in questions), 4),
+        "ratioMedian": round(statistics.median(q["ratio"] for q in questions), 4),
+        "ratioMax": round(max(q["ratio"] for q in questions), 4),
+        "codeMapTokensMedian": statistics.median(q["codeMapTokens"] for q in questions),
+        "wholeFileTokensMedian": statistics.median(q["wholeFileTokens"] for q in questions),
+        "codeMapSecondsMedian": round(statistics.median(q["codeMapSeconds"]
+                                                        for q in questions), 4),
+        "wholeFileSecondsMedian": round(statistics.median(q["wholeFileSeconds"]
+                                                          for q in questions), 4),
+        "target": TARGET,
+        "meetsTarget": mapped_total / whole_total <= TARGET,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--symbols", default=",".join(SYMBOLS))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "repo"
+        shutil.copytree(REPO / "codekeep", root / "codekeep")  # the stores go in the copy
+        codemap = CodeMap.open(root)
+        stats = codemap.index()
+        ledger = Ledger.open(root, start_flusher=False)
+        try:  # no memory: earlier answers must not shorten later questions
+            result = asyncio.run(_measure(root, args.symbols.split(","), {
+                "codemap": codemap, "memory": None, "ledger": ledger}))
+        finally:
+            ledger.close()
+            codemap.close()
+    result["indexedFiles"] = stats.files
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
