@@ -170,7 +170,8 @@ def register(server: CodeKeepServer) -> None:
             loop.toolkit.close()
         return result.to_json()
 
-    # DESIGN.md names the command ``codekeep.agent.run`` (dots all the way).
+    # DESIGN.md names the command ``codekeep.agent.run`` (dots all the way). ``ls`` stays
+    # unannotated: pygls recognises it by name and converts annotated arguments.
     @server.command("codekeep.agent.run")
-    async def run_command(ls, *arguments: Any) -> Any:  # type: ignore[no-untyped-def]
+    async def run_command(ls, *arguments: Any) -> Any:
         return await run(ls, p.command_object(arguments))
