@@ -20,20 +20,26 @@ def split_tokens(total: int, weights: Mapping[str, int]) -> dict[str, int]:
     """
     if not weights:
         return {}
-    if any(weight < 0 for weight in weights.values()):
-        raise ValueError("file weights (characters read) must not be negative")
+    if len(weights) == 1:  # the common single-file read: no arithmetic needed
+        (path, weight), = weights.items()
+        if weight < 0:
+            raise ValueError("file weights (characters read) must not be negative")
+        return {path: total}
     keys = list(weights)
-    raw = [weights[key] for key in keys]
+    raw = list(weights.values())
+    if min(raw) < 0:
+        raise ValueError("file weights (characters read) must not be negative")
     denominator = sum(raw)
     if denominator == 0:
         raw = [1] * len(keys)
         denominator = len(keys)
-    quotients = [total * weight // denominator for weight in raw]
-    remainders = [total * weight % denominator for weight in raw]
+    parts = [divmod(total * weight, denominator) for weight in raw]
+    quotients = [quotient for quotient, _ in parts]
     leftover = total - sum(quotients)
-    by_remainder = sorted(range(len(keys)), key=lambda index: (-remainders[index], index))
-    for index in by_remainder[:leftover]:
-        quotients[index] += 1
+    if leftover:
+        by_remainder = sorted(range(len(keys)), key=lambda index: (-parts[index][1], index))
+        for index in by_remainder[:leftover]:
+            quotients[index] += 1
     return dict(zip(keys, quotients, strict=True))
 
 

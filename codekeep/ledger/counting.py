@@ -36,6 +36,9 @@ def resolve_usage(
     completion_text: str | None,
 ) -> Usage:
     """Combine reported counts and texts into one validated :class:`Usage`."""
+    if (type(input_tokens) is int and type(output_tokens) is int and input_tokens >= cached_tokens
+            >= 0 and output_tokens >= reasoning_tokens >= 0):  # the usual provider-reported call
+        return Usage(input_tokens, output_tokens, cached_tokens, reasoning_tokens, "provider")
     sources: list[TokenSource] = []
     inputs = _side("input", input_tokens, prompt_text, encoding, sources)
     outputs = _side("output", output_tokens, completion_text, encoding, sources)

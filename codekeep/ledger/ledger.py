@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "ledger.db"
 COMPACT_EVERY_S = 3600.0
+IDLE_BEFORE_BACKGROUND_FLUSH_S = 0.05
 GROUPS = tuple(group for group in GROUP_COLUMNS if group != "total")
 
 BudgetListener = Callable[[BudgetEvent], None]
@@ -102,6 +103,7 @@ class Ledger:
         self._outbox: deque[_Batch] = deque()
         self._wake = threading.Event()
         self._handoff_due = time.monotonic() + settings.flush_interval_s
+        self._last_record = 0.0
         self._tasks = TaskTracker(store, settings.task_idle_timeout_s)
         self._budgets = BudgetTracker(store, settings.warn_ratios)
         self._listeners: list[BudgetListener] = []
@@ -192,16 +194,18 @@ class Ledger:
                 cost_usd=price.cost(usage.input_tokens, usage.output_tokens, usage.cached_tokens),
                 price_input=price.input, price_output=price.output, price_cached=price.cached,
                 latency_ms=float(latency_ms), retry=int(retry), stream=bool(stream),
-                prompt_text=self._content(prompt_text),
-                completion_text=self._content(completion_text),
             )
+            if self.settings.store_content:
+                record.prompt_text = _redacted(prompt_text)
+                record.completion_text = _redacted(completion_text)
             self._buffer.append(record)
             crossings = self._budgets.add(task, self._tasks.root_of(task), day_of(now),
                                           record.total_tokens, now)
             if crossings and crossings.claims:
                 self._claims.extend(crossings.claims)  # worth a write: warnings must survive
+            self._last_record = time.monotonic()
             write_now = bool(crossings and crossings.claims) or (
-                time.monotonic() >= self._handoff_due)
+                self._last_record >= self._handoff_due)
             if write_now:
                 self._hand_off()
         if write_now:
@@ -225,11 +229,6 @@ class Ledger:
                 key = self._paths[path] = normalise_path(path, self.root)
             result[key] = result.get(key, 0) + chars
         return result
-
-    def _content(self, text: str | None) -> str | None:
-        if text is None or not self.settings.store_content:
-            return None
-        return redact_secrets(text)
 
     # -- tasks ------------------------------------------------------------------------
 
@@ -366,7 +365,6 @@ class Ledger:
         if self._buffer or self._claims or tasks:
             self._outbox.append(_Batch(self._buffer, self._claims, tasks))
             self._buffer, self._claims = [], []
-            self._wake.set()
 
     def _write_out(self) -> None:
         """Write queued batches in order. A failed batch stays queued: nothing is lost."""
@@ -397,11 +395,15 @@ class Ledger:
 
     def _flush_loop(self) -> None:
         while not self._stop.is_set():
-            self._wake.wait(self.settings.flush_interval_s)
+            self._wake.wait(self.settings.flush_interval_s / 2)
             self._wake.clear()
             try:
-                # Never wait for the recorder's lock: when it is busy, it hands off itself.
-                if self._lock.acquire(blocking=False):
+                # A busy recorder writes its own batches; step in only once it is idle,
+                # and never wait for its lock.
+                now = time.monotonic()
+                idle = now - self._last_record >= IDLE_BEFORE_BACKGROUND_FLUSH_S
+                if (idle or now >= self._handoff_due + self.settings.flush_interval_s) and \
+                        self._lock.acquire(blocking=False):
                     try:
                         self._hand_off()
                         self._tasks.sweep(self._clock())
@@ -435,6 +437,10 @@ class Ledger:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _redacted(text: str | None) -> str | None:
+    return None if text is None else redact_secrets(text)
 
 
 class TaskSession:

@@ -1,14 +1,29 @@
 """The ledger database schema (``.codekeep/ledger.db``) and its migrations.
 
-Raw ``calls`` rows are kept for ``retention_days``; ``rollup_daily`` and
-``rollup_files`` are maintained in the same transaction as every insert and are never
-compacted, so reports over any period stay exact and fast after raw rows are gone.
+Raw ``calls`` rows (with the files each call read, as JSON ``{path: [chars, tokens]}``)
+are kept for ``retention_days``. Four roll-up tables are maintained in the same
+transaction as every insert and never compacted, so reports over any period stay exact
+and fast after raw rows are gone. Each is keyed for the query that reads it: per task
+(task filter, group by task), global per day (everyday reports, daily budget), files per
+task, and files per path (top files, the code lens).
 """
 
 from __future__ import annotations
 
+_MEASURES = """
+        calls INTEGER NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cached_tokens INTEGER NOT NULL,
+        reasoning_tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL"""
+_FILE_MEASURES = """
+        calls INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL"""
+
 MIGRATIONS: list[str] = [
-    """
+    f"""
     CREATE TABLE calls (
         id TEXT NOT NULL,
         ts REAL NOT NULL,
@@ -29,46 +44,35 @@ MIGRATIONS: list[str] = [
         latency_ms REAL NOT NULL,
         retry INTEGER NOT NULL,
         stream INTEGER NOT NULL,
+        files TEXT,
         prompt_text TEXT,
         completion_text TEXT
     );
     CREATE INDEX calls_ts ON calls(ts);
-    CREATE TABLE call_files (
-        call_id TEXT NOT NULL,
-        ts REAL NOT NULL,
-        day TEXT NOT NULL,
+    CREATE TABLE rollup_task (
         task_id TEXT NOT NULL,
-        path TEXT NOT NULL,
-        chars INTEGER NOT NULL,
-        tokens INTEGER NOT NULL,
-        cost_usd REAL NOT NULL
-    );
-    CREATE INDEX call_files_ts ON call_files(ts);
-    CREATE TABLE rollup_daily (
         day TEXT NOT NULL,
-        task_id TEXT NOT NULL,
         call_type TEXT NOT NULL,
-        model TEXT NOT NULL,
-        calls INTEGER NOT NULL,
-        input_tokens INTEGER NOT NULL,
-        output_tokens INTEGER NOT NULL,
-        cached_tokens INTEGER NOT NULL,
-        reasoning_tokens INTEGER NOT NULL,
-        cost_usd REAL NOT NULL,
-        PRIMARY KEY (day, task_id, call_type, model)
-    );
-    CREATE INDEX rollup_daily_task ON rollup_daily(task_id);
-    CREATE TABLE rollup_files (
+        model TEXT NOT NULL,{_MEASURES},
+        PRIMARY KEY (task_id, day, call_type, model)
+    ) WITHOUT ROWID;
+    CREATE TABLE rollup_day (
         day TEXT NOT NULL,
+        call_type TEXT NOT NULL,
+        model TEXT NOT NULL,{_MEASURES},
+        PRIMARY KEY (day, call_type, model)
+    ) WITHOUT ROWID;
+    CREATE TABLE rollup_task_files (
         task_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        path TEXT NOT NULL,{_FILE_MEASURES},
+        PRIMARY KEY (task_id, day, path)
+    ) WITHOUT ROWID;
+    CREATE TABLE rollup_files (
         path TEXT NOT NULL,
-        calls INTEGER NOT NULL,
-        tokens INTEGER NOT NULL,
-        cost_usd REAL NOT NULL,
-        PRIMARY KEY (day, task_id, path)
-    );
-    CREATE INDEX rollup_files_path ON rollup_files(path, day);
-    CREATE INDEX rollup_files_task ON rollup_files(task_id);
+        day TEXT NOT NULL,{_FILE_MEASURES},
+        PRIMARY KEY (path, day)
+    ) WITHOUT ROWID;
     CREATE TABLE tasks (
         id TEXT PRIMARY KEY,
         parent TEXT,

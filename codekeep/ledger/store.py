@@ -2,13 +2,15 @@
 
 One connection is shared by the recording threads and the background flusher, guarded
 by a lock. Every flush is one ``BEGIN IMMEDIATE`` transaction that inserts the raw rows
-and folds exactly those rows into the daily roll-ups (``rowid > max before``: the write
+and folds exactly those rows into the roll-ups (``rowid > max before``: the write
 lock guarantees no other process inserted in between), so two writer processes can
 never double-count or lose each other's rows.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -68,43 +70,58 @@ class Totals:
 _CALL_COLUMNS = (
     "id, ts, day, task_id, session_id, call_type, model, input_tokens, output_tokens, "
     "cached_tokens, reasoning_tokens, token_source, cost_usd, price_input, price_output, "
-    "price_cached, latency_ms, retry, stream, prompt_text, completion_text"
+    "price_cached, latency_ms, retry, stream, files, prompt_text, completion_text"
 )
-_INSERT_CALL = f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 21)})"
-_INSERT_FILE = (
-    "INSERT INTO call_files (call_id, ts, day, task_id, path, chars, tokens, cost_usd) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_CALL = f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 22)})"
+
+_CALL_MEASURES = ("calls", "input_tokens", "output_tokens", "cached_tokens",
+                  "reasoning_tokens", "cost_usd")
+_FILE_MEASURES = ("calls", "tokens", "cost_usd")
+# Per call: COUNT(*) and the summed columns. Per file: tokens attributed, and their cost
+# at the call's input price (attributed tokens are input tokens).
+_CALL_SOURCE = ("COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(cached_tokens), "
+                "SUM(reasoning_tokens), SUM(cost_usd)")
+_FILE_TOKENS = "json_extract(f.value, '$[1]')"
+_NEW_CALLS = "FROM calls WHERE rowid > :after"
+
+
+def _fold(table: str, keys: Sequence[str], key_exprs: Sequence[str], measures: Sequence[str],
+          source: str, rows: str) -> str:
+    """SQL folding the calls inserted after ``:after`` into roll-up ``table``."""
+    updates = ", ".join(f"{column} = {column} + excluded.{column}" for column in measures)
+    return (
+        f"INSERT INTO {table} ({', '.join(keys)}, {', '.join(measures)}) "
+        f"SELECT {', '.join(key_exprs)}, {source} {rows} GROUP BY {', '.join(key_exprs)} "
+        f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}"
+    )
+
+
+_FOLDS = (
+    _fold("rollup_task", ("task_id", "day", "call_type", "model"),
+          ("task_id", "day", "call_type", "model"), _CALL_MEASURES, _CALL_SOURCE, _NEW_CALLS),
+    _fold("rollup_day", ("day", "call_type", "model"), ("day", "call_type", "model"),
+          _CALL_MEASURES, _CALL_SOURCE, _NEW_CALLS),
 )
-_ROLLUP_CALLS = """
-INSERT INTO rollup_daily (day, task_id, call_type, model, calls, input_tokens, output_tokens,
-                          cached_tokens, reasoning_tokens, cost_usd)
-SELECT day, task_id, call_type, model, COUNT(*), SUM(input_tokens), SUM(output_tokens),
-       SUM(cached_tokens), SUM(reasoning_tokens), SUM(cost_usd)
-FROM calls WHERE rowid > ? GROUP BY day, task_id, call_type, model
-ON CONFLICT (day, task_id, call_type, model) DO UPDATE SET
-    calls = calls + excluded.calls,
-    input_tokens = input_tokens + excluded.input_tokens,
-    output_tokens = output_tokens + excluded.output_tokens,
-    cached_tokens = cached_tokens + excluded.cached_tokens,
-    reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
-    cost_usd = cost_usd + excluded.cost_usd
-"""
-_ROLLUP_FILES = """
-INSERT INTO rollup_files (day, task_id, path, calls, tokens, cost_usd)
-SELECT day, task_id, path, COUNT(*), SUM(tokens), SUM(cost_usd)
-FROM call_files WHERE rowid > ? GROUP BY day, task_id, path
-ON CONFLICT (day, task_id, path) DO UPDATE SET
-    calls = calls + excluded.calls,
-    tokens = tokens + excluded.tokens,
-    cost_usd = cost_usd + excluded.cost_usd
-"""
+
+
+def _add_file(table: str, keys: Sequence[str]) -> str:
+    """SQL adding one pre-aggregated ``(keys..., calls, tokens, cost_usd)`` row."""
+    updates = ", ".join(f"{column} = {column} + excluded.{column}" for column in _FILE_MEASURES)
+    columns = (*keys, *_FILE_MEASURES)
+    return (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}")
+
+
+# File roll-ups are summed in Python: unpacking the JSON again in SQL costs more.
+_ADD_TASK_FILE = _add_file("rollup_task_files", ("task_id", "day", "path"))
+_ADD_FILE = _add_file("rollup_files", ("path", "day"))
 _UPSERT_TASK = """
 INSERT INTO tasks (id, parent, opened_ts, last_ts, closed_ts) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     last_ts = MAX(last_ts, excluded.last_ts),
     closed_ts = COALESCE(tasks.closed_ts, excluded.closed_ts)
 """
-# Group keys a report may ask for; values are trusted SQL column names.
+# Group keys a report may ask for; values are trusted SQL expressions.
 GROUP_COLUMNS = {"type": "call_type", "task": "task_id", "day": "day", "model": "model",
                  "file": "path", "total": "''"}
 _TASK_FILTER = "task_id IN (SELECT id FROM tasks WHERE id = :task OR parent = :task)"
@@ -142,14 +159,13 @@ class LedgerStore:
                 conn.executemany("INSERT INTO imported (source_id) VALUES (?)",
                                  [(source,) for source in imported_ids])
             if calls:
-                calls_before = _max_rowid(conn, "calls")
-                files_before = _max_rowid(conn, "call_files")
+                after = _max_rowid(conn, "calls")
                 conn.executemany(_INSERT_CALL, [_call_row(call) for call in calls])
-                file_rows = [row for call in calls for row in _file_rows(call)]
-                conn.executemany(_INSERT_FILE, file_rows)
-                conn.execute(_ROLLUP_CALLS, (calls_before,))
-                if file_rows:
-                    conn.execute(_ROLLUP_FILES, (files_before,))
+                for fold in _FOLDS:
+                    conn.execute(fold, {"after": after})
+                per_task, per_path = _file_sums(calls)
+                conn.executemany(_ADD_TASK_FILE, [(*key, *sums) for key, sums in per_task.items()])
+                conn.executemany(_ADD_FILE, [(*key, *sums) for key, sums in per_path.items()])
             conn.executemany(_UPSERT_TASK, [
                 (task.id, task.parent, task.opened_ts, task.last_ts, task.closed_ts)
                 for task in tasks
@@ -169,7 +185,6 @@ class LedgerStore:
         """Delete raw rows older than ``cutoff_ts``; roll-ups keep their totals."""
         with self._transaction() as conn:
             removed = conn.execute("DELETE FROM calls WHERE ts < ?", (cutoff_ts,)).rowcount
-            conn.execute("DELETE FROM call_files WHERE ts < ?", (cutoff_ts,))
             return int(removed)
 
     def already_imported(self, source_ids: Sequence[str]) -> set[str]:
@@ -204,11 +219,11 @@ class LedgerStore:
 
     def task_usage(self, task_id: str) -> int:
         return self._scalar("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) "
-                            "FROM rollup_daily WHERE task_id = ?", (task_id,))
+                            "FROM rollup_task WHERE task_id = ?", (task_id,))
 
     def day_usage(self, day: str) -> int:
         return self._scalar("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) "
-                            "FROM rollup_daily WHERE day = ?", (day,))
+                            "FROM rollup_day WHERE day = ?", (day,))
 
     def _scalar(self, sql: str, params: Sequence[object] | dict[str, object]) -> int:
         with self._lock:
@@ -241,19 +256,26 @@ class LedgerStore:
         """
         column = GROUP_COLUMNS[group]
         if group == "file":
-            rollup, raw = "rollup_files", "call_files"
+            rollup = "rollup_task_files" if task is not None else "rollup_files"
+            raw = "calls, json_each(calls.files) AS f"
             measures = "tokens AS i, 0 AS o, 0 AS c, 0 AS r, cost_usd AS usd"
+            raw_measures = (f"1 AS n, {_FILE_TOKENS} AS i, 0 AS o, 0 AS c, 0 AS r, "
+                            f"{_FILE_TOKENS} * price_input / 1e6 AS usd")
+            raw_column = "f.key"
         else:
-            rollup, raw = "rollup_daily", "calls"
+            rollup = "rollup_task" if task is not None or group == "task" else "rollup_day"
+            raw = "calls"
             measures = ("input_tokens AS i, output_tokens AS o, cached_tokens AS c, "
                         "reasoning_tokens AS r, cost_usd AS usd")
+            raw_measures = f"1 AS n, {measures}"
+            raw_column = column
         params: dict[str, object] = {"task": task, "day": window.first_full_day,
                                      "raw_from": window.raw_from, "raw_to": window.raw_to}
         task_clause = f" AND {_TASK_FILTER}" if task is not None else ""
         parts = [f"SELECT {column} AS k, calls AS n, {measures} FROM {rollup} "
                  f"WHERE (:day IS NULL OR day >= :day){task_clause}"]
         if window.raw_from is not None:
-            parts.append(f"SELECT {column} AS k, 1 AS n, {measures} FROM {raw} "
+            parts.append(f"SELECT {raw_column} AS k, {raw_measures} FROM {raw} "
                          f"WHERE ts >= :raw_from AND ts < :raw_to{task_clause}")
         sql = (
             "SELECT k, SUM(n), SUM(i), SUM(o), SUM(c), SUM(r), SUM(usd) "
@@ -278,29 +300,63 @@ class LedgerStore:
                                      "raw_from": window.raw_from, "raw_to": window.raw_to}
         total = self._scalar(sql, params)
         if window.raw_from is not None:
-            total += self._scalar("SELECT COALESCE(SUM(tokens), 0) FROM call_files WHERE "
-                                  "path = :path AND ts >= :raw_from AND ts < :raw_to", params)
+            total += self._scalar(
+                f"SELECT COALESCE(SUM({_FILE_TOKENS}), 0) FROM calls, json_each(calls.files) "
+                "AS f WHERE ts >= :raw_from AND ts < :raw_to AND f.key = :path", params)
         return total
 
 
+FileSums = dict[tuple[str, ...], list[float]]
+
+
+def _file_sums(calls: Sequence[CallRecord]) -> tuple[FileSums, FileSums]:
+    """``(task, day, path)`` and ``(path, day)`` -> ``[calls, tokens, cost]`` for a batch;
+    a file's cost is its attributed tokens at the call's input price."""
+    per_task: FileSums = {}
+    per_path: FileSums = {}
+    for call in calls:
+        if not call.file_tokens:
+            continue
+        day = day_of(call.ts)
+        task = call.task_id
+        rate = call.price_input / 1_000_000
+        for path, tokens in call.file_tokens.items():
+            cost = tokens * rate
+            for table, key in ((per_task, (task, day, path)), (per_path, (path, day))):
+                sums = table.get(key)
+                if sums is None:
+                    table[key] = [1, tokens, cost]
+                else:
+                    sums[0] += 1
+                    sums[1] += tokens
+                    sums[2] += cost
+    return per_task, per_path
+
+
+@functools.lru_cache(maxsize=4096)
+def _json_key(path: str) -> str:
+    return json.dumps(path)
+
+
+def _files_json(call: CallRecord) -> str | None:
+    """``{"path": [chars, tokens], ...}`` — assembled by hand with cached escaped keys,
+    three times faster than ``json.dumps`` on the flush path."""
+    if not call.file_tokens:
+        return None
+    chars = call.files
+    return "{" + ",".join(f"{_json_key(path)}:[{chars.get(path, 0)},{tokens}]"
+                          for path, tokens in call.file_tokens.items()) + "}"
+
+
 def _call_row(call: CallRecord) -> tuple[object, ...]:
+    files = _files_json(call)
     return (
         call.id, call.ts, day_of(call.ts), call.task_id, call.session_id, call.call_type,
         call.model, call.input_tokens, call.output_tokens, call.cached_tokens,
         call.reasoning_tokens, call.token_source, call.cost_usd, call.price_input,
         call.price_output, call.price_cached, call.latency_ms, call.retry, int(call.stream),
-        call.prompt_text, call.completion_text,
+        files, call.prompt_text, call.completion_text,
     )
-
-
-def _file_rows(call: CallRecord) -> Iterator[tuple[object, ...]]:
-    if not call.file_tokens:
-        return
-    day = day_of(call.ts)
-    uncached_share = call.price_input / 1_000_000
-    for path, tokens in call.file_tokens.items():
-        yield (call.id, call.ts, day, call.task_id, path, call.files.get(path, 0), tokens,
-               tokens * uncached_share)
 
 
 def _max_rowid(conn: sqlite3.Connection, table: str) -> int:

@@ -51,8 +51,9 @@ def test_sigkill_during_heavy_recording_loses_at_most_one_second(tmp_path: Path)
     assert recorded_a_second_before > 1000, "the child was not recording heavily"
     assert rows >= recorded_a_second_before
     assert highest == rows - 1                      # what survived is a complete prefix
-    rolled = stored(tmp_path, "SELECT SUM(calls), SUM(input_tokens) FROM rollup_daily")
-    assert rolled == (rows, rows * 100)             # roll-ups never disagree with rows
+    for rollup in ("rollup_task", "rollup_day"):     # roll-ups never disagree with rows
+        assert stored(tmp_path, f"SELECT SUM(calls), SUM(input_tokens) FROM {rollup}") == (
+            rows, rows * 100)
 
 
 def test_two_writer_processes_at_once_lose_nothing(tmp_path: Path) -> None:
@@ -66,7 +67,7 @@ def test_two_writer_processes_at_once_lose_nothing(tmp_path: Path) -> None:
     assert stored(tmp_path, "SELECT COUNT(*), COUNT(DISTINCT id) FROM calls") == (2 * count,
                                                                                    2 * count)
     for task in ("left", "right"):
-        assert stored(tmp_path, f"SELECT SUM(calls), SUM(input_tokens) FROM rollup_daily "
+        assert stored(tmp_path, f"SELECT SUM(calls), SUM(input_tokens) FROM rollup_task "
                                 f"WHERE task_id = '{task}'") == (count, count * 100)
-    files = stored(tmp_path, "SELECT SUM(tokens) FROM rollup_files")
-    assert files == (2 * count * 100,)
+    for rollup in ("rollup_files", "rollup_task_files"):
+        assert stored(tmp_path, f"SELECT SUM(tokens) FROM {rollup}") == (2 * count * 100,)

@@ -47,14 +47,19 @@ def test_roll_ups_match_the_raw_rows(ledger: Ledger, clock: FakeClock, tmp_path:
     ledger.flush()
     raw = db_rows(tmp_path, "SELECT day, SUM(input_tokens), SUM(output_tokens), "
                             "SUM(cached_tokens), COUNT(*) FROM calls GROUP BY day ORDER BY day")
-    rolled = db_rows(tmp_path, "SELECT day, SUM(input_tokens), SUM(output_tokens), "
-                               "SUM(cached_tokens), SUM(calls) FROM rollup_daily "
-                               "GROUP BY day ORDER BY day")
-    assert raw == rolled and len(rolled) == 3
-    files = db_rows(tmp_path, "SELECT path, SUM(tokens) FROM rollup_files GROUP BY path "
-                              "ORDER BY path")
-    assert files == db_rows(tmp_path, "SELECT path, SUM(tokens) FROM call_files "
-                                      "GROUP BY path ORDER BY path")
+    for rollup in ("rollup_task", "rollup_day"):
+        rolled = db_rows(tmp_path, "SELECT day, SUM(input_tokens), SUM(output_tokens), "
+                                   f"SUM(cached_tokens), SUM(calls) FROM {rollup} "
+                                   "GROUP BY day ORDER BY day")
+        assert raw == rolled and len(rolled) == 3
+    raw_files = db_rows(tmp_path, "SELECT f.key, SUM(json_extract(f.value, '$[1]')) "
+                                  "FROM calls, json_each(calls.files) AS f GROUP BY f.key")
+    # inputs 100..104 split 1:3 per day (largest remainder; the tie at 102 goes to a.py)
+    assert raw_files == [("a.py", 3 * (25 + 25 + 26 + 26 + 26)),
+                         ("b.py", 3 * (75 + 76 + 76 + 77 + 78))]
+    for rollup in ("rollup_files", "rollup_task_files"):
+        assert db_rows(tmp_path, f"SELECT path, SUM(tokens) FROM {rollup} GROUP BY path "
+                                 "ORDER BY path") == raw_files
 
 
 def test_old_raw_rows_are_compacted_but_reports_keep_their_totals(
@@ -68,7 +73,6 @@ def test_old_raw_rows_are_compacted_but_reports_keep_their_totals(
     before = ledger.report(group_by="task")
     assert ledger.compact() == 1
     assert db_rows(tmp_path, "SELECT task_id FROM calls") == [("new",)]
-    assert db_rows(tmp_path, "SELECT COUNT(*) FROM call_files") == [(0,)]
     assert ledger.report(group_by="task") == before
     assert ledger.tokens_for_file("a.py") == 1000
 
