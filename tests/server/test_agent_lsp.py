@@ -4,6 +4,7 @@ scripted OpenAI-compatible endpoint on 127.0.0.1, pytest-lsp as the editor."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -82,8 +83,15 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND,
-                                              client_factory=recording_client))
+# The model comes from initialization options only: a developer's own CODEKEEP_MODEL or
+# OPENAI_API_KEY must neither leak into the tests nor change what they see.
+SERVER_ENV = {key: value for key, value in os.environ.items()
+              if not key.startswith("CODEKEEP_") and key != "OPENAI_API_KEY"}
+CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=recording_client,
+                            server_env=SERVER_ENV)
+
+
+@pytest_lsp.fixture(config=CONFIG)
 async def client(lsp_client: LanguageClient, project: Path,
                  model_server: ScriptedModelServer) -> AsyncIterator[None]:
     options = {"agent": {"model": "scripted-model", "baseUrl": model_server.base_url,
@@ -158,3 +166,20 @@ async def test_bad_params_are_json_rpc_errors(client: LanguageClient) -> None:
         await request(client, "codekeep/agent/run", {"task": "x", "capability": "root"})
     with pytest.raises(JsonRpcException, match="task"):
         await request(client, "codekeep/agent/run", {})
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def unconfigured(lsp_client: LanguageClient, project: Path) -> AsyncIterator[None]:
+    await lsp_client.initialize_session(initialize_params(project))
+    await wait_ready(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_without_a_model_the_agent_explains_and_the_rest_works(
+        unconfigured: LanguageClient) -> None:
+    with pytest.raises(JsonRpcException, match="CODEKEEP_MODEL") as error:
+        await request(unconfigured, "codekeep/agent/run", {"task": "Where is compute_total?"})
+    assert "codekeep.agent.model" in str(error.value)
+    found = await request(unconfigured, "codekeep/findSymbol", {"name": "compute_total"})
+    assert [symbol["name"] for symbol in found["symbols"]] == ["compute_total"]
