@@ -78,7 +78,7 @@
 
 ; File-scope variables; `const` ones are constants.
 ((declaration
-  (type_qualifier) @qualifier
+  (type_qualifier) @_qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)
@@ -91,11 +91,11 @@
       (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
     ])
   ]) @definition.constant
-  (#eq? @qualifier "const"))
+  (#eq? @_qualifier "const"))
 
 ((declaration
-  (storage_class_specifier)* @storage
-  (type_qualifier)* @qualifier
+  (storage_class_specifier)* @_storage
+  (type_qualifier)* @_qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)
@@ -108,8 +108,8 @@
       (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
     ])
   ]) @definition.variable
-  (#not-eq? @storage "extern")
-  (#not-eq? @qualifier "const"))
+  (#not-eq? @_storage "extern")
+  (#not-eq? @_qualifier "const"))
 
 ; ----------------------------------------------------------------- references
 

@@ -138,7 +138,7 @@
 
 ; Namespace- and file-scope variables; `const`/`constexpr` ones are constants.
 ((declaration
-  (type_qualifier) @qualifier
+  (type_qualifier) @_qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)
@@ -152,11 +152,11 @@
       (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
     ])
   ]) @definition.constant
-  (#match? @qualifier "^(const|constexpr|constinit)$"))
+  (#match? @_qualifier "^(const|constexpr|constinit)$"))
 
 ((declaration
-  (storage_class_specifier)* @storage
-  (type_qualifier)* @qualifier
+  (storage_class_specifier)* @_storage
+  (type_qualifier)* @_qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)
@@ -170,8 +170,8 @@
       (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
     ])
   ]) @definition.variable
-  (#not-eq? @storage "extern")
-  (#not-match? @qualifier "^(const|constexpr|constinit)$"))
+  (#not-eq? @_storage "extern")
+  (#not-match? @_qualifier "^(const|constexpr|constinit)$"))
 
 ; ----------------------------------------------------------------- references
 

@@ -54,18 +54,18 @@
       name: (identifier) @name))) @definition.field
 
 ((field_declaration
-  (modifier) @modifier
+  (modifier) @_modifier
   (variable_declaration
     (variable_declarator
       name: (identifier) @name))) @definition.constant
-  (#eq? @modifier "const"))
+  (#eq? @_modifier "const"))
 
 ((field_declaration
-  (modifier)* @modifier
+  (modifier)* @_modifier
   (variable_declaration
     (variable_declarator
       name: (identifier) @name))) @definition.field
-  (#not-eq? @modifier "const"))
+  (#not-eq? @_modifier "const"))
 
 ; ----------------------------------------------------------------- references
 
