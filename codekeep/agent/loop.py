@@ -173,15 +173,16 @@ class _TaskRun:
     # ------------------------------------------------------------------ lifecycle
 
     async def execute(self) -> AgentResult:
-        self._open_ledger_task()
-        stop_reason = "cancelled"
+        stop_reason = "error"
         try:
+            self._open_ledger_task()
             self.window = ContextWindow.for_model(
                 self.client.model, await self._system_prompt(), self.task,
                 context_window=self.context_window_tokens)
             answer, stop_reason = await self._work()
             return await self._finish(answer, stop_reason)
         except asyncio.CancelledError:
+            stop_reason = "cancelled"
             await self._record_event("cancelled", f"cancelled during {self.tracker.phase.value} "
                                f"after {self.tracker.metrics.iteration} model calls")
             raise

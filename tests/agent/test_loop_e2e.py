@@ -185,3 +185,15 @@ def test_settings_section_validation():
         ModelSettings.from_settings({"modle": "m"}, {})
     with pytest.raises(ValueError, match="must be a int"):
         ModelSettings.from_settings({"maxRetries": "3"}, {})
+
+
+async def test_a_model_that_ignores_tool_choice_none_still_stops(harness):
+    read = call("read_file", {"path": "pkg/billing.py", "start_line": 1, "end_line": 2})
+    harness.server.push(read, read, call("read_file", {"path": "pkg/checkout.py"}))
+    result = await harness.run("Keep going", budget=ExplorationBudget(max_iterations=3))
+    assert harness.server.requests[-1]["tool_choice"] == "none"
+    assert len(harness.server.requests) == 3  # never a 4th call
+    assert result.stop_reason == "iterations"
+    assert result.answer.startswith("Stopped after the iteration limit")
+    assert "read_file" in result.answer  # what was found is still reported
+    assert harness.kinds("tool")[-1]["outcome"] == "refused"
