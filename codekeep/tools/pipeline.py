@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 from codekeep.tools.compress import compress_output
 from codekeep.tools.context import ServiceUnavailableError, ToolContext
 from codekeep.tools.registry import ToolRegistry
-from codekeep.tools.result import ToolError, ToolOutput, ToolResult, failure, refusal
+from codekeep.tools.result import (
+    ToolError,
+    ToolOutput,
+    ToolRefusedError,
+    ToolResult,
+    failure,
+    refusal,
+)
 from codekeep.tools.safety.commands import CommandRefusedError
 from codekeep.tools.safety.paths import PathRefusedError
 from codekeep.tools.spec import ToolSpec
@@ -117,7 +124,7 @@ class ToolPipeline:
             output = await spec.handler(ctx, **call.arguments)
         except PathRefusedError as exc:
             return refusal(spec.name, exc.rule, exc.reason)
-        except CommandRefusedError as exc:
+        except (CommandRefusedError, ToolRefusedError) as exc:
             return refusal(spec.name, exc.rule, exc.reason)
         except ToolError as exc:
             return failure(spec.name, exc.rule, str(exc))

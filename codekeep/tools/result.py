@@ -100,3 +100,12 @@ class ToolError(Exception):
     def __init__(self, message: str, rule: str = "tool") -> None:
         super().__init__(message)
         self.rule = rule
+
+
+class ToolRefusedError(Exception):
+    """Raised by a handler whose inner call was refused (forged tools): stays a refusal."""
+
+    def __init__(self, rule: str, reason: str) -> None:
+        super().__init__(reason)
+        self.rule = rule
+        self.reason = reason

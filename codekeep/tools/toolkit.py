@@ -15,6 +15,8 @@ from codekeep.tools.audit import AuditLog
 from codekeep.tools.builtin import builtin_tools
 from codekeep.tools.builtin.meta import disclosure_tools
 from codekeep.tools.context import ToolContext
+from codekeep.tools.forge import ToolForge
+from codekeep.tools.forge.tool import forge_tools
 from codekeep.tools.pipeline import ToolMiddleware, ToolPipeline
 from codekeep.tools.registry import ToolRegistry
 from codekeep.tools.settings import ToolSettings
@@ -40,6 +42,7 @@ class ToolKit:
     pipeline: ToolPipeline
     audit: AuditLog
     settings: ToolSettings
+    forge: ToolForge
     codemap: CodeMap | None = None
     memory: MemoryService | None = None
     ledger: Ledger | None = None
@@ -59,12 +62,16 @@ class ToolKit:
         registry = default_registry()
         audit = AuditLog.open(root)
         pipeline = ToolPipeline.default(registry, audit=audit, extra_after=extra_after)
+        settings = settings or ToolSettings.load(root)
+        forge = ToolForge(registry, pipeline, settings)
+        registry.register_all(forge_tools(forge))
         return cls(
             root=root,
             registry=registry,
             pipeline=pipeline,
             audit=audit,
-            settings=settings or ToolSettings.load(root),
+            settings=settings,
+            forge=forge,
             codemap=codemap,
             memory=memory,
             ledger=ledger,
