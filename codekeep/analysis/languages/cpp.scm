@@ -128,6 +128,20 @@
 (preproc_function_def
   name: (identifier) @name) @definition.macro
 
+; Class constants: `static constexpr int kMax = 5;`, `static const int kMin = 1;`.
+; (For one node and name the earliest pattern wins, so these precede fields.)
+((field_declaration
+  (type_qualifier) @_qualifier
+  declarator: (field_identifier) @name) @definition.constant
+  (#eq? @_qualifier "constexpr"))
+
+((field_declaration
+  (storage_class_specifier) @_storage
+  (type_qualifier) @_qualifier
+  declarator: (field_identifier) @name) @definition.constant
+  (#eq? @_storage "static")
+  (#eq? @_qualifier "const"))
+
 (field_declaration
   declarator: [
     (field_identifier) @name

@@ -40,13 +40,14 @@ private:
 
     void evict();
 
+    static constexpr std::size_t kMinCapacity = 1;
     std::size_t capacity_;
     std::list<Entry> order_;
     std::unordered_map<TileKey, std::list<Entry>::iterator> index_;
     Stats stats_;
 };
 
-TileCache::TileCache(std::size_t capacity) : capacity_(capacity) {}
+TileCache::TileCache(std::size_t capacity) : capacity_(std::max(capacity, kMinCapacity)) {}
 
 std::shared_ptr<Tile> TileCache::fetch(const TileKey& key) {
     auto found = index_.find(key);
