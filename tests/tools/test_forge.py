@@ -229,18 +229,25 @@ async def test_generate_registers_after_its_tests_pass(kit: ToolKit, ctx: ToolCo
         await forge.generate("mismatch", "Add.", NUMBERS, ADDER, [ForgeTest({"numbers": "x"}, 0)])
 
 
+def _handler(body: str, imports: str = "") -> str:
+    """Source of a generated tool whose handler runs ``body`` (one line)."""
+    return f"{imports}\ndef tool_handler(a):\n    {body}\n    return 1\n"
+
+
 ESCAPES = {
-    "read_outside": "def tool_handler(a):\n    return open('{secret}').read()\n",
-    "write_outside": "def tool_handler(a):\n    open('{outside}/pwned.txt', 'w').write('x')\n    return 1\n",
-    "list_root": "import os\ndef tool_handler(a):\n    return os.listdir('/')\n",
-    "network": "import socket\ndef tool_handler(a):\n    socket.create_connection(('127.0.0.1', 9))\n    return 1\n",
-    "raw_socket": "import sys\ndef tool_handler(a):\n    sys.modules['_socket'].socket().connect(('127.0.0.1', 9))\n    return 1\n",
-    "process": "import os\ndef tool_handler(a):\n    return os.system('touch {outside}/pwned.txt')\n",
-    "posix_module": "import sys\ndef tool_handler(a):\n    return sys.modules['posix'].system('id')\n",
-    "fork": "import os\ndef tool_handler(a):\n    return os.fork()\n",
-    "eval": "def tool_handler(a):\n    return eval('1 + 1')\n",
-    "chdir": "import os\ndef tool_handler(a):\n    os.chdir('/')\n    return 1\n",
-    "forever": "def tool_handler(a):\n    while True:\n        pass\n",
+    "read_outside": _handler("return open('{secret}').read()"),
+    "write_outside": _handler("open('{outside}/pwned.txt', 'w').write('x')"),
+    "list_root": _handler("return os.listdir('/')", "import os"),
+    "network": _handler("socket.create_connection(('127.0.0.1', 9))", "import socket"),
+    "raw_socket": _handler(
+        "sys.modules['_socket'].socket().connect(('127.0.0.1', 9))", "import sys"
+    ),
+    "process": _handler("return os.system('touch {outside}/pwned.txt')", "import os"),
+    "posix_module": _handler("return sys.modules['posix'].system('id')", "import sys"),
+    "fork": _handler("return os.fork()", "import os"),
+    "eval": _handler("return eval('1 + 1')"),
+    "chdir": _handler("os.chdir('/')", "import os"),
+    "forever": _handler("while True: pass"),
 }
 
 
@@ -262,7 +269,11 @@ async def test_generated_code_cannot_escape_the_sandbox(
 @pytest.mark.slow
 async def test_generated_code_may_use_its_own_temp_dir(kit: ToolKit) -> None:
     forge = _generating_forge(kit)
-    code = "def tool_handler(a):\n    open('scratch.txt', 'w').write(a['text'])\n    return open('scratch.txt').read().upper()\n"
+    code = (
+        "def tool_handler(a):\n"
+        "    open('scratch.txt', 'w').write(a['text'])\n"
+        "    return open('scratch.txt').read().upper()\n"
+    )
     props = {"properties": {"text": {"type": "string"}}}
     spec = await forge.generate(
         "shout", "Upper-case via a scratch file.", props, code, [ForgeTest({"text": "hi"}, "HI")]
