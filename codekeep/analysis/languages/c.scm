@@ -76,8 +76,10 @@
     (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
   ]) @definition.field
 
-; File-scope variables; `const` ones are constants.
+; File-scope variables; `const` ones are constants (for one node and name the
+; earliest pattern wins). `extern` declarations are not definitions.
 ((declaration
+  (storage_class_specifier)* @_storage
   (type_qualifier) @_qualifier
   declarator: [
     (identifier) @name
@@ -91,11 +93,11 @@
       (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
     ])
   ]) @definition.constant
+  (#not-eq? @_storage "extern")
   (#eq? @_qualifier "const"))
 
 ((declaration
   (storage_class_specifier)* @_storage
-  (type_qualifier)* @_qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)
@@ -108,8 +110,7 @@
       (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
     ])
   ]) @definition.variable
-  (#not-eq? @_storage "extern")
-  (#not-eq? @_qualifier "const"))
+  (#not-eq? @_storage "extern"))
 
 ; ----------------------------------------------------------------- references
 

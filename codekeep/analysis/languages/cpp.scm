@@ -150,8 +150,10 @@
     (array_declarator declarator: (field_identifier) @name)
   ]) @definition.field
 
-; Namespace- and file-scope variables; `const`/`constexpr` ones are constants.
+; Namespace- and file-scope variables; `const`/`constexpr` ones are constants (the
+; earliest pattern wins). `extern` declarations are not definitions.
 ((declaration
+  (storage_class_specifier)* @_storage
   (type_qualifier) @_qualifier
   declarator: [
     (identifier) @name
@@ -166,11 +168,11 @@
       (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
     ])
   ]) @definition.constant
+  (#not-eq? @_storage "extern")
   (#match? @_qualifier "^(const|constexpr|constinit)$"))
 
 ((declaration
   (storage_class_specifier)* @_storage
-  (type_qualifier)* @_qualifier
   declarator: [
     (identifier) @name
     (pointer_declarator declarator: (identifier) @name)
@@ -184,8 +186,7 @@
       (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
     ])
   ]) @definition.variable
-  (#not-eq? @_storage "extern")
-  (#not-match? @_qualifier "^(const|constexpr|constinit)$"))
+  (#not-eq? @_storage "extern"))
 
 ; ----------------------------------------------------------------- references
 
