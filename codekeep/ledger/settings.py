@@ -34,3 +34,32 @@ class LedgerSettings:
             raise ValueError("retention_days must be at least 1")
         if not self.warn_ratios or any(ratio <= 0 for ratio in self.warn_ratios):
             raise ValueError("warn_ratios must be positive fractions, e.g. (0.75, 1.0)")
+
+
+_JSON_KEYS = {"flushIntervalS": "flush_interval_s", "taskIdleTimeoutS": "task_idle_timeout_s",
+              "retentionDays": "retention_days", "storeContent": "store_content",
+              "warnRatios": "warn_ratios", "models": "models"}
+
+
+def settings_from_json(data: Any) -> LedgerSettings:
+    """The ``ledger`` object of the editor settings (camelCase keys) as settings.
+
+    Raises ``ValueError`` naming the key when a value has the wrong shape.
+    """
+    if data is None:
+        return LedgerSettings()
+    if not isinstance(data, Mapping):
+        raise ValueError(f"ledger settings must be an object, got {type(data).__name__}")
+    unknown = sorted(set(data) - set(_JSON_KEYS))
+    if unknown:
+        raise ValueError(f"unknown ledger settings: {', '.join(unknown)}")
+    values = {_JSON_KEYS[key]: value for key, value in data.items()}
+    for key in ("warn_ratios", "models"):
+        if key in values:
+            if not isinstance(values[key], list | tuple):
+                raise ValueError(f"ledger setting {key} must be a list")
+            values[key] = tuple(values[key])
+    try:
+        return LedgerSettings(**values)
+    except TypeError as error:
+        raise ValueError(f"bad ledger settings: {error}") from None
