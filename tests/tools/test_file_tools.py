@@ -32,6 +32,13 @@ async def test_read_file_errors_are_actionable(call: Any, workspace: Path) -> No
     (workspace / "blob.bin").write_bytes(b"\x00\x01\x02")
     binary = await call("read_file", {"path": "blob.bin"})
     assert binary.rule == "binary"
+    os.mkfifo(workspace / "pipe")
+    fifo = await call("read_file", {"path": "pipe"})  # would block forever if opened
+    assert fifo.rule == "not_a_file" and "pipe" in fifo.content
+    fifo_write = await call("write_file", {"path": "pipe", "content": "x"})
+    assert fifo_write.rule == "not_a_file"
+    dir_write = await call("write_file", {"path": "src", "content": "x"})
+    assert dir_write.rule == "not_a_file" and (workspace / "src" / "app.py").exists()
     past = await call("read_file", {"path": "src/util.py", "start_line": 50})
     assert past.rule == "range" and "only 2 lines" in past.content
     backwards = await call("read_file", {"path": "src/util.py", "start_line": 2, "end_line": 1})

@@ -51,6 +51,10 @@ async def read_file(
 def _read_range(real: Path, path: str, start: int, end: int | None, cap: int) -> dict[str, Any]:
     if real.is_dir():
         raise ToolError(f"{path} is a directory; use list_files", rule="not_a_file")
+    if real.exists() and not real.is_file():
+        raise ToolError(
+            f"{path} is not a regular file (a pipe, socket or device)", rule="not_a_file"
+        )
     if not real.is_file():
         raise ToolError(
             f"{path} does not exist; use list_files or search_code to find it", rule="not_found"
@@ -170,10 +174,10 @@ async def write_file(
 
 
 def _current_text(real: Path, path: str) -> str | None:
-    if real.is_dir():
-        raise ToolError(f"{path} is a directory", rule="not_a_file")
     if not real.exists():
         return None
+    if not real.is_file():
+        raise ToolError(f"{path} is a directory or special file, not a file", rule="not_a_file")
     if is_binary(real):
         raise ToolError(
             f"{path} is a binary file; refusing to overwrite it with text", rule="binary"
