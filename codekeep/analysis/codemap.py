@@ -17,6 +17,7 @@ from pathlib import Path
 
 from codekeep.analysis import queries
 from codekeep.analysis.documents import Document
+from codekeep.analysis.encoding import decode_facts, symbol_fact
 from codekeep.analysis.errors import DocumentNotOpenError, UnknownPathError
 from codekeep.analysis.extract import EMPTY_FACTS, FileFacts
 from codekeep.analysis.fuzzy import NameIndex
@@ -98,7 +99,7 @@ class CodeMap:
                 self._merge(changes, self._delete(path))
             for done, result in enumerate(
                     analyse_jobs(self.root, self.settings, plan.jobs), start=1):
-                if self._store_result(result, known.get(result.rel), changes):
+                if self._store_result(result, changes):
                     parsed += 1
                 else:
                     unchanged += 1
@@ -125,14 +126,26 @@ class CodeMap:
             reasons[reason] = reasons.get(reason, 0) + count
         return reasons
 
-    def _store_result(self, result: FileResult, row: object, changes: ChangeSet) -> bool:
+    def _store_result(self, result: FileResult, changes: ChangeSet) -> bool:
         """Write one parsed file; False when its content turned out unchanged."""
         existing = self._store.file(result.rel)
         if (existing is not None and existing.hash == result.hash
                 and existing.status == result.status and result.hash):
             self._store.touch(existing.id, result.size, result.mtime_ns)
             return False
-        self._merge(changes, self._commit(result.rel, result.facts, result=result, notify=False))
+        if existing is None and result.encoded is not None:
+            # A new file from a worker: insert its ready-made rows as they are.
+            file_id = self._store.upsert_file(result)
+            self._store.write_encoded(file_id, result.encoded)
+            if self._listeners or self._names is not None:
+                added = FileFacts(tuple(map(symbol_fact, result.encoded.symbols)), (), ())
+                self._merge(changes, self._symbol_changes(
+                    result.rel, EMPTY_FACTS, added, result.language))
+            self._graph.invalidate()
+            self._ranker.invalidate()
+            return True
+        facts = decode_facts(result.encoded) if result.encoded is not None else result.facts
+        self._merge(changes, self._commit(result.rel, facts, result=result, notify=False))
         return True
 
     def status(self) -> IndexStatus:
@@ -351,17 +364,21 @@ class CodeMap:
 
     def _symbol_changes(self, path: str, before: FileFacts, after: FileFacts,
                         language: str) -> ChangeSet:
+        """Symbols added/removed by id; built only when someone will read them."""
+        changes = ChangeSet()
+        if not self._listeners and self._names is None:
+            return changes
         old = {s.qual: s for s in before.symbols}
         new = {s.qual: s for s in after.symbols}
-        changes = ChangeSet()
-        for qual in old.keys() - new.keys():
-            changes.removed.append(self._writer.to_symbol(path, language, old[qual]))
-            if self._names is not None:
+        gone, came = old.keys() - new.keys(), new.keys() - old.keys()
+        if self._names is not None:
+            for qual in gone:
                 self._names.remove(old[qual].name)
-        for qual in new.keys() - old.keys():
-            changes.added.append(self._writer.to_symbol(path, language, new[qual]))
-            if self._names is not None:
+            for qual in came:
                 self._names.add(new[qual].name)
+        if self._listeners:
+            changes.removed = [self._writer.to_symbol(path, language, old[q]) for q in gone]
+            changes.added = [self._writer.to_symbol(path, language, new[q]) for q in came]
         return changes
 
     def _delete(self, path: str) -> ChangeSet:

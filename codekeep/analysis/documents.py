@@ -11,7 +11,14 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from codekeep.analysis.extract import FileFacts, extract
+from codekeep.analysis.extract import (
+    FileFacts,
+    RefFact,
+    Span,
+    SymbolFact,
+    extract,
+    extract_uses,
+)
 from codekeep.analysis.parsing import parser_for
 from codekeep.analysis.registry import LanguageSpec
 
@@ -85,15 +92,95 @@ class Document:
             new_end_point = (start_point[0] + newlines, len(inserted) - inserted.rfind(b"\n") - 1)
         else:
             new_end_point = (start_point[0], start_point[1] + len(inserted))
-        self.tree.edit(
+        old_tree = self.tree
+        old_tree.edit(
             start_byte=start_byte, old_end_byte=old_end_byte, new_end_byte=new_end_byte,
             start_point=start_point, old_end_point=old_end_point, new_end_point=new_end_point,
         )
-        self.tree = parser_for(self.spec).parse(data, self.tree)
+        self.tree = parser_for(self.spec).parse(data, old_tree)
         self.data = data
         self._shift_lines(start_point[0], old_end_point[0], start_byte, inserted,
                           new_end_byte - old_end_byte)
-        self.facts = extract(self.spec, data, self.tree)
+        edit = _Edit(old_end_point, new_end_point, data, self.line_starts)
+        changed = old_tree.changed_ranges(self.tree)
+        lo = min([start_byte] + [r.start_byte for r in changed])
+        hi = max([new_end_byte] + [r.end_byte for r in changed])
+        spliced = self._splice(lo, hi, edit)
+        self.facts = spliced if spliced is not None else extract(self.spec, data, self.tree)
+
+    def _local_body(self, lo: int, hi: int) -> tuple[ts.Node, ts.Node] | None:
+        """The innermost local scope whose body holds every changed byte, with that body."""
+        node: ts.Node | None = self.tree.root_node.descendant_for_byte_range(lo, hi)
+        while node is not None:
+            if node.type in self.spec.local_scopes:
+                for field_name in self.spec.body_fields:
+                    body = node.child_by_field_name(field_name)
+                    if body is not None and body.start_byte <= lo and hi <= body.end_byte:
+                        return node, body
+            node = node.parent
+        return None
+
+    def _splice(self, lo: int, hi: int, edit: _Edit) -> FileFacts | None:
+        """New facts from old ones plus a re-extracted local body; None: extract it all.
+
+        Nothing inside a local scope is a definition, so when every change lies inside
+        one function body only the uses in that body are re-extracted; facts before it
+        are kept and facts after it are moved by the edit's line/column shift.
+        """
+        found = self._local_body(lo, hi)
+        if found is None:
+            return None
+        scope, body = found
+        refs, imports = extract_uses(self.spec, self.data, scope, body.start_byte, body.end_byte)
+        first = body.start_point
+        old_last = edit.to_old(body.end_point)
+        old = self.facts
+        if imports or any(first[0] <= i.line <= old_last[0] for i in old.imports):
+            return None  # imports inside a body are rare: not worth a special case
+        first_key, last_key = (first[0], first[1]), old_last
+        kept_refs = [r for r in old.refs if (r.span.line, r.span.col) < first_key]
+        moved_refs = [
+            RefFact(r.name, r.kind, edit.shift(r.span))
+            for r in old.refs if (r.span.line, r.span.col) >= last_key
+        ]
+        symbols = tuple(
+            s if (s.span.end_line, s.span.end_col) < first_key
+            else s._replace(span=edit.shift(s.span), name_span=edit.shift(s.name_span))
+            for s in old.symbols
+            # definitions the edit pulled into the body are locals now
+            if not first_key <= (s.span.line, s.span.col) < last_key
+        )
+        if not self._enclosing_ends_match(symbols, scope, first_key, self._point(lo)[0]):
+            return None
+        imports_after = tuple(
+            i if i.line < first[0] else i._replace(line=i.line + edit.line_delta)
+            for i in old.imports
+        )
+        return FileFacts(symbols, tuple(kept_refs + refs + moved_refs), imports_after)
+
+    @staticmethod
+    def _enclosing_ends_match(
+        symbols: tuple[SymbolFact, ...], scope: ts.Node, first: tuple[int, int],
+        changed_row: int,
+    ) -> bool:
+        """Definitions around the body must end where the new tree says they end.
+
+        Shifting assumes an edit inside a body leaves the ends of the enclosing
+        definitions where the shift puts them; text typed just past a body's end can
+        instead grow the body. A definition starting on the changed line may have that
+        line in its signature. In both cases the caller re-extracts everything.
+        """
+        ends: set[tuple[tuple[int, int], tuple[int, int]]] = set()
+        node: ts.Node | None = scope
+        while node is not None:
+            ends.add((tuple(node.start_point), tuple(node.end_point)))  # type: ignore[arg-type]
+            node = node.parent
+        return all(
+            ((s.span.line, s.span.col), (s.span.end_line, s.span.end_col)) in ends
+            and s.span.line != changed_row
+            for s in symbols
+            if (s.span.line, s.span.col) < first <= (s.span.end_line, s.span.end_col)
+        )
 
     def _shift_lines(
         self, first: int, last: int, start_byte: int, inserted: bytes, delta: int
@@ -102,3 +189,42 @@ class Document:
         new_starts = [start_byte + i + 1 for i, b in enumerate(inserted) if b == 10]
         tail = [s + delta for s in self.line_starts[last + 1:]]
         self.line_starts[first + 1:] = new_starts + tail
+
+
+class _Edit:
+    """Moves positions that lie after an edit from old to new coordinates (and back)."""
+
+    def __init__(self, old_end: tuple[int, int], new_end: tuple[int, int], data: bytes,
+                 line_starts: list[int]):
+        self.old_end = old_end
+        self.new_end = new_end
+        self.line_delta = new_end[0] - old_end[0]
+        self._data = data
+        self._line_starts = line_starts
+
+    def to_old(self, point: tuple[int, int]) -> tuple[int, int]:
+        row, col = point
+        if row > self.new_end[0]:
+            return row - self.line_delta, col
+        if row == self.new_end[0] and col >= self.new_end[1]:
+            return self.old_end[0], col - self.new_end[1] + self.old_end[1]
+        return row, col
+
+    def _moved(self, row: int, col: int, ucol: int) -> tuple[int, int, int]:
+        old_row, old_col = self.old_end
+        if row > old_row:
+            return row + self.line_delta, col, ucol
+        if row == old_row and col >= old_col:
+            new_row = self.new_end[0]
+            new_col = col - old_col + self.new_end[1]
+            start = self._line_starts[new_row]
+            prefix = self._data[start:start + new_col]
+            new_ucol = new_col if prefix.isascii() else len(
+                prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2
+            return new_row, new_col, new_ucol
+        return row, col, ucol
+
+    def shift(self, span: Span) -> Span:
+        line, col, ucol = self._moved(span.line, span.col, span.ucol)
+        end_line, end_col, end_ucol = self._moved(span.end_line, span.end_col, span.end_ucol)
+        return Span(line, col, ucol, end_line, end_col, end_ucol)

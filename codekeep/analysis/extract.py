@@ -89,6 +89,8 @@ class _Positions:
 
     def span(self, node: ts.Node) -> Span:
         (line, col), (end_line, end_col) = node.start_point, node.end_point
+        if self.ascii:
+            return Span(line, col, col, end_line, end_col, end_col)
         return Span(
             line, col, self.ucol(node.start_byte, col),
             end_line, end_col, self.ucol(node.end_byte, end_col),
@@ -126,30 +128,68 @@ def _role(captures: dict[str, list[ts.Node]]) -> str | None:
     return None
 
 
+class _Roles(dict[int, "str | None"]):
+    """Pattern index -> its role capture, learnt from the pattern's first match."""
+
+    def of(self, pattern: int, captures: dict[str, list[ts.Node]]) -> str | None:
+        role = self.get(pattern, "")
+        if role == "":
+            role = self[pattern] = _role(captures)
+        return role
+
+
 def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
     """All facts of one file, in source order."""
     positions = _Positions(src)
+    defs, refs, imports = _run(spec, src, tree.root_node, positions, None)
+    symbols = _nest(spec, src, defs, positions)
+    return FileFacts(tuple(symbols), tuple(refs), tuple(imports))
+
+
+def extract_uses(
+    spec: LanguageSpec, src: bytes, scope: ts.Node, start: int, end: int
+) -> tuple[list[RefFact], list[ImportFact]]:
+    """References and imports inside bytes ``start..end`` of ``scope``'s subtree.
+
+    Used for a local scope's body after an edit: nothing in it is a definition (locals
+    are not indexed), so its uses are all there is to re-extract.
+    """
+    _defs, refs, imports = _run(spec, src, scope, _Positions(src), (start, end))
+    return refs, imports
+
+
+def _run(
+    spec: LanguageSpec, src: bytes, root: ts.Node, positions: _Positions,
+    within: tuple[int, int] | None,
+) -> tuple[list[_Def], list[RefFact], list[ImportFact]]:
     # One definition per (node, name node): the earliest pattern of the query wins, so a
     # specific pattern (`const f = () => ...` is a function) can precede a general one.
     defs: dict[tuple[int, int, int], tuple[int, _Def]] = {}
     refs: dict[tuple[int, str], RefFact] = {}
     imports: list[ImportFact] = []
-    for pattern, captures in ts.QueryCursor(spec.query).matches(tree.root_node):
-        role = _role(captures)
+    roles = _Roles()
+    for pattern, captures in ts.QueryCursor(spec.query).matches(root):
+        role = roles.of(pattern, captures)
         if role is None:
             continue
         if role == "import":
-            _collect_import(src, captures, imports)
+            statement = captures["import"][0]
+            if within is None or within[0] <= statement.start_byte < within[1]:
+                _collect_import(src, captures, imports)
             continue
         names = captures.get("name")
         if not names:
             continue
         name_node = names[0]
         if role.startswith("reference."):
+            if within is not None and not within[0] <= name_node.start_byte < within[1]:
+                continue
             kind = role[len("reference."):]
             key = (name_node.start_byte, kind)
             if key not in refs:
                 refs[key] = RefFact(_text(src, name_node), kind, positions.span(name_node))
+            continue
+        if within is not None:
             continue
         node = captures[role][0]
         identity = (node.start_byte, node.end_byte, name_node.start_byte)
@@ -162,10 +202,9 @@ def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
             node.start_byte, node.end_byte, _text(src, name_node), role[len("definition."):],
             node, name_node, _text(src, explicit[0]) if explicit else None,
         ))
-    symbols = _nest(spec, src, [d for _pattern, d in defs.values()], positions)
-    ordered_refs = sorted(refs.values(), key=lambda r: (r.span.line, r.span.col))
+    ordered_refs = sorted(refs.values(), key=lambda r: (r.span.line, r.span.col, r.kind))
     imports.sort(key=lambda i: i.line)
-    return FileFacts(tuple(symbols), tuple(ordered_refs), tuple(imports))
+    return [d for _pattern, d in defs.values()], ordered_refs, imports
 
 
 def _collect_import(

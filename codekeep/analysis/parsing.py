@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import tree_sitter as ts
 
+from codekeep.analysis.encoding import EncodedFacts, encode_facts
 from codekeep.analysis.extract import EMPTY_FACTS, FileFacts, extract
 from codekeep.analysis.registry import LanguageSpec, default_registry
 
@@ -48,6 +49,8 @@ class FileResult:
     lines: int
     status: str  # "indexed" or the reason it was skipped
     facts: FileFacts
+    # Set (and ``facts`` left empty) when the result crossed a process boundary.
+    encoded: EncodedFacts | None = None
 
 
 def analyse_source(spec: LanguageSpec, data: bytes) -> tuple[ts.Tree, FileFacts]:
@@ -91,4 +94,8 @@ def analyse_bytes(spec: LanguageSpec | None, rel: str, data: bytes, mtime_ns: in
 
 def analyse_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> list[FileResult]:
     """Worker entry point: a batch amortises the cost of shipping work between processes."""
-    return [analyse_file(root, rel, language, max_bytes) for rel, language in jobs]
+    results = []
+    for rel, language in jobs:
+        result = analyse_file(root, rel, language, max_bytes)
+        results.append(replace(result, facts=EMPTY_FACTS, encoded=encode_facts(result.facts)))
+    return results

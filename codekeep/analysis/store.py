@@ -1,20 +1,35 @@
 """The SQLite side of the code map: ``.codekeep/index.db``.
 
-Layout choices that keep the file small (target: <= 1 MB per 50k lines): names and
-reference kinds are interned in ``names``; UTF-16 columns and end lines are NULL when
-they equal the byte column / start line (true for almost all code), and NULLs cost
-nothing in a SQLite record. The index is a rebuildable cache, so it uses
-``synchronous=OFF`` during bulk writes.
+Layout choices that keep the file small (target: <= 1 MB per 50k lines): references are
+stored one row per (name, file) with every use packed into a short text (``spans``), so a
+name lookup is one clustered range scan and an edit rewrites only the names it touched;
+UTF-16 columns and repeated lines are NULL when they equal the byte column / start line
+(true for almost all code), and NULLs cost nothing in a SQLite record. The index is a
+rebuildable cache: it uses ``synchronous=OFF`` and is recreated if the file is damaged.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from codekeep.analysis.extract import FileFacts, ImportFact, RefFact, Span, SymbolFact
+from codekeep.analysis.encoding import (
+    EncodedFacts,
+    decode_imports,
+    decode_spans,
+    dup_of,
+    encode_imports,
+    group_refs,
+    kind_name,
+    nn,
+    qual_of,
+    symbol_fact,
+    symbol_row,
+)
+from codekeep.analysis.extract import FileFacts, ImportFact, RefFact, SymbolFact
 from codekeep.analysis.model import Position, Range, Reference, Symbol
 from codekeep.analysis.parsing import FileResult
 from codekeep.common.sqlite import open_db
@@ -31,65 +46,41 @@ MIGRATIONS: tuple[str, ...] = (
         lines INTEGER NOT NULL,
         status TEXT NOT NULL
     );
-    CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
     CREATE TABLE symbols(
         id INTEGER PRIMARY KEY,
         file_id INTEGER NOT NULL,
-        qual TEXT NOT NULL,
-        name_id INTEGER NOT NULL,
-        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
         container TEXT,
+        dup INTEGER,
+        kind NOT NULL,
         signature TEXT NOT NULL,
         line INTEGER NOT NULL, col INTEGER NOT NULL, ucol INTEGER,
         end_line INTEGER NOT NULL, end_col INTEGER NOT NULL, end_ucol INTEGER,
-        name_line INTEGER NOT NULL, name_col INTEGER NOT NULL, name_ucol INTEGER,
+        name_line INTEGER, name_col INTEGER NOT NULL, name_ucol INTEGER,
         name_end_col INTEGER NOT NULL, name_end_ucol INTEGER
     );
-    CREATE UNIQUE INDEX symbols_by_file ON symbols(file_id, qual);
-    CREATE INDEX symbols_by_name ON symbols(name_id);
+    CREATE INDEX symbols_by_file ON symbols(file_id);
+    CREATE INDEX symbols_by_name ON symbols(name);
     CREATE TABLE refs(
-        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
         file_id INTEGER NOT NULL,
-        name_id INTEGER NOT NULL,
-        kind_id INTEGER NOT NULL,
-        line INTEGER NOT NULL,
-        col INTEGER NOT NULL,
-        end_col INTEGER NOT NULL,
-        ucol INTEGER,
-        end_ucol INTEGER,
-        end_line INTEGER
-    );
-    CREATE INDEX refs_by_name ON refs(name_id);
+        spans TEXT NOT NULL,
+        PRIMARY KEY (name, file_id)
+    ) WITHOUT ROWID;
     CREATE INDEX refs_by_file ON refs(file_id);
     CREATE TABLE imports(
-        file_id INTEGER NOT NULL,
-        module TEXT NOT NULL,
-        name TEXT,
-        alias TEXT,
-        line INTEGER NOT NULL
+        file_id INTEGER PRIMARY KEY,
+        facts TEXT NOT NULL
     );
-    CREATE INDEX imports_by_file ON imports(file_id);
     """,
 )
 
 _SYMBOL_COLUMNS = (
-    "s.id, f.path, f.language, s.qual, n.name, s.kind, s.container, s.signature, "
+    "s.id, f.path, f.language, s.name, s.container, s.dup, s.kind, s.signature, "
     "s.line, s.col, s.ucol, s.end_line, s.end_col, s.end_ucol, "
     "s.name_line, s.name_col, s.name_ucol, s.name_end_col, s.name_end_ucol"
 )
-SYMBOL_SELECT = (
-    f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id "
-    "JOIN names n ON n.id = s.name_id"
-)
-REF_SELECT = (
-    "SELECT f.path, n.name, k.name, r.line, r.col, r.ucol, r.end_line, r.end_col, r.end_ucol "
-    "FROM refs r JOIN files f ON f.id = r.file_id JOIN names n ON n.id = r.name_id "
-    "JOIN names k ON k.id = r.kind_id"
-)
-
-
-def _or_null(value: int, same: int) -> int | None:
-    return None if value == same else value
+SYMBOL_SELECT = f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
 
 
 def _pos(line: int, col: int, ucol: int | None) -> Position:
@@ -97,12 +88,14 @@ def _pos(line: int, col: int, ucol: int | None) -> Position:
 
 
 def symbol_from_row(row: Sequence) -> Symbol:
-    (_id, path, language, qual, name, kind, container, signature,
+    (_id, path, language, name, container, dup, kind, signature,
      line, col, ucol, end_line, end_col, end_ucol,
      name_line, name_col, name_ucol, name_end_col, name_end_ucol) = row
+    name_line = nn(name_line, line)
     return Symbol(
-        id=f"{path}::{qual}", name=name, kind=kind, path=path, language=language,
-        container=container, signature=signature,
+        id=f"{path}::{qual_of(name, container, dup)}", name=name, kind=kind_name(kind),
+        path=path,
+        language=language, container=container, signature=signature,
         range=Range(_pos(line, col, ucol), _pos(end_line, end_col, end_ucol)),
         selection_range=Range(
             _pos(name_line, name_col, name_ucol), _pos(name_line, name_end_col, name_end_ucol)
@@ -119,6 +112,13 @@ class RefRow:
     name: str
     kind: str
     range: Range
+
+    @classmethod
+    def of(cls, file_id: int, path: str, ref: RefFact) -> RefRow:
+        span = ref.span
+        return cls(file_id, path, ref.name, ref.kind, Range(
+            Position(span.line, span.col, span.ucol),
+            Position(span.end_line, span.end_col, span.end_ucol)))
 
     def as_reference(self, symbol_id: str | None, confident: bool) -> Reference:
         return Reference(
@@ -142,8 +142,8 @@ class IndexStore:
     """One connection to index.db, used from one thread (the code map's lock guards it)."""
 
     def __init__(self, path: Path | str):
-        self.conn = open_db(path, MIGRATIONS, check_same_thread=False, synchronous="OFF")
-        self._names: dict[str, int] | None = None
+        self.path = Path(path)
+        self.conn = _open_rebuilding(self.path)
 
     def close(self) -> None:
         self.conn.close()
@@ -158,41 +158,26 @@ class IndexStore:
             yield
         except BaseException:
             self.conn.execute("ROLLBACK")
-            self._names = None  # ids handed out inside the rolled-back transaction are gone
             raise
         self.conn.execute("COMMIT")
 
-    # ---- names ---------------------------------------------------------------
-    def _name_ids(self) -> dict[str, int]:
-        if self._names is None:
-            self._names = {name: i for i, name in self.conn.execute("SELECT id, name FROM names")}
-        return self._names
-
-    def name_id(self, name: str, create: bool = True) -> int | None:
-        names = self._name_ids()
-        found = names.get(name)
-        if found is None and create:
-            cursor = self.conn.execute("INSERT INTO names(name) VALUES (?)", (name,))
-            found = names[name] = int(cursor.lastrowid or 0)
-        return found
+    def compact(self) -> None:
+        """Rewrite the file densely (after a cold index, B-tree pages are partly empty)."""
+        self.conn.execute("VACUUM")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # ---- files ---------------------------------------------------------------
+    _FILE_COLUMNS = "id, path, language, size, mtime_ns, hash, status"
+
     def files(self) -> dict[str, FileRow]:
-        rows = self.conn.execute(
-            "SELECT id, path, language, size, mtime_ns, hash, status FROM files"
-        )
+        rows = self.conn.execute(f"SELECT {self._FILE_COLUMNS} FROM files")
         return {row[1]: FileRow(*row) for row in rows}
 
     def file(self, path: str) -> FileRow | None:
         row = self.conn.execute(
-            "SELECT id, path, language, size, mtime_ns, hash, status FROM files WHERE path = ?",
-            (path,),
+            f"SELECT {self._FILE_COLUMNS} FROM files WHERE path = ?", (path,)
         ).fetchone()
         return FileRow(*row) if row else None
-
-    def file_path(self, file_id: int) -> str | None:
-        row = self.conn.execute("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
-        return row[0] if row else None
 
     def touch(self, file_id: int, size: int, mtime_ns: int) -> None:
         self.conn.execute(
@@ -220,7 +205,9 @@ class IndexStore:
         self.conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
     def rename_file(self, file_id: int, new_path: str) -> None:
-        self.conn.execute("DELETE FROM files WHERE path = ?", (new_path,))
+        replaced = self.file(new_path)
+        if replaced is not None:
+            self.delete_file(replaced.id)
         self.conn.execute("UPDATE files SET path = ? WHERE id = ?", (new_path, file_id))
 
     # ---- facts ---------------------------------------------------------------
@@ -228,117 +215,91 @@ class IndexStore:
         for table in ("symbols", "refs", "imports"):
             self.conn.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
 
-    def _symbol_row(self, file_id: int, s: SymbolFact) -> tuple:
-        span, name = s.span, s.name_span
-        return (
-            file_id, s.qual, self.name_id(s.name), s.kind, s.container, s.signature,
-            span.line, span.col, _or_null(span.ucol, span.col),
-            span.end_line, span.end_col, _or_null(span.end_ucol, span.end_col),
-            name.line, name.col, _or_null(name.ucol, name.col),
-            name.end_col, _or_null(name.end_ucol, name.end_col),
-        )
-
-    def _ref_row(self, file_id: int, r: RefFact) -> tuple:
-        span = r.span
-        return (
-            file_id, self.name_id(r.name), self.name_id(r.kind), span.line, span.col,
-            span.end_col, _or_null(span.ucol, span.col), _or_null(span.end_ucol, span.end_col),
-            _or_null(span.end_line, span.line),
-        )
-
     def insert_symbols(self, file_id: int, symbols: Iterable[SymbolFact]) -> None:
+        self.insert_symbol_rows(file_id, [symbol_row(s) for s in symbols])
+
+    def insert_symbol_rows(self, file_id: int, rows: Iterable[tuple]) -> None:
         self.conn.executemany(
-            "INSERT INTO symbols(file_id, qual, name_id, kind, container, signature, "
+            "INSERT INTO symbols(file_id, name, container, dup, kind, signature, "
             "line, col, ucol, end_line, end_col, end_ucol, "
             "name_line, name_col, name_ucol, name_end_col, name_end_ucol) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [self._symbol_row(file_id, s) for s in symbols],
+            [(file_id, *row) for row in rows],
         )
 
-    def insert_refs(self, file_id: int, refs: Iterable[RefFact]) -> None:
+    def put_ref_groups(self, file_id: int, groups: dict[str, str]) -> None:
         self.conn.executemany(
-            "INSERT INTO refs(file_id, name_id, kind_id, line, col, end_col, ucol, end_ucol, "
-            "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [self._ref_row(file_id, r) for r in refs],
+            "INSERT OR REPLACE INTO refs(name, file_id, spans) VALUES (?, ?, ?)",
+            [(name, file_id, spans) for name, spans in groups.items()],
         )
 
-    def insert_imports(self, file_id: int, imports: Iterable[ImportFact]) -> None:
+    def delete_ref_groups(self, file_id: int, names: Iterable[str]) -> None:
         self.conn.executemany(
-            "INSERT INTO imports(file_id, module, name, alias, line) VALUES (?, ?, ?, ?, ?)",
-            [(file_id, *i) for i in imports],
+            "DELETE FROM refs WHERE name = ? AND file_id = ?", [(n, file_id) for n in names]
         )
 
-    def write_facts(self, file_id: int, facts: FileFacts) -> None:
-        self.clear_facts(file_id)
+    def put_imports(self, file_id: int, imports: Sequence[ImportFact]) -> None:
+        self.put_encoded_imports(file_id, encode_imports(imports))
+
+    def put_encoded_imports(self, file_id: int, encoded: str) -> None:
+        """All imports of a file in one row (they are always read and written together)."""
+        if encoded:
+            self.conn.execute("INSERT OR REPLACE INTO imports(file_id, facts) VALUES (?, ?)",
+                              (file_id, encoded))
+        else:
+            self.conn.execute("DELETE FROM imports WHERE file_id = ?", (file_id,))
+
+    def write_facts(self, file_id: int, facts: FileFacts, fresh: bool = False) -> None:
+        """Replace every row of one file (``fresh``: it has none yet)."""
+        if not fresh:
+            self.clear_facts(file_id)
         self.insert_symbols(file_id, facts.symbols)
-        self.insert_refs(file_id, facts.refs)
-        self.insert_imports(file_id, facts.imports)
+        self.put_ref_groups(file_id, group_refs(facts.refs))
+        self.put_imports(file_id, facts.imports)
 
-    def delete_symbols(self, file_id: int, quals: Iterable[str]) -> None:
+    def write_encoded(self, file_id: int, encoded: EncodedFacts) -> None:
+        """Insert the rows of a file that has none yet (the cold-index fast path)."""
+        self.insert_symbol_rows(file_id, encoded.symbols)
+        self.put_ref_groups(file_id, encoded.refs)
+        self.put_encoded_imports(file_id, encoded.imports)
+
+    def delete_symbols(self, file_id: int, symbols: Iterable[SymbolFact]) -> None:
         self.conn.executemany(
-            "DELETE FROM symbols WHERE file_id = ? AND qual = ?", [(file_id, q) for q in quals]
+            "DELETE FROM symbols WHERE file_id = ? AND name = ? AND container IS ? AND dup IS ?",
+            [(file_id, s.name, s.container, dup_of(s)) for s in symbols],
         )
-
-    def delete_refs(self, file_id: int, refs: Iterable[RefFact]) -> None:
-        self.conn.executemany(
-            "DELETE FROM refs WHERE file_id = ? AND line = ? AND col = ? AND name_id = ? "
-            "AND kind_id = ?",
-            [(file_id, r.span.line, r.span.col, self.name_id(r.name), self.name_id(r.kind))
-             for r in refs],
-        )
-
-    def replace_imports(self, file_id: int, imports: Iterable[ImportFact]) -> None:
-        self.conn.execute("DELETE FROM imports WHERE file_id = ?", (file_id,))
-        self.insert_imports(file_id, imports)
 
     def read_facts(self, file_id: int) -> FileFacts:
         """The stored facts of one file, comparable with freshly extracted ones."""
-        symbols = []
-        for row in self.conn.execute(
-            "SELECT s.qual, n.name, s.kind, s.container, s.signature, s.line, s.col, s.ucol, "
-            "s.end_line, s.end_col, s.end_ucol, s.name_line, s.name_col, s.name_ucol, "
-            "s.name_end_col, s.name_end_ucol FROM symbols s JOIN names n ON n.id = s.name_id "
-            "WHERE s.file_id = ? ORDER BY s.line, s.col, s.id", (file_id,),
-        ):
-            (qual, name, kind, container, signature, line, col, ucol, end_line, end_col,
-             end_ucol, name_line, name_col, name_ucol, name_end_col, name_end_ucol) = row
-            symbols.append(SymbolFact(
-                qual, name, kind, container, signature,
-                Span(line, col, _nn(ucol, col), end_line, end_col, _nn(end_ucol, end_col)),
-                Span(name_line, name_col, _nn(name_ucol, name_col), name_line, name_end_col,
-                     _nn(name_end_ucol, name_end_col)),
-            ))
-        refs = [
-            RefFact(name, kind, Span(line, col, _nn(ucol, col), _nn(end_line, line), end_col,
-                                     _nn(end_ucol, end_col)))
-            for name, kind, line, col, ucol, end_line, end_col, end_ucol in self.conn.execute(
-                "SELECT n.name, k.name, r.line, r.col, r.ucol, r.end_line, r.end_col, "
-                "r.end_ucol FROM refs r JOIN names n ON n.id = r.name_id "
-                "JOIN names k ON k.id = r.kind_id WHERE r.file_id = ? ORDER BY r.line, r.col",
-                (file_id,),
-            )
-        ]
-        imports = [
-            ImportFact(*row) for row in self.conn.execute(
-                "SELECT module, name, alias, line FROM imports WHERE file_id = ? ORDER BY line",
-                (file_id,),
-            )
-        ]
+        symbols = [symbol_fact(row) for row in self.conn.execute(
+            "SELECT name, container, dup, kind, signature, line, col, ucol, end_line, end_col, "
+            "end_ucol, name_line, name_col, name_ucol, name_end_col, name_end_ucol FROM symbols "
+            "WHERE file_id = ? ORDER BY line, col, id", (file_id,),
+        )]
+        refs = [ref for name, spans in self.conn.execute(
+            "SELECT name, spans FROM refs WHERE file_id = ?", (file_id,))
+            for ref in decode_spans(name, spans)]
+        refs.sort(key=lambda r: (r.span.line, r.span.col))
+        row = self.conn.execute(
+            "SELECT facts FROM imports WHERE file_id = ?", (file_id,)).fetchone()
+        imports = decode_imports(row[0]) if row else []
         return FileFacts(tuple(symbols), tuple(refs), tuple(imports))
 
     # ---- queries -------------------------------------------------------------
     def symbols_named(self, name: str) -> list[Symbol]:
-        name_id = self.name_id(name, create=False)
-        if name_id is None:
-            return []
-        rows = self.conn.execute(f"{SYMBOL_SELECT} WHERE s.name_id = ?", (name_id,))
+        rows = self.conn.execute(f"{SYMBOL_SELECT} WHERE s.name = ?", (name,))
         return [symbol_from_row(r) for r in rows]
 
     def symbol(self, path: str, qual: str) -> Symbol | None:
-        row = self.conn.execute(
-            f"{SYMBOL_SELECT} WHERE f.path = ? AND s.qual = ?", (path, qual)
-        ).fetchone()
-        return symbol_from_row(row) if row else None
+        wanted = f"{path}::{qual}"
+        likely_name = qual.split("#", 1)[0].rsplit(".", 1)[-1]
+        rows = self.conn.execute(
+            f"{SYMBOL_SELECT} WHERE f.path = ? AND s.name = ?", (path, likely_name)).fetchall()
+        for symbol in map(symbol_from_row, rows):
+            if symbol.id == wanted:
+                return symbol
+        # names that contain dots (TypeScript `declare module "a.b"`): look at the whole file
+        return next((s for s in self.symbols_in_file(path) if s.id == wanted), None)
 
     def symbols_in_file(self, path: str) -> list[Symbol]:
         rows = self.conn.execute(
@@ -351,42 +312,31 @@ class IndexStore:
         return [symbol_from_row(r) for r in rows]
 
     def refs_named(self, name: str) -> list[RefRow]:
-        name_id = self.name_id(name, create=False)
-        if name_id is None:
-            return []
-        return self._ref_rows("WHERE r.name_id = ?", (name_id,))
+        rows = self.conn.execute(
+            "SELECT r.file_id, f.path, r.spans FROM refs r JOIN files f ON f.id = r.file_id "
+            "WHERE r.name = ?", (name,),
+        )
+        return [RefRow.of(file_id, path, ref)
+                for file_id, path, spans in rows for ref in decode_spans(name, spans)]
 
     def refs_in_file(self, path: str) -> list[RefRow]:
-        return self._ref_rows("WHERE f.path = ? ORDER BY r.line, r.col", (path,))
-
-    def _ref_rows(self, where: str, params: tuple) -> list[RefRow]:
         rows = self.conn.execute(
-            "SELECT r.file_id, f.path, n.name, k.name, r.line, r.col, r.ucol, r.end_line, "
-            "r.end_col, r.end_ucol FROM refs r JOIN files f ON f.id = r.file_id "
-            f"JOIN names n ON n.id = r.name_id JOIN names k ON k.id = r.kind_id {where}",
-            params,
+            "SELECT r.file_id, r.name, r.spans FROM refs r JOIN files f ON f.id = r.file_id "
+            "WHERE f.path = ?", (path,),
         )
-        return [
-            RefRow(file_id, path, name, kind, Range(
-                _pos(line, col, ucol), _pos(_nn(end_line, line), end_col, end_ucol)))
-            for file_id, path, name, kind, line, col, ucol, end_line, end_col, end_ucol in rows
-        ]
+        found = [RefRow.of(file_id, path, ref)
+                 for file_id, name, spans in rows for ref in decode_spans(name, spans)]
+        found.sort(key=lambda r: (r.range.start.line, r.range.start.byte_col))
+        return found
 
     def imports_by_file(self) -> dict[int, list[ImportFact]]:
         found: dict[int, list[ImportFact]] = {}
-        for file_id, module, name, alias, line in self.conn.execute(
-            "SELECT file_id, module, name, alias, line FROM imports"
-        ):
-            found.setdefault(file_id, []).append(ImportFact(module, name, alias, line))
+        for file_id, facts in self.conn.execute("SELECT file_id, facts FROM imports"):
+            found[file_id] = decode_imports(facts)
         return found
 
     def symbol_name_counts(self) -> dict[str, int]:
-        return {
-            name: count for name, count in self.conn.execute(
-                "SELECT n.name, COUNT(*) FROM symbols s JOIN names n ON n.id = s.name_id "
-                "GROUP BY s.name_id"
-            )
-        }
+        return dict(self.conn.execute("SELECT name, COUNT(*) FROM symbols GROUP BY name"))
 
     def counts(self) -> tuple[int, int, int, dict[str, int]]:
         files = self.conn.execute(
@@ -394,16 +344,32 @@ class IndexStore:
         ).fetchall()
         languages = {lang: n for lang, n in files}
         symbols = self.conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
-        refs = self.conn.execute("SELECT COUNT(*) FROM refs").fetchone()[0]
+        refs = self.conn.execute(
+            "SELECT COALESCE(SUM(length(spans) - length(replace(spans, ';', '')) + 1), 0) "
+            "FROM refs"
+        ).fetchone()[0]
         return sum(languages.values()), symbols, refs, languages
 
     def reference_edges(self) -> list[tuple[int, str, int]]:
         """(referencing file, referenced name, how often) for the repository graph."""
-        return self.conn.execute(
-            "SELECT r.file_id, n.name, COUNT(*) FROM refs r JOIN names n ON n.id = r.name_id "
-            "GROUP BY r.file_id, r.name_id"
-        ).fetchall()
+        return [(file_id, name, spans.count(";") + 1) for file_id, name, spans in
+                self.conn.execute("SELECT file_id, name, spans FROM refs")]
 
 
-def _nn(value: int | None, default: int) -> int:
-    return default if value is None else value
+def _open_rebuilding(path: Path) -> sqlite3.Connection:
+    """Open the index; a damaged or foreign-layout file is a cache, so start it over."""
+    try:
+        conn = open_db(path, MIGRATIONS, check_same_thread=False, synchronous="OFF")
+    except sqlite3.DatabaseError:
+        conn = None
+    if conn is not None:
+        try:
+            conn.execute("SELECT spans FROM refs LIMIT 0")
+            conn.execute("SELECT name, container, dup FROM symbols LIMIT 0")
+            conn.execute("SELECT facts FROM imports LIMIT 0")
+            return conn
+        except sqlite3.DatabaseError:
+            conn.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return open_db(path, MIGRATIONS, check_same_thread=False, synchronous="OFF")

@@ -3,17 +3,16 @@
 A keystroke usually changes nothing the index stores (an edit inside a body) or a
 handful of rows (the references on the edited line); comparing old and new facts in
 memory and writing just the difference is what keeps a live update near a millisecond.
-When most rows changed (a line inserted near the top shifts everything below) a
-delete-and-insert of the whole file is cheaper than row-by-row deletes.
+References are stored per (name, file), so only the names whose uses moved are rewritten.
 """
 
 from __future__ import annotations
 
 from codekeep.analysis.extract import FileFacts, Span, SymbolFact
 from codekeep.analysis.model import Position, Range, Symbol
-from codekeep.analysis.store import IndexStore
+from codekeep.analysis.store import IndexStore, group_refs
 
-# Above this many rows to delete, rewriting the file's rows is faster than targeted deletes.
+# Above this many symbols to delete, rewriting the file's symbols beats targeted deletes.
 ROW_DIFF_LIMIT = 48
 
 
@@ -38,24 +37,24 @@ class FactWriter:
         """Make the stored rows of ``file_id`` equal ``after`` (``before`` = what is stored)."""
         store = self._store
         if not before.symbols and not before.refs and not before.imports:
-            store.write_facts(file_id, after)
+            store.write_facts(file_id, after, fresh=True)
             return
-        old_symbols, new_symbols = set(before.symbols), set(after.symbols)
-        old_refs, new_refs = set(before.refs), set(after.refs)
-        gone_symbols = old_symbols - new_symbols
-        gone_refs = old_refs - new_refs
-        if len(gone_symbols) + len(gone_refs) > ROW_DIFF_LIMIT:
-            store.write_facts(file_id, after)
-            return
-        if gone_symbols:
-            store.delete_symbols(file_id, (s.qual for s in gone_symbols))
-        if gone_refs:
-            store.delete_refs(file_id, gone_refs)
-        added_symbols = [s for s in after.symbols if s not in old_symbols]
-        if added_symbols:
-            store.insert_symbols(file_id, added_symbols)
-        added_refs = [r for r in after.refs if r not in old_refs]
-        if added_refs:
-            store.insert_refs(file_id, added_refs)
+        if before.symbols != after.symbols:
+            old_symbols = set(before.symbols)
+            new_symbols = set(after.symbols)
+            gone = old_symbols - new_symbols
+            if len(gone) > ROW_DIFF_LIMIT:
+                store.conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+                store.insert_symbols(file_id, after.symbols)
+            else:
+                store.delete_symbols(file_id, gone)
+                store.insert_symbols(file_id, [s for s in after.symbols if s not in old_symbols])
+        if before.refs != after.refs:
+            old_groups, new_groups = group_refs(before.refs), group_refs(after.refs)
+            store.delete_ref_groups(file_id, old_groups.keys() - new_groups.keys())
+            store.put_ref_groups(file_id, {
+                name: spans for name, spans in new_groups.items()
+                if old_groups.get(name) != spans
+            })
         if before.imports != after.imports:
-            store.replace_imports(file_id, after.imports)
+            store.put_imports(file_id, after.imports)
