@@ -25,7 +25,7 @@ from codekeep.memory.store import MemoryStore
 
 _PATHLIKE = re.compile(r"[\w.-]*[/\\][\w./\\-]+|[\w-]+\.[A-Za-z]{1,5}\b")
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[a-z0-9]*[A-Z]\w*|[A-Za-z]\w*_\w+)\b")
-_POOL = 60  # candidates per list
+_POOL = 30  # candidates per list
 _MAX_QUERY_IDENTIFIERS = 3
 
 

@@ -2,9 +2,11 @@
 
 The same schema serves the project database (``.codekeep/memory.db``: task and
 project scope) and the user database (``<user data dir>/memory.db``: user scope).
-``memories_fts`` is an external-content FTS5 index kept in sync by triggers, so a
-crash can never leave the index and the rows disagreeing. ``events`` is append-only:
-a trigger refuses updates; only ``purge`` deletes.
+``memories_fts`` indexes only *live* memories (active, observed, confirmed_resolved):
+superseded, archived and disabled rows are history and must not slow down search, so
+a database with 10k rows but 500 live ones searches 500. Triggers keep it in sync in
+the same transaction, so a crash can never leave the index and the rows disagreeing.
+``events`` is append-only: a trigger refuses updates; only ``purge`` deletes.
 """
 
 from __future__ import annotations
@@ -122,6 +124,31 @@ MIGRATIONS: tuple[str, ...] = (
         INSERT INTO memories_fts(memories_fts, rowid, content, key)
         VALUES ('delete', old.rowid, old.content, old.key);
         INSERT INTO memories_fts(rowid, content, key) VALUES (new.rowid, new.content, new.key);
+    END;
+    """,
+    """
+    DROP TRIGGER memories_fts_insert;
+    DROP TRIGGER memories_fts_delete;
+    DROP TRIGGER memories_fts_update;
+    DROP TABLE memories_fts;
+    CREATE VIRTUAL TABLE memories_fts USING fts5(
+        content, key, tokenize='porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO memories_fts(rowid, content, key)
+        SELECT rowid, content, key FROM memories
+        WHERE status IN ('active', 'observed', 'confirmed_resolved');
+    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories
+    WHEN new.status IN ('active', 'observed', 'confirmed_resolved') BEGIN
+        INSERT INTO memories_fts(rowid, content, key) VALUES (new.rowid, new.content, new.key);
+    END;
+    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        DELETE FROM memories_fts WHERE rowid = old.rowid;
+    END;
+    CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, key, status ON memories BEGIN
+        DELETE FROM memories_fts WHERE rowid = old.rowid;
+        INSERT INTO memories_fts(rowid, content, key)
+            SELECT new.rowid, new.content, new.key
+            WHERE new.status IN ('active', 'observed', 'confirmed_resolved');
     END;
     """,
 )

@@ -190,21 +190,26 @@ class MemoryStore:
     def search_text(
         self, text: str, statuses: Sequence[str], kinds: Sequence[str] | None, limit: int
     ) -> list[tuple[str, float]]:
-        """(id, bm25) best first; bm25 is SQLite's (lower is better)."""
+        """(id, bm25) best first; bm25 is SQLite's (lower is better).
+
+        The index is ranked first and only its best ``4 × limit`` rows are joined to
+        the table for the status/kind filter: joining every match before ranking costs
+        a row lookup per match, which dominates on large indexes.
+        """
         match = fts_query(text)
         if not match:
             return []
-        params: list[Any] = [match, *statuses]
+        params: list[Any] = [match, 4 * int(limit), *statuses]
         kind_sql = ""
         if kinds:
             kind_sql = f" AND m.kind IN ({','.join('?' * len(kinds))})"
             params.extend(kinds)
         sql = (
-            "SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts "
-            "JOIN memories m ON m.rowid = memories_fts.rowid "
-            "WHERE memories_fts MATCH ? AND m.status IN "
-            f"({','.join('?' * len(statuses))}){kind_sql} "
-            f"ORDER BY rank LIMIT {int(limit)}"
+            "SELECT m.id, f.rank FROM (SELECT rowid, bm25(memories_fts) AS rank FROM memories_fts "
+            "WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f "
+            "JOIN memories m ON m.rowid = f.rowid "
+            f"WHERE m.status IN ({','.join('?' * len(statuses))}){kind_sql} "
+            f"ORDER BY f.rank LIMIT {int(limit)}"
         )
         return [(r[0], float(r[1])) for r in self.conn.execute(sql, params)]
 

@@ -1,0 +1,197 @@
+"""Memory benchmark: remember and recall latency at 10k memories.
+
+Prints ONE JSON object. Two populations of 10k memories (facts linked to files and
+symbols) are loaded through the store:
+
+* ``steady_state`` — what a long-used project holds: capacity keeps ≤ 500 active
+  long-term memories per scope, so 500 active facts + 200 active summaries, and the
+  rest archived, superseded or disabled (kept for audit, outside the search index);
+* ``all_active`` — the worst case with capacity lifted: all 10k live and searchable.
+
+In each we time ``remember`` (new,
+distinct content: the full write path — safety filter, gate, FTS neighbour search,
+state machine, insert, capacity check) and ``recall`` (FTS + structured lists, RRF,
+scoring, access-count update). References measured in the same run on the same file:
+
+* remember vs a bare ``INSERT`` of the same row into the memories table (one transaction);
+* recall vs a bare FTS5 ``MATCH ... ORDER BY bm25 LIMIT 10`` of the same query.
+
+Targets (issue 4): recall p95 ≤ 5 ms, remember p95 ≤ 10 ms.
+
+Usage: python bench/memory_bench.py [--memories 10000] [--samples 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from codekeep.memory import MemoryService, MemorySettings
+from codekeep.memory.text import fingerprint, fts_query
+from codekeep.memory.write import new_id
+
+_VOCABULARY = """
+cache retry timeout parser config billing invoice payment queue worker schema
+migration index token budget ledger symbol reference import module router handler
+session auth login upload download stream buffer socket client server request
+response header cookie deploy release build lint test fixture mock database table
+column transaction lock commit branch merge rebase review pipeline runner docker
+image volume network proxy dns tls certificate logging metric trace alert dashboard
+cron scheduler job batch export
+"""
+WORDS = _VOCABULARY.split()
+
+
+def sentence(rng: random.Random, length: int = 12) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(length)) + f" v{rng.randrange(10**6)}"
+
+
+def status_plan(count: int, all_active: bool) -> list[tuple[str, str]]:
+    """(kind, status) per row: the steady-state mix, or everything active."""
+    if all_active:
+        return [("fact", "active")] * count
+    plan = [("fact", "active")] * 500 + [("summary", "active")] * 200
+    rest = count - len(plan)
+    plan += [("fact", "archived")] * (rest * 4 // 10) + [("fact", "superseded")] * (rest * 3 // 10)
+    return plan + [("fact", "disabled")] * (count - len(plan))
+
+
+def populate(service: MemoryService, count: int, rng: random.Random, all_active: bool) -> None:
+    store = service.project
+    now = service.settings.clock()
+    with store.transaction():
+        for number, (kind, status) in enumerate(status_plan(count, all_active)):
+            content = sentence(rng)
+            path = f"src/pkg{number % 120}/mod{number % 700}.py"
+            row = {
+                "id": new_id("project"),
+                "kind": kind,
+                "status": status,
+                "scope": "project",
+                "key": None,
+                "value": None,
+                "content": content,
+                "fingerprint": fingerprint("fact", None, None, content),
+                "importance": 1 + number % 10,
+                "confidence": 1.0,
+                "source": "agent",
+                "evidence": None,
+                "support_count": 1,
+                "access_count": number % 7,
+                "created_at": now - number * 60,
+                "last_seen_at": now - number * 60,
+                "last_accessed_at": None,
+                "expires_at": None,
+                "superseded_by": None,
+                "task_id": None,
+            }
+            store.insert(row, [path], [f"{path}::Func{number % 50}"])
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "p50_ms": round(statistics.median(ordered) * 1000, 3),
+        "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 3),
+    }
+
+
+def timed(action, inputs: list) -> list[float]:  # type: ignore[no-untyped-def]
+    samples = []
+    for item in inputs:
+        started = time.perf_counter()
+        action(item)
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def measure(count: int, samples: int, all_active: bool) -> dict[str, object]:
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ws"
+        root.mkdir()
+        settings = MemorySettings(capacity_per_scope=count * 2) if all_active else MemorySettings()
+        service = MemoryService.open(root, user_dir=Path(tmp) / "user", settings=settings)
+        populate(service, count, rng, all_active)
+
+        new_contents = [sentence(rng, 10) for _ in range(samples)]
+        remember = timed(
+            lambda text: service.remember(text, files=["src/pkg1/mod1.py"]), new_contents
+        )
+        queries = [" ".join(rng.sample(WORDS, 3)) for _ in range(samples)]
+        recall = timed(lambda query: service.recall(query, limit=10), queries)
+        paths = [f"src/pkg{rng.randrange(120)}/mod{rng.randrange(700)}.py" for _ in range(100)]
+        recall_file = timed(lambda path: service.recall("", limit=10, files=[path]), paths)
+
+        conn = service.project.conn
+
+        def bare_insert(text: str) -> None:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
+                "INSERT INTO memories(id, kind, status, scope, content, fingerprint, importance, "
+                "confidence, source, created_at, last_seen_at) "
+                "VALUES (?, 'fact', 'archived', 'project', ?, '', 5, 1.0, 'bench', 0, 0)",
+                (new_id("project"), text),
+            )
+            conn.execute("COMMIT")
+
+        insert_ref = timed(bare_insert, [sentence(rng, 10) for _ in range(samples)])
+        fts_ref = timed(
+            lambda query: conn.execute(
+                "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+                "ORDER BY bm25(memories_fts) LIMIT 10",
+                (fts_query(query),),
+            ).fetchall(),
+            queries,
+        )
+        total = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+        live = conn.execute("SELECT count(*) FROM memories_fts").fetchone()[0]
+        service.close()
+    result: dict[str, object] = {
+        "memories": total,
+        "searchable": live,
+        "remember": percentiles(remember),
+        "recall": percentiles(recall),
+        "recall_by_file": percentiles(recall_file),
+        "reference": {
+            "bare_insert": percentiles(insert_ref),
+            "bare_fts_query": percentiles(fts_ref),
+        },
+        "ratio_p50": {
+            "remember_vs_bare_insert": round(
+                statistics.median(remember) / statistics.median(insert_ref), 2
+            ),
+            "recall_vs_bare_fts": round(statistics.median(recall) / statistics.median(fts_ref), 2),
+        },
+    }
+    result["meets_targets"] = (
+        percentiles(recall)["p95_ms"] <= 5.0 and percentiles(remember)["p95_ms"] <= 10.0
+    )
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--samples", type=int, default=300)
+    args = parser.parse_args()
+    print(
+        json.dumps(
+            {
+                "benchmark": "memory",
+                "samples": args.samples,
+                "targets": {"recall_p95_ms": 5.0, "remember_p95_ms": 10.0},
+                "steady_state": measure(args.memories, args.samples, all_active=False),
+                "all_active": measure(args.memories, args.samples, all_active=True),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
