@@ -20,7 +20,7 @@ from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
 from codekeep.services import WorkspaceServices
-from codekeep.tools import ToolKit
+from codekeep.tools import ToolKit, ToolSettings
 
 
 def model_settings_from(section: Mapping[str, Any] | None = None,
@@ -36,8 +36,10 @@ def build_loop(root: Path, model: ModelSettings, *, codemap: CodeMap | None,
                memory: MemoryService | None, ledger: Ledger | None,
                on_event: EventSink | None = None,
                services_runner: ServicesRunner | None = None,
-               exploration_budget: ExplorationBudget | None = None) -> AgentLoop:
-    toolkit = ToolKit.open(root, codemap=codemap, memory=memory, ledger=ledger)
+               exploration_budget: ExplorationBudget | None = None,
+               tool_settings: ToolSettings | None = None) -> AgentLoop:
+    toolkit = ToolKit.open(root, codemap=codemap, memory=memory, ledger=ledger,
+                           settings=tool_settings)
     return AgentLoop(toolkit, model, on_event=on_event, services_runner=services_runner,
                      exploration_budget=exploration_budget)
 
