@@ -7,6 +7,7 @@ tool's JSON Schema, with an error message the model can act on.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Mapping
@@ -145,6 +146,15 @@ def _fits(value: Any, prop: Mapping[str, Any]) -> bool:
     return isinstance(value, _JSON_TYPES[declared]) or (
         declared != "string" and isinstance(value, str)
     )
+
+
+def with_defaults(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Fill in schema defaults, so equal calls look equal to the cache and the dedup check."""
+    filled = dict(arguments)
+    for name, prop in spec.properties.items():
+        if name not in filled and "default" in prop:
+            filled[name] = copy.deepcopy(prop["default"])
+    return filled
 
 
 def validate_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> None:

@@ -18,6 +18,11 @@ from typing import Any, Literal
 JSON_SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _SNAKE_CASE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
+
+def is_snake_case(name: str) -> bool:
+    return bool(_SNAKE_CASE.match(name))
+
+
 PathAccess = Literal["read", "write"]
 Compression = Literal["search", "file", "symbols", "text", "json"]
 
@@ -99,7 +104,7 @@ def tool(
         if not inspect.iscoroutinefunction(handler):
             raise TypeError(f"tool handler {handler.__name__} must be async")
         tool_name = name or handler.__name__
-        if not _SNAKE_CASE.match(tool_name):
+        if not is_snake_case(tool_name):
             raise ValueError(f"tool name {tool_name!r} is not snake_case")
         text = description or inspect.getdoc(handler) or ""
         if not text:

@@ -281,3 +281,9 @@ async def test_extra_after_middlewares_plug_in(workspace: Path) -> None:
         < names.index("audit")
     )
     kit.close()
+
+
+async def test_explicit_defaults_hit_the_same_cache_entry(call: Any) -> None:
+    first = await call("read_file", {"path": "src/util.py"})
+    second = await call("read_file", {"path": "src/util.py", "start_line": 1})
+    assert first.ok and second.cached

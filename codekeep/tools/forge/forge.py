@@ -35,7 +35,7 @@ from codekeep.tools.pipeline import ToolPipeline
 from codekeep.tools.registry import DuplicateToolError, ToolRegistry
 from codekeep.tools.result import ToolError, ToolOutput, ToolRefusedError, ToolResult
 from codekeep.tools.settings import ToolSettings
-from codekeep.tools.spec import _SNAKE_CASE, JSON_SCHEMA_DRAFT, ToolSpec
+from codekeep.tools.spec import JSON_SCHEMA_DRAFT, ToolSpec, is_snake_case
 
 FORGED_CATEGORY = "forged"
 FORGE_TOOL = "forge_tool"
@@ -253,7 +253,7 @@ class ToolForge:
         read_only: bool,
         forged_from: set[str] | frozenset[str],
     ) -> ToolSpec:
-        if not _SNAKE_CASE.match(name):
+        if not is_snake_case(name):
             raise ForgeError(f"tool name {name!r} must be snake_case")
         if not description.strip():
             raise ForgeError("a forged tool needs a description")

@@ -11,6 +11,7 @@ from codekeep.tools.normalize import (
     normalise_arguments,
     parse_arguments,
     validate_arguments,
+    with_defaults,
 )
 from codekeep.tools.pipeline import ToolCall, ToolMiddleware
 from codekeep.tools.registry import ToolRegistry
@@ -58,7 +59,7 @@ def _closest(name: str, names: list[str]) -> str:
 
 
 class ArgumentValidation(ToolMiddleware):
-    """JSON string -> dict, names normalised to the schema's spelling, then schema-validated."""
+    """JSON string -> dict, names in the schema's spelling, validated, defaults filled in."""
 
     name = "arguments"
 
@@ -67,6 +68,7 @@ class ArgumentValidation(ToolMiddleware):
         try:
             arguments = normalise_arguments(call.spec, parse_arguments(call.raw_arguments))
             validate_arguments(call.spec, arguments)
+            arguments = with_defaults(call.spec, arguments)
         except ArgumentError as exc:
             return failure(call.spec.name, "arguments", str(exc))
         call.arguments = arguments
