@@ -16,11 +16,12 @@ all of its tool results (the API rejects one without the other).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from codekeep.common.tokens import token_len
+from codekeep.ledger.models import ModelInfo, model_info
 
 L1_THRESHOLD = 0.60
 L2_THRESHOLD = 0.80
@@ -40,13 +41,13 @@ def message_tokens(message: dict[str, Any]) -> int:
     return total
 
 
-def window_for_model(model: str, override: int | None = None) -> int:
-    """Context window of ``model`` from the ledger's model table, unless overridden."""
-    if override is not None:
-        return override
-    from codekeep.ledger.models import model_info  # one table for prices and windows
+def window_for_model(model: str, override: int | None = None,
+                     lookup: Callable[[str], ModelInfo] = model_info) -> int:
+    """Context window of ``model`` from the ledger's model table, unless overridden.
 
-    return model_info(model).context_window
+    ``lookup`` is normally ``Ledger.model_info`` so the table's settings overrides apply.
+    """
+    return override if override is not None else lookup(model).context_window
 
 
 @dataclass(slots=True)

@@ -41,7 +41,7 @@ from codekeep.agent.model_client import Attempt, ChatResponse, ModelClient, Mode
 from codekeep.agent.nudges import PHASE_INSTRUCTIONS, Nudge, NudgeGenerator
 from codekeep.agent.prompts import system_prompt
 from codekeep.common.tokens import token_len
-from codekeep.ledger import BudgetEvent, BudgetExceeded, Ledger
+from codekeep.ledger import BudgetEvent, BudgetExceeded, Ledger, model_info
 from codekeep.memory import MemoryService
 from codekeep.tools import ToolKit, ToolResult
 from codekeep.tools.capabilities import capability as capability_preset
@@ -154,8 +154,9 @@ class _TaskRun:
         self.nudges = NudgeGenerator(self.tracker)
         self.ctx = loop.toolkit.context(task_id, capability)
         self.client = ModelClient(loop.model)
-        self.context_window_tokens = window_for_model(self.client.model,
-                                                      loop.model.context_window)
+        self.context_window_tokens = window_for_model(
+            self.client.model, loop.model.context_window,
+            loop.ledger.model_info if loop.ledger is not None else model_info)
         # seed 000: memory gets 12.5 % of the window, by default at most 4000 tokens
         self.memory_budget = min(_MEMORY_BUDGET_CAP, self.context_window_tokens // 8)
         self.static_memory_tokens = 0

@@ -125,3 +125,13 @@ def test_model_aware_budget_from_the_model_table_and_override():
     assert window_for_model("gpt-4o-mini", override=4096) == 4096
     window = ContextWindow.for_model("gpt-4o", "s", "t")
     assert window.budget == 128000 - 8192
+
+
+def test_model_table_overrides_from_ledger_settings_apply(tmp_path):
+    from codekeep.ledger import Ledger, LedgerSettings
+
+    settings = LedgerSettings(models=({"pattern": "my-local-*", "context_window": 4096,
+                                       "input": 0, "output": 0},))
+    with Ledger.open(tmp_path, settings, start_flusher=False) as ledger:
+        assert window_for_model("my-local-coder", lookup=ledger.model_info) == 4096
+        assert window_for_model("gpt-4o", lookup=ledger.model_info) == 128000

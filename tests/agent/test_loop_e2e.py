@@ -197,3 +197,14 @@ async def test_a_model_that_ignores_tool_choice_none_still_stops(harness):
     assert result.answer.startswith("Stopped after the iteration limit")
     assert "read_file" in result.answer  # what was found is still reported
     assert harness.kinds("tool")[-1]["outcome"] == "refused"
+
+
+async def test_without_provider_usage_the_ledger_counts_the_text(harness):
+    harness.server.push(call("read_file", {"path": "pkg/billing.py"}, report_usage=False),
+                        say("counted locally", report_usage=False))
+    result = await harness.run("Count without usage")
+    rows = harness.ledger_rows(result.task_id)
+    assert [row["token_source"] for row in rows] == ["tiktoken", "tiktoken"]
+    assert all(row["input_tokens"] > 100 for row in rows)  # the prompt was counted
+    assert rows[0]["call_type"] == "read_code.file"
+
