@@ -208,3 +208,24 @@ async def test_without_provider_usage_the_ledger_counts_the_text(harness):
     assert all(row["input_tokens"] > 100 for row in rows)  # the prompt was counted
     assert rows[0]["call_type"] == "read_code.file"
 
+
+
+async def test_noted_findings_are_offered_to_long_term_memory(harness):
+    finding = "compute_total in pkg/billing.py sums item.price over the cart items"
+    harness.server.push(
+        call("read_file", {"path": "pkg/billing.py"}),
+        call("note_finding", {"finding": finding, "evidence": "pkg/billing.py:4"}),
+        say("compute_total sums the prices."),
+    )
+    result = await harness.run("What does compute_total do?")
+    assert [p["content"] for p in result.proposed_facts] == [finding]
+    assert result.proposed_facts[0]["action"] != "REJECT"
+    working = [m for m in harness.server.requests[2]["messages"]
+               if m["role"] == "system" and "[Working memory]" in (m.get("content") or "")]
+    assert working and finding in working[0]["content"]  # dynamic memory, each round
+    recalled = harness.memory.recall("compute_total item price")
+    assert any(finding in r.memory.content for r in recalled)
+    # the next task starts with it in its static memory context
+    harness.server.push(say("known already"))
+    await harness.run("Remind me what compute_total does")
+    assert finding in harness.server.requests[3]["messages"][0]["content"]
