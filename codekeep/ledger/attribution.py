@@ -33,12 +33,13 @@ def split_tokens(total: int, weights: Mapping[str, int]) -> dict[str, int]:
     if denominator == 0:
         raw = [1] * len(keys)
         denominator = len(keys)
-    parts = [divmod(total * weight, denominator) for weight in raw]
-    quotients = [quotient for quotient, _ in parts]
+    quotients = [total * weight // denominator for weight in raw]
     leftover = total - sum(quotients)
     if leftover:
-        by_remainder = sorted(range(len(keys)), key=lambda index: (-parts[index][1], index))
-        for index in by_remainder[:leftover]:
+        negated = [quotient * denominator - total * weight  # -remainder, for an ascending sort
+                   for quotient, weight in zip(quotients, raw, strict=True)]
+        # sorted() is stable: equal remainders keep file order
+        for index in sorted(range(len(keys)), key=negated.__getitem__)[:leftover]:
             quotients[index] += 1
     return dict(zip(keys, quotients, strict=True))
 

@@ -72,10 +72,11 @@ class _Batch:
     tasks: list[TaskRow]
 
     def tokens_by_key(self) -> dict[UsageKey, int]:
-        tokens: dict[UsageKey, int] = defaultdict(int)
+        tokens: dict[UsageKey, int] = {}
         for call in self.calls:
-            tokens[(TASK, call.task_id)] += call.total_tokens
-            tokens[(DAY, day_of(call.ts))] += call.total_tokens
+            spent = call.input_tokens + call.output_tokens
+            for key in ((TASK, call.task_id), (DAY, call.day)):
+                tokens[key] = tokens.get(key, 0) + spent
         return tokens
 
 
@@ -185,7 +186,8 @@ class Ledger:
             now = self._clock()
             task = self._tasks.resolve(task_id, now)
             record = CallRecord(
-                id=f"{self._id_prefix}{next(self._ids):x}", ts=now, task_id=task,
+                id=f"{self._id_prefix}{next(self._ids):x}", ts=now, day=day_of(now),
+                task_id=task,
                 session_id=session_id or self.session_id, call_type=stored_type, model=model,
                 input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
                 cached_tokens=usage.cached_tokens, reasoning_tokens=usage.reasoning_tokens,
@@ -199,7 +201,7 @@ class Ledger:
                 record.prompt_text = _redacted(prompt_text)
                 record.completion_text = _redacted(completion_text)
             self._buffer.append(record)
-            crossings = self._budgets.add(task, self._tasks.root_of(task), day_of(now),
+            crossings = self._budgets.add(task, self._tasks.root_of(task), record.day,
                                           record.total_tokens, now)
             if crossings and crossings.claims:
                 self._claims.extend(crossings.claims)  # worth a write: warnings must survive
@@ -221,12 +223,13 @@ class Ledger:
         if not files:
             return {}
         result: dict[str, int] = {}
+        paths = self._paths
         for path, chars in files.items():
-            if isinstance(chars, bool) or not isinstance(chars, int) or chars < 0:
+            if type(chars) is not int or chars < 0:  # bool is not a count either
                 raise ValueError(f"characters read from {path!r} must be a non-negative integer")
-            key = self._paths.get(path)
+            key = paths.get(path)
             if key is None:
-                key = self._paths[path] = normalise_path(path, self.root)
+                key = paths[path] = normalise_path(path, self.root)
             result[key] = result.get(key, 0) + chars
         return result
 
@@ -341,7 +344,8 @@ class Ledger:
                               reasoning_tokens=0, prompt_text=None, completion_text=None)
         price = self._models.lookup(call.model).price
         return CallRecord(
-            id=f"{self._id_prefix}{next(self._ids):x}", ts=call.ts, task_id=call.task_id,
+            id=f"{self._id_prefix}{next(self._ids):x}", ts=call.ts, day=day_of(call.ts),
+            task_id=call.task_id,
             session_id=call.session_id, call_type=classify_call_type(call.call_type, 0),
             model=call.model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
             cached_tokens=usage.cached_tokens, reasoning_tokens=0, token_source="provider",

@@ -47,6 +47,7 @@ class CallRecord:
 
     id: str
     ts: float
+    day: str                       # UTC day of ts (YYYY-MM-DD), the roll-up key
     task_id: str
     session_id: str
     call_type: str
@@ -74,7 +75,8 @@ class CallRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "ts": self.ts, "taskId": self.task_id, "sessionId": self.session_id,
+            "id": self.id, "ts": self.ts, "day": self.day, "taskId": self.task_id,
+            "sessionId": self.session_id,
             "callType": self.call_type, "model": self.model,
             "inputTokens": self.input_tokens, "outputTokens": self.output_tokens,
             "cachedTokens": self.cached_tokens, "reasoningTokens": self.reasoning_tokens,

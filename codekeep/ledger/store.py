@@ -21,7 +21,7 @@ from pathlib import Path
 from codekeep.common.sqlite import open_db
 from codekeep.ledger.records import CallRecord
 from codekeep.ledger.schema import MIGRATIONS
-from codekeep.ledger.window import Window, day_of
+from codekeep.ledger.window import Window
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,7 +317,7 @@ def _file_sums(calls: Sequence[CallRecord]) -> tuple[FileSums, FileSums]:
     for call in calls:
         if not call.file_tokens:
             continue
-        day = day_of(call.ts)
+        day = call.day
         task = call.task_id
         rate = call.price_input / 1_000_000
         for path, tokens in call.file_tokens.items():
@@ -351,7 +351,7 @@ def _files_json(call: CallRecord) -> str | None:
 def _call_row(call: CallRecord) -> tuple[object, ...]:
     files = _files_json(call)
     return (
-        call.id, call.ts, day_of(call.ts), call.task_id, call.session_id, call.call_type,
+        call.id, call.ts, call.day, call.task_id, call.session_id, call.call_type,
         call.model, call.input_tokens, call.output_tokens, call.cached_tokens,
         call.reasoning_tokens, call.token_source, call.cost_usd, call.price_input,
         call.price_output, call.price_cached, call.latency_ms, call.retry, int(call.stream),

@@ -143,3 +143,31 @@ def test_bad_settings_are_rejected() -> None:
         LedgerSettings(retention_days=0)
     with pytest.raises(ValueError, match="warn_ratios"):
         LedgerSettings(warn_ratios=())
+
+
+def test_editor_settings_object_becomes_ledger_settings() -> None:
+    from codekeep.ledger.settings import settings_from_json
+
+    settings = settings_from_json({"retentionDays": 7, "storeContent": True,
+                                   "warnRatios": [0.5, 0.9, 1.0],
+                                   "models": [{"pattern": "my-*", "context_window": 4096,
+                                               "input": 1, "output": 2}]})
+    assert (settings.retention_days, settings.store_content) == (7, True)
+    assert tuple(settings.warn_ratios) == (0.5, 0.9, 1.0)
+    assert settings_from_json(None) == LedgerSettings()
+    for bad, message in (({"retentionDays": "x"}, "bad ledger settings"),
+                         ({"colour": 1}, "unknown ledger settings: colour"),
+                         ({"warnRatios": 0.5}, "must be a list"),
+                         ([1], "must be an object")):
+        with pytest.raises(ValueError, match=message):
+            settings_from_json(bad)
+
+
+def test_settings_warn_ratios_drive_the_thresholds(open_ledger: LedgerFactory) -> None:
+    ledger = open_ledger(settings=LedgerSettings(warn_ratios=(0.5, 0.9)))
+    seen: list[float] = []
+    ledger.subscribe(lambda event: seen.append(event.threshold))
+    ledger.set_budget("t", limit=100)
+    for _ in range(10):
+        ledger.record(task_id="t", call_type="plan", model="m", input_tokens=10)
+    assert seen == [0.5, 0.9]
