@@ -268,6 +268,7 @@ class MemoryService:
         unknown = [k for k in kinds or () if k not in KINDS]
         if unknown:
             raise MemoryInputError(f"unknown kind {unknown[0]!r}")
+        self.refresh_notes()
         return self._retriever.recall(
             RecallQuery(query, limit, tuple(kinds) if kinds else None, tuple(files), tuple(symbols))
         )
@@ -350,6 +351,10 @@ class MemoryService:
 
     def preferences(self) -> dict[str, str]:
         """Effective preferences: defaults ← inferred ← user-stated (project over user scope)."""
+        self.refresh_notes()
+        return self._effective_preferences()
+
+    def _effective_preferences(self) -> dict[str, str]:
         effective = self.catalog.defaults()
         for stated in (False, True):
             for store in (self.user, self.project):
@@ -463,11 +468,16 @@ class MemoryService:
     def notes_path(self) -> Path:
         return state_dir(self.root) / NOTES_FILE
 
-    def sync_notes(self, text: str | None = None) -> dict[str, Any]:
-        """Re-read MEMORY.md (or ``text``, e.g. an unsaved editor buffer) into memory."""
+    def sync_notes(self) -> dict[str, Any]:
+        """Re-read MEMORY.md into memory and report what changed and which lines were unusable.
+
+        A deleted file counts as an empty one once it has been synced before: its
+        preferences and notes stop being in force.
+        """
         path = self.notes_path
+        text = self._notes_text()
         if text is None:
-            if not path.exists():
+            if self._synced_notes_digest() is None:
                 return {
                     "path": str(path),
                     "exists": False,
@@ -477,11 +487,11 @@ class MemoryService:
                     "notes": 0,
                     "invalid": [],
                 }
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = ""
         parsed = notes.parse(text)
         report: dict[str, Any] = {
             "path": str(path),
-            "exists": True,
+            "exists": path.exists(),
             "added": [],
             "removed": [],
             "invalid": parsed.invalid,
@@ -494,11 +504,40 @@ class MemoryService:
             store.conn.execute(
                 "INSERT OR REPLACE INTO notes_sync(path, sha256, text, synced_at) VALUES (?, "
                 "?, ?, ?)",
-                (NOTES_FILE, hashlib.sha256(text.encode("utf-8")).hexdigest(), text, now),
+                (NOTES_FILE, _digest(text), text, now),
             )
         report["invalid"] = sorted(report["invalid"], key=lambda item: item["line"])
-        report["preferences"] = {k: v for k, v in self.preferences().items()}
+        report["preferences"] = self._effective_preferences()
         return report
+
+    def refresh_notes(self) -> dict[str, Any] | None:
+        """Sync MEMORY.md if it changed since the last sync (one small read and a hash).
+
+        Called on every read of preferences and every recall, so an edit saved in any
+        editor is in force for the very next use, whichever door (CLI, server, agent)
+        it comes through.
+        """
+        text = self._notes_text()
+        synced = self._synced_notes_digest()
+        if (text is None and synced is None) or (text is not None and _digest(text) == synced):
+            return None
+        if text is None and synced == _digest(""):
+            return None
+        return self.sync_notes()
+
+    def _notes_text(self) -> str | None:
+        try:
+            return self.notes_path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return None  # unreadable right now (permissions, a directory): keep what we have
+
+    def _synced_notes_digest(self) -> str | None:
+        row = self.project.conn.execute(
+            "SELECT sha256 FROM notes_sync WHERE path = ?", (NOTES_FILE,)
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def _markdown_rows(self, kind: str) -> builtins.list[Memory]:
         store = self.project
@@ -702,3 +741,7 @@ def render_memory_line(memory: Memory) -> str:
         notes_.append("linked code no longer exists")
     text = " | ".join(line.strip() for line in memory.content.splitlines() if line.strip())
     return f"- {text} [{'; '.join(notes_)}]"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

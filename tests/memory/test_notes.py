@@ -142,3 +142,24 @@ def test_injection_in_a_markdown_preference_is_reported(service: MemoryService) 
 def test_missing_file_is_reported_not_an_error(service: MemoryService) -> None:
     report = service.sync_notes()
     assert report["exists"] is False and report["invalid"] == []
+
+
+def test_saved_edits_are_in_force_at_the_next_read_without_an_explicit_sync(
+    service: MemoryService,
+) -> None:
+    service.notes_path.write_text("## Preferences\n- package_manager: pnpm\n")
+    assert service.preferences()["package_manager"] == "pnpm"
+    service.notes_path.write_text(
+        "## Preferences\n- package_manager: uv\n\n## Notes\n\nThe wiki is out of date.\n"
+    )
+    assert [h.memory.content for h in service.recall("wiki")] == ["The wiki is out of date."]
+    assert service.preferences()["package_manager"] == "uv"
+
+
+def test_deleting_memory_md_withdraws_its_preferences_and_notes(service: MemoryService) -> None:
+    service.notes_path.write_text("## Preferences\n- verbosity: concise\n\n## Notes\n\nA note.\n")
+    service.sync_notes()
+    service.notes_path.unlink()
+    assert service.preferences()["verbosity"] == "standard"
+    assert service.list(kinds=["note"]) == []
+    assert service.refresh_notes() is None  # the deletion is synced once
