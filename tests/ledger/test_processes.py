@@ -71,3 +71,33 @@ def test_two_writer_processes_at_once_lose_nothing(tmp_path: Path) -> None:
                                 f"WHERE task_id = '{task}'") == (count, count * 100)
     for rollup in ("rollup_files", "rollup_task_files"):
         assert stored(tmp_path, f"SELECT SUM(tokens) FROM {rollup}") == (2 * count * 100,)
+
+
+def run_script(root: Path, body: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    script = ("import sys, time\nfrom pathlib import Path\nfrom codekeep.ledger import Ledger\n"
+              f"ledger = Ledger.open(Path({str(root)!r}), start_flusher=False)\n{body}")
+    return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            env=env)
+
+
+def test_interpreter_exit_flushes_without_close(tmp_path: Path) -> None:
+    child = run_script(tmp_path, "for n in range(25):\n"
+                                 "    ledger.record(task_id='t', call_type='plan', model='m',"
+                                 " input_tokens=n)\n")
+    assert child.wait(timeout=60) == 0
+    assert stored(tmp_path, "SELECT COUNT(*), SUM(input_tokens) FROM calls") == (25, 300)
+
+
+def test_a_budget_crossing_is_on_disk_before_the_call_returns(tmp_path: Path) -> None:
+    child = run_script(tmp_path, "ledger.set_budget('t', limit=100)\n"
+                                 "ledger.record(task_id='t', call_type='plan', model='m',"
+                                 " input_tokens=80)\n"
+                                 "print('crossed', flush=True)\n"
+                                 "time.sleep(60)\n")
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "crossed"
+    os.kill(child.pid, signal.SIGKILL)   # no flusher thread, no atexit: only the crossing write
+    child.wait()
+    assert stored(tmp_path, "SELECT COUNT(*) FROM calls") == (1,)
+    assert stored(tmp_path, "SELECT key, threshold, used FROM budget_crossings") == ("t", 0.75, 80)
