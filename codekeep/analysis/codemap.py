@@ -140,7 +140,7 @@ class CodeMap:
             if self._listeners or self._names is not None:
                 added = FileFacts(tuple(map(symbol_fact, result.encoded.symbols)), (), ())
                 self._merge(changes, self._symbol_changes(
-                    result.rel, EMPTY_FACTS, added, result.language))
+                    result.rel, EMPTY_FACTS, added, result.language, build=False))
             self._graph.invalidate()
             self._ranker.invalidate()
             return True
@@ -261,12 +261,16 @@ class CodeMap:
             return self._commit(path, document.facts, before=before, spec=document.spec)
 
     def close_document(self, path: str) -> ChangeSet:
+        """Back to the disk content (the buffer may have diverged without being saved)."""
         with self._lock:
-            self._documents.pop(path, None)
-            return self.refresh_file(path)
+            was_open = self._documents.pop(path, None) is not None
+            return self._refresh(path, trust_hash=not was_open)
 
     def refresh_file(self, path: str) -> ChangeSet:
         """Re-read ``path`` from disk (created or modified outside the editor)."""
+        return self._refresh(path, trust_hash=True)
+
+    def _refresh(self, path: str, trust_hash: bool) -> ChangeSet:
         with self._lock:
             if path in self._documents:
                 return ChangeSet()
@@ -276,7 +280,7 @@ class CodeMap:
                 return self.delete_file(path) if self._store.file(path) else ChangeSet()
             result = analyse_file(str(self.root), path, spec.name, self.settings.max_file_bytes)
             existing = self._store.file(path)
-            if existing is not None and existing.hash == result.hash and result.hash:
+            if trust_hash and existing is not None and existing.hash == result.hash and result.hash:
                 self._store.touch(existing.id, result.size, result.mtime_ns)
                 return ChangeSet()
             return self._commit(path, result.facts, result=result)
@@ -353,7 +357,7 @@ class CodeMap:
                 return ChangeSet()
             self._writer.write(file_id, before, facts)
         changes = self._symbol_changes(path, before, facts, result.language if result else (
-            spec.name if spec else ""))
+            spec.name if spec else ""), build=notify)
         if before.imports != facts.imports:
             self._graph.invalidate()
         self._ranker.invalidate()
@@ -363,10 +367,11 @@ class CodeMap:
         return changes
 
     def _symbol_changes(self, path: str, before: FileFacts, after: FileFacts,
-                        language: str) -> ChangeSet:
-        """Symbols added/removed by id; built only when someone will read them."""
+                        language: str, build: bool) -> ChangeSet:
+        """Symbols added/removed by id; built when the caller or a subscriber reads them."""
         changes = ChangeSet()
-        if not self._listeners and self._names is None:
+        build = build or bool(self._listeners)
+        if not build and self._names is None:
             return changes
         old = {s.qual: s for s in before.symbols}
         new = {s.qual: s for s in after.symbols}
@@ -376,7 +381,7 @@ class CodeMap:
                 self._names.remove(old[qual].name)
             for qual in came:
                 self._names.add(new[qual].name)
-        if self._listeners:
+        if build:
             changes.removed = [self._writer.to_symbol(path, language, old[q]) for q in gone]
             changes.added = [self._writer.to_symbol(path, language, new[q]) for q in came]
         return changes

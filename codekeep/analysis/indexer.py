@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codekeep.analysis.discovery import WalkReport, walk
-from codekeep.analysis.parsing import FileResult, analyse_batch, analyse_file
+from codekeep.analysis.parsing import TOO_LARGE, FileResult, analyse_batch, analyse_file
 from codekeep.analysis.registry import LanguageRegistry
 from codekeep.analysis.settings import IndexSettings
 from codekeep.analysis.store import FileRow
@@ -50,12 +50,19 @@ def plan_index(
             result.unchanged += 1  # the editor buffer is the truth while it is open
             continue
         if (row is not None and row.size == candidate.size
-                and row.mtime_ns == candidate.mtime_ns and row.language == spec.name):
+                and row.mtime_ns == candidate.mtime_ns and row.language == spec.name
+                and _same_verdict(row, settings)):
             result.unchanged += 1
             continue
         result.jobs.append((candidate.rel, spec.name))
     result.removed = [path for path in remaining if path not in open_paths]
     return result
+
+
+def _same_verdict(row: FileRow, settings: IndexSettings) -> bool:
+    """Would the size cap decide the same today? (It may have been raised or lowered.)"""
+    too_large = row.size > settings.max_file_bytes
+    return too_large == row.status.startswith(TOO_LARGE)
 
 
 def _worker_count(settings: IndexSettings, jobs: int) -> int:

@@ -19,6 +19,7 @@ from codekeep.analysis.extract import EMPTY_FACTS, FileFacts, extract
 from codekeep.analysis.registry import LanguageSpec, default_registry
 
 BINARY_SNIFF_BYTES = 8000
+TOO_LARGE = "too large"
 
 _parsers: dict[str, ts.Parser] = {}
 
@@ -69,7 +70,7 @@ def analyse_file(root: str, rel: str, language: str, max_bytes: int) -> FileResu
     if info.st_size > max_bytes:
         return FileResult(
             rel, language, info.st_size, info.st_mtime_ns, "", 0,
-            f"too large ({info.st_size} bytes > {max_bytes})", EMPTY_FACTS,
+            f"{TOO_LARGE} ({info.st_size} bytes > {max_bytes})", EMPTY_FACTS,
         )
     try:
         data = Path(path).read_bytes()

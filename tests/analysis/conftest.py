@@ -26,7 +26,7 @@ def workspace(tmp_path: Path) -> WriteFiles:
             if isinstance(content, bytes):
                 target.write_bytes(content)
             else:
-                target.write_text(textwrap.dedent(content), encoding="utf-8")
+                target.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8")
         return root
 
     return write

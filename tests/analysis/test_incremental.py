@@ -1,0 +1,116 @@
+"""Live edits: the kept tree is edited and re-parsed, and the index follows each keystroke."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codekeep.analysis import CodeMap, DocumentNotOpenError
+from codekeep.analysis.documents import Document, EditError
+from codekeep.analysis.extract import extract
+from codekeep.analysis.registry import default_registry
+
+GOLDEN = Path(__file__).with_name("golden")
+SNIPPETS = ["x", "\n", "foo()", "  ", "(", ")", "é", "😀", "\n    bar(1)\n", "", '"', ":",
+            "#", "def q():\n  pass\n", "import os\n", "{", "}"]
+
+
+def _random_edits(document: Document, rng: random.Random, count: int) -> None:
+    """Apply random edits and check after each that the spliced facts equal a full extract."""
+    for step in range(count):
+        lines = document.data.split(b"\n")
+        line = rng.randrange(len(lines))
+        text = lines[line]
+        start = rng.randint(0, len(text))
+        while 0 < start < len(text) and (text[start] & 0xC0) == 0x80:
+            start -= 1  # never split a UTF-8 sequence
+        end = min(len(text), start + rng.choice([0, 0, 1, 3]))
+        while end < len(text) and (text[end] & 0xC0) == 0x80:
+            end += 1
+        document.apply_edit((line, start), (line, end), rng.choice(SNIPPETS))
+        full = extract(document.spec, document.data, document.tree)
+        assert document.facts == full, f"incremental facts differ after edit {step}"
+
+
+@pytest.mark.parametrize("source", [
+    "python/inventory.py", "typescript/repository.ts", "tsx/TodoList.tsx", "javascript/cart.js",
+])
+def test_incremental_facts_equal_a_full_reparse(source: str) -> None:
+    path = GOLDEN / source
+    spec = default_registry().for_path(path.name)
+    assert spec is not None
+    document = Document.parse(spec, path.read_bytes())
+    _random_edits(document, random.Random(source), 150)
+
+
+def test_edits_update_queries_and_close_restores_the_disk(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({"app.py": "def helper():\n    return 1\n\n\ndef main():\n    pass\n"})
+    codemap = open_map(root)
+    codemap.index()
+    codemap.open_document("app.py", (root / "app.py").read_text())
+    # type a call to helper() inside main's body, one keystroke at a time
+    for i, char in enumerate("helper()"):
+        codemap.apply_edit("app.py", (5, 4 + i), (5, 4 + i), char)
+    codemap.apply_edit("app.py", (5, 12), (5, 16), "")  # delete "pass"
+    assert codemap.document_text("app.py") == (
+        b"def helper():\n    return 1\n\n\ndef main():\n    helper()\n")
+    refs, total = codemap.find_references(symbol_id="app.py::helper")
+    assert total == 1 and refs[0].range.start.line == 5 and refs[0].confidence == "resolved"
+    related = codemap.find_related("app.py", 5)
+    assert [s.id for s in related.calls] == ["app.py::helper"]
+    # rename a function: one symbol removed, one added
+    changes = codemap.apply_edit("app.py", (4, 4), (4, 8), "entry")
+    assert [s.id for s in changes.removed] == ["app.py::main"]
+    assert [s.id for s in changes.added] == ["app.py::entry"]
+    assert codemap.is_open("app.py")
+    closed = codemap.close_document("app.py")
+    assert [s.id for s in closed.added] == ["app.py::main"]
+    assert codemap.find_references(symbol_id="app.py::helper") == ([], 0)
+    assert codemap.document_text("app.py") == (root / "app.py").read_bytes()
+
+
+def test_body_edit_that_changes_nothing_stored_reports_no_change(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({"a.py": "def f():\n    x = 1\n    return x\n"})
+    codemap = open_map(root)
+    codemap.open_document("a.py", (root / "a.py").read_text())
+    assert codemap.apply_edit("a.py", (1, 8), (1, 9), "2").is_empty()
+
+
+def test_bad_edits_are_refused_and_lose_nothing(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({"a.py": "def f():\n    pass\n"})
+    codemap = open_map(root)
+    codemap.index()
+    with pytest.raises(DocumentNotOpenError):
+        codemap.apply_edit("a.py", (0, 0), (0, 0), "x")
+    codemap.open_document("a.py", "def f():\n    pass\n")
+    with pytest.raises(EditError):
+        codemap.apply_edit("a.py", (10, 0), (10, 1), "x")
+    with pytest.raises(EditError):
+        codemap.apply_edit("a.py", (1, 2), (0, 1), "x")
+    assert codemap.document_text("a.py") == b"def f():\n    pass\n"
+    assert [s.id for s in codemap.find_symbol("f")] == ["a.py::f"]
+    # a column past the end of a line clamps to the line end, like LSP clients expect
+    codemap.apply_edit("a.py", (0, 99), (0, 99), "  # tail")
+    assert codemap.document_text("a.py") == b"def f():  # tail\n    pass\n"
+
+
+def test_open_buffer_wins_over_disk_during_index(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({"a.py": "def on_disk():\n    pass\n"})
+    codemap = open_map(root)
+    codemap.index()
+    codemap.open_document("a.py", "def in_editor():\n    pass\n")
+    (root / "a.py").write_text("def changed_on_disk():\n    pass\n")
+    codemap.index()
+    assert [s.name for s in codemap.symbols_in(["a.py"])] == ["in_editor"]
+    assert codemap.refresh_file("a.py").is_empty()

@@ -1,0 +1,167 @@
+"""Bad input never crashes the index, loses data or yields wrong positions."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from codekeep.analysis import CodeMap
+
+
+def _index(workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+           files: dict[str, str | bytes], **settings: object) -> CodeMap:
+    codemap = open_map(workspace(files), **settings)
+    codemap.index()
+    return codemap
+
+
+def _names(codemap: CodeMap, path: str) -> list[str]:
+    return [s.name for s in codemap.symbols_in([path])]
+
+
+def test_syntax_errors_keep_what_tree_sitter_recovers(workspace, open_map) -> None:
+    codemap = _index(workspace, open_map, {
+        "broken.py": "def good():\n    return 1\n\ndef bad(:\n    pass\n\nclass Fine:\n"
+                     "    def method(self):\n        good()\n",
+        "broken.ts": "export function ok(): number { return 1 }\nfunction (( {\n"
+                     "export class Still { run() { ok(); } }\n",
+    })
+    assert {"good", "Fine", "method"} <= set(_names(codemap, "broken.py"))
+    assert "ok" in _names(codemap, "broken.ts")
+    refs, _ = codemap.find_references(name="good")
+    assert [r.range.start.line for r in refs] == [8]
+
+
+def test_invalid_utf8_is_indexed_with_replacement_characters(workspace, open_map) -> None:
+    codemap = _index(workspace, open_map, {
+        "latin1.py": b"# caf\xe9 \xff\xfe\ndef after_bad_bytes():\n    return '\xe9'\n",
+    })
+    [symbol] = codemap.find_symbol("after_bad_bytes")
+    assert symbol.range.start.line == 1
+
+
+def test_binary_files_are_skipped_and_counted(workspace, open_map) -> None:
+    codemap = open_map(workspace({
+        "blob.py": b"\x00\x01\x02def nope(): pass\x00" * 50,
+        "real.py": "def real():\n    pass\n",
+    }))
+    stats = codemap.index()
+    assert stats.files == 1 and stats.skipped.get("binary") == 1
+    assert codemap.find_symbol("nope") == []
+
+
+def test_huge_file_is_skipped_by_the_cap_and_parsed_when_it_is_raised(
+    workspace, open_map
+) -> None:
+    # long comment lines make 10 MB cheap to parse while keeping real definitions
+    filler = "# " + "z" * 5000 + "\n"
+    body = "".join(f"def function_{i}(a, b):\n    return a + b\n{filler}" for i in range(2100))
+    assert len(body) > 10 * 1024 * 1024
+    root = workspace({"huge.py": body, "small.py": "def small():\n    pass\n"})
+    codemap = open_map(root)
+    stats = codemap.index()
+    assert stats.files == 1 and stats.skipped.get("too large") == 1
+    assert codemap.find_symbol("function_0") == []
+    codemap.close()
+    raised = open_map(root, max_file_bytes=64 * 1024 * 1024)
+    stats = raised.index()
+    assert stats.files == 2 and stats.parsed == 1
+    [last] = raised.find_symbol("function_2099")
+    assert last.range.start.line == 3 * 2099
+
+
+def test_deeply_nested_code_does_not_break_the_parser_or_the_walk(
+    workspace, open_map
+) -> None:
+    depth = 3000
+    nested = "x = " + "[" * depth + "]" * depth + "\n"
+    deep_functions = "".join("    " * i + f"def level_{i}():\n" for i in range(200))
+    deep_functions += "    " * 200 + "pass\n"
+    codemap = _index(workspace, open_map, {
+        "nested.py": nested + "def after():\n    pass\n",
+        "deep.py": deep_functions,
+    })
+    assert "after" in _names(codemap, "nested.py")
+    assert _names(codemap, "deep.py") == ["level_0"]  # the rest are locals
+
+
+def test_unreadable_entries_are_skipped(workspace, open_map) -> None:
+    root = workspace({"ok.py": "def ok():\n    pass\n"})
+    os.mkfifo(root / "pipe.py")  # opening a FIFO would block the indexer forever
+    (root / "dangling.py").symlink_to(root / "missing-target.py")
+    codemap = open_map(root)
+    stats = codemap.index()
+    assert stats.files == 1
+    assert stats.skipped.get("not a regular file") == 1
+    assert stats.skipped.get("broken symlink") == 1
+
+
+def test_symlink_loops_are_walked_once(workspace, open_map) -> None:
+    root = workspace({"pkg/mod.py": "def inside():\n    pass\n"})
+    (root / "pkg" / "loop").symlink_to(root / "pkg", target_is_directory=True)
+    (root / "pkg" / "up").symlink_to(root, target_is_directory=True)
+    codemap = open_map(root)
+    stats = codemap.index()
+    assert stats.files == 1
+    assert [s.path for s in codemap.find_symbol("inside")] == ["pkg/mod.py"]
+    assert stats.skipped.get("symlink loop") == 2
+
+
+def test_non_ascii_before_a_symbol_gives_utf16_columns(workspace, open_map) -> None:
+    codemap = _index(workspace, open_map, {
+        "wide.py": 'x = "日本語😀"; y = lambda: 0\n'
+                   "def f():\n    pass\n"
+                   'msg = "😀😀"; f()\n',
+        "wide.ts": "/* 日本 😀 */ export function greet(): void {}\n",
+    })
+    [f_ref] = codemap.find_references(symbol_id="wide.py::f")[0]
+    start = f_ref.range.start
+    assert (start.line, start.byte_col, start.utf16_col) == (3, 18, 14)
+    assert f_ref.to_json(codemap.root)["range"]["start"] == {"line": 3, "character": 14}
+    assert f_ref.to_json(codemap.root, "utf-8")["range"]["start"] == {"line": 3, "character": 18}
+    [greet] = codemap.find_symbol("greet")
+    prefix = "/* 日本 😀 */ export function "
+    assert greet.selection_range.start.utf16_col == len(prefix.encode("utf-16-le")) // 2
+    assert greet.selection_range.start.byte_col == len(prefix.encode("utf-8"))
+
+
+def test_gitignore_and_excludes_are_respected(workspace, open_map) -> None:
+    codemap = _index(workspace, open_map, {
+        ".gitignore": "generated/\n*.gen.py\n!keep.gen.py\n",
+        "src/.gitignore": "local_only.py\n",
+        "src/app.py": "def app():\n    pass\n",
+        "src/local_only.py": "def hidden():\n    pass\n",
+        "generated/out.py": "def generated():\n    pass\n",
+        "x.gen.py": "def gen():\n    pass\n",
+        "keep.gen.py": "def kept():\n    pass\n",
+        "node_modules/lib/index.js": "function dependency() {}\n",
+        "deep/build/artifact.py": "def artifact():\n    pass\n",
+        ".venv/lib/site.py": "def venv():\n    pass\n",
+        "notes.md": "# not code\n",
+    })
+    assert sorted(codemap.files()) == ["keep.gen.py", "src/app.py"]
+    assert codemap.index().skipped.get("unsupported language") == 3  # 2 .gitignore, notes
+
+
+def test_a_damaged_index_file_is_rebuilt(workspace, open_map) -> None:
+    root = workspace({"a.py": "def a():\n    pass\n"})
+    state = root / ".codekeep"
+    state.mkdir()
+    (state / "index.db").write_bytes(b"this is not a database" * 100)
+    codemap = open_map(root)
+    assert codemap.index().files == 1
+    assert [s.id for s in codemap.find_symbol("a")] == ["a.py::a"]
+    with sqlite3.connect(state / "index.db") as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] >= 1
+
+
+def test_unsupported_and_oversized_documents_are_ignored_by_live_updates(
+    workspace, open_map
+) -> None:
+    codemap = _index(workspace, open_map, {"a.py": "def a():\n    pass\n"},
+                     max_file_bytes=1000)
+    assert codemap.open_document("notes.txt", "hello").is_empty()
+    assert codemap.open_document("a.py", "def b():\n    pass\n" + "#" * 2000).is_empty()
+    assert [s.name for s in codemap.symbols_in(["a.py"])] == ["a"]
