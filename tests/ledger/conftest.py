@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from codekeep.ledger import Ledger, LedgerSettings
-
-# 2026-11-29 10:00:00 UTC: mid-morning, so a few hours either way stay on one day.
-START = 1_795_946_400.0
-
-
-class FakeClock:
-    """Time that only moves when a test says so (task timeouts without sleeping)."""
-
-    def __init__(self, now: float = START) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+from tests.ledger.support import FakeClock, LedgerFactory
 
 
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
-
-
-LedgerFactory = Callable[..., Ledger]
 
 
 @pytest.fixture

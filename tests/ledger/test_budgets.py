@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from codekeep.ledger import BudgetEvent, BudgetExceeded, Ledger
-
-from .conftest import FakeClock, LedgerFactory
+from tests.ledger.support import FakeClock, LedgerFactory
 
 
 def spend(ledger: Ledger, tokens: int, task: str = "t") -> None:

@@ -5,8 +5,7 @@ import pytest
 from codekeep.ledger import Ledger
 from codekeep.ledger.reports import render_text
 from codekeep.ledger.window import parse_since
-
-from .conftest import START, FakeClock
+from tests.ledger.support import START, FakeClock
 
 
 @pytest.fixture

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.ledger import Ledger, LedgerSettings
-
-from .conftest import START, FakeClock, LedgerFactory
+from tests.ledger.support import START, FakeClock, LedgerFactory
 
 DAY = 86_400.0
 

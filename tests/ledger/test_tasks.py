@@ -1,8 +1,7 @@
 from __future__ import annotations
 
 from codekeep.ledger import Ledger
-
-from .conftest import FakeClock, LedgerFactory
+from tests.ledger.support import FakeClock, LedgerFactory
 
 IDLE = 300.0
 
