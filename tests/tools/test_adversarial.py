@@ -97,6 +97,14 @@ COMMANDS = [
     "ls src | python3",
     "shutdown -h now",
     "echo ok\nsudo id",
+    "rg --pre sh helper",
+    "sort --compress-program=sh README.md",
+    "sort -o .git/config README.md",
+    "sort -o.git/config README.md",
+    "uniq README.md .git/config",
+    "find . -fprint .git/config",
+    "git -c core.pager=id log",
+    "git diff --output=.git/config",
 ]
 
 

@@ -71,6 +71,9 @@ def test_shell_mode_runs_operators_but_checks_each_part(workspace: Path) -> None
     for command in ("ls && sudo id", "echo $HOME && ls", "cat ${IFS}/etc/passwd | wc", "ls | sh"):
         with pytest.raises(CommandRefusedError):
             policy.check(command)
+    for hidden in ("cat $'\\x2eenv' | wc -l", "cat {.e,x}nv | wc -l", "ls $1 | wc"):
+        with pytest.raises(CommandRefusedError, match="expansion"):
+            policy.check(hidden)
     # A single command never goes through the shell, so $VAR and * stay literal text.
     assert policy.check("echo $HOME").argv == ("echo", "$HOME")
     inner = _policy(workspace, allow=("bash", "ls"), allow_shell=True)

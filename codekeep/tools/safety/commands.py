@@ -116,6 +116,23 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "ltrace": frozenset({"-o", "-e", "-p"}),
     "flock": frozenset({"-w", "--timeout", "-E"}),
 }
+# Options with which an otherwise harmless program can run other programs.
+EXEC_OPTIONS: dict[str, tuple[str, ...]] = {
+    "rg": ("--pre", "--pre-glob"),
+    "sort": ("--compress-program",),
+    "git": ("-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--ext-diff"),
+    "tar": ("--to-command", "--use-compress-program", "-I", "--checkpoint-action"),
+    "less": ("+!",),
+}
+# Options (and for uniq the second operand) that make a program write a file.
+OUTPUT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "sort": ("-o", "--output"),
+    "tree": ("-o",),
+    "git": ("--output",),
+    "find": ("-fprint", "-fprint0", "-fprintf", "-fls"),
+    "diff": ("--output",),
+    "tee": (),
+}
 _POSITIONAL_WRAPPER_ARGS = {"timeout": 1, "flock": 1}  # DURATION / lock file before the command
 
 
@@ -245,6 +262,12 @@ class CommandPolicy:
                 "command.destructive",
                 "find with -delete/-exec is not allowed; list first, then act",
             )
+        for option in EXEC_OPTIONS.get(program, ()):
+            if any(a == option or a.startswith(option + "=") for a in argv[1:]):
+                raise CommandRefusedError(
+                    "command.exec_option",
+                    f"{program} {option} can make it run other programs; not allowed",
+                )
 
     def _deny_recursive(self, program: str, argv: list[str]) -> None:
         flags = [a for a in argv[1:] if a.startswith("-")]
@@ -284,6 +307,8 @@ class CommandPolicy:
         if program not in PURE_OUTPUT:
             for value in _path_like_values(argv[1:], self.guard.root):
                 self._guard(value, "read", f"argument {value!r}", parsed.globs)
+        for target in output_targets(argv):
+            self._guard(target, "write", f"output file {target!r}", parsed.globs)
         for op, target in segment.redirects:
             if op in (">&", "<&") and (target.isdigit() or target == "-"):
                 continue
@@ -352,6 +377,28 @@ def _skip_wrapper_options(program: str, rest: list[str]) -> list[str]:
             break
         i += 2 if word in takes_value else 1
     return rest[i + _POSITIONAL_WRAPPER_ARGS.get(program, 0) :]
+
+
+def output_targets(argv: Sequence[str]) -> list[str]:
+    """Files ``argv`` would write (checked as writes: never into .git/, secrets, outside)."""
+    program = _program(argv)
+    targets: list[str] = []
+    options = OUTPUT_OPTIONS.get(program, ())
+    for i, arg in enumerate(argv[1:], start=1):
+        for option in options:
+            if arg == option and i + 1 < len(argv):
+                targets.append(argv[i + 1])
+            elif arg.startswith(option + "=") or (
+                option.startswith("-") and not option.startswith("--") and len(option) == 2
+                and arg.startswith(option) and len(arg) > 2
+            ):  # fmt: skip
+                targets.append(arg.split("=", 1)[1] if "=" in arg else arg[2:])
+    operands = [a for a in argv[1:] if not a.startswith("-")]
+    if program == "uniq" and len(operands) >= 2:
+        targets.append(operands[1])
+    if program == "tee":
+        targets += operands
+    return targets
 
 
 def _program(argv: Sequence[str]) -> str:

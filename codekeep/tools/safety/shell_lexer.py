@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 SEPARATORS = ("&&", "||", "|&", ";;", ";", "|", "&", "\n")
 _REDIRECT = re.compile(r"\d*(>>|>\||>&|>|<<<|<<|<&|<>|<)|&>>|&>")
-_NAME_START = re.compile(r"[A-Za-z_{]")
+_EXPANSION = re.compile(r"\$(\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|.)")
+_BRACE_EXPANSION = re.compile(r"\{[^\s{}]*(,|\.\.)[^\s{}]*\}")
 
 
 class ShellSyntaxError(ValueError):
@@ -37,7 +38,7 @@ class Segment:
 @dataclass(slots=True)
 class ParsedCommand:
     segments: list[Segment]
-    expansions: list[str]  # unquoted/double-quoted $VAR / ${...} (expanded only by a shell)
+    expansions: list[str]  # $VAR, ${...}, $'..', {a,b} outside single quotes (shell-only)
     globs: bool  # unquoted * ? [ (expanded only by a shell)
 
     @property
@@ -71,10 +72,10 @@ def parse_command(text: str) -> ParsedCommand:
                 "command substitution ($(...) or backticks) is not allowed; "
                 "run the inner command on its own",
             )
-        if ch == "$" and i + 1 < n and _NAME_START.match(text[i + 1]):
-            match = re.match(r"\$(\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)", text[i:])
-            if match:
-                expansions.append(match.group(0))
+        if ch == "$" and i + 1 < n and not text[i + 1].isspace():
+            # $VAR, ${...}, $1, $'\x73udo' (ANSI-C quoting): all rewritten by a shell.
+            match = _EXPANSION.match(text, i)
+            expansions.append(match.group(0) if match else text[i : i + 2])
         if quote == '"':
             raw += ch
             quote = None if ch == '"' else quote
@@ -101,6 +102,8 @@ def parse_command(text: str) -> ParsedCommand:
             continue
         if ch in "*?[":
             globs = True
+        if ch == "{" and (brace := _BRACE_EXPANSION.match(text, i)):
+            expansions.append(brace.group(0))  # {a,b} / {1..9}: bash brace expansion
         separator = next((op for op in SEPARATORS if text.startswith(op, i)), None)
         redirect = _REDIRECT.match(text, i) if separator is None or separator == "&" else None
         if redirect and (redirect.group(0)[0] in "<>&" or not raw or raw[-1].isspace()):
