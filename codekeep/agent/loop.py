@@ -82,6 +82,13 @@ def infer_call_type(tool_names: Sequence[str], answered: bool) -> str:
     return "summarize" if answered else "other"
 
 
+def checked_task(task: str) -> str:
+    """The task text, or a clear error when there is nothing to do."""
+    if not task.strip():
+        raise ValueError("the task is empty: say what the agent should do")
+    return task.strip()
+
+
 def new_task_id() -> str:
     return time.strftime("agent-%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(3)
 
@@ -132,10 +139,9 @@ class AgentLoop:
                   token_budget: int | None = None) -> AgentResult:
         """Work on ``task``; raises ``ModelNotConfigured`` before doing anything if no model."""
         self.model.require_model()
-        if not task.strip():
-            raise ValueError("the task is empty: say what the agent should do")
         preset = capability_preset(capability)  # clear error for an unknown capability
-        run = _TaskRun(self, task.strip(), preset.name, task_id or new_task_id(), token_budget)
+        run = _TaskRun(self, checked_task(task), preset.name, task_id or new_task_id(),
+                       token_budget)
         return await run.execute()
 
 

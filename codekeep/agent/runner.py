@@ -15,7 +15,13 @@ from typing import Any
 
 from codekeep.agent.config import ModelSettings
 from codekeep.agent.exploration import ExplorationBudget
-from codekeep.agent.loop import AgentLoop, AgentResult, EventSink, ServicesRunner
+from codekeep.agent.loop import (
+    AgentLoop,
+    AgentResult,
+    EventSink,
+    ServicesRunner,
+    checked_task,
+)
 from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
@@ -49,6 +55,7 @@ async def run_task(root: Path, task: str, *, model: ModelSettings, capability: s
                    exploration_budget: ExplorationBudget | None = None) -> AgentResult:
     """Open the workspace, bring the index up to date, run the task, close everything."""
     model.require_model()  # say how to configure a model before touching any store
+    checked_task(task)
     services = WorkspaceServices.open(root)
     memory = MemoryService.open(root)
     ledger = Ledger.open(root)

@@ -68,3 +68,22 @@ def test_agent_command_reports_a_refusing_endpoint(workspace: Path,
     assert done.returncode == 1
     assert "HTTP 401: invalid api key" in done.stderr and "CODEKEEP_API_KEY" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("args", "code", "message"), [
+    (["--budget", "-5"], 2, "the budget must be positive"),
+    (["--budget", "lots"], 2, "not a whole number of tokens"),
+    (["--capability", "root"], 2, "invalid choice"),
+])
+def test_agent_command_rejects_bad_options(workspace: Path, args, code, message):
+    done = _codekeep("agent", "hi", "--root", str(workspace), *args,
+                     env={"CODEKEEP_MODEL": "m"})
+    assert done.returncode == code and message in done.stderr
+
+
+def test_agent_command_rejects_an_empty_task(workspace: Path, model_server: ScriptedModelServer):
+    done = _codekeep("agent", "   ", "--root", str(workspace),
+                     env={"CODEKEEP_MODEL": "m", "CODEKEEP_BASE_URL": model_server.base_url})
+    assert done.returncode == 1 and "the task is empty" in done.stderr
+    assert model_server.requests == []
+    assert not (workspace / ".codekeep").exists()  # rejected before opening anything
