@@ -16,6 +16,7 @@ import atexit
 import itertools
 import logging
 import secrets
+import sqlite3
 import threading
 import time
 from collections import defaultdict, deque
@@ -211,7 +212,10 @@ class Ledger:
             if write_now:
                 self._hand_off()
         if write_now:
-            self._write_out()
+            try:
+                self._write_out()
+            except (sqlite3.Error, OSError):  # the batch stays queued; the agent carries on
+                log.exception("ledger write failed; will retry")
         if crossings is None:
             return record
         if crossings.hard_stop:

@@ -170,3 +170,22 @@ def test_settings_warn_ratios_drive_the_thresholds(open_ledger: LedgerFactory) -
     for _ in range(10):
         ledger.record(task_id="t", call_type="plan", model="m", input_tokens=10)
     assert seen == [0.5, 0.9]
+
+
+def test_a_failing_write_loses_nothing_and_is_retried(ledger: Ledger, tmp_path: Path) -> None:
+    events: list[float] = []
+    ledger.subscribe(lambda event: events.append(event.threshold))
+    ledger.set_budget("t", limit=100)
+    with sqlite3.connect(tmp_path / ".codekeep" / "ledger.db") as conn:
+        conn.execute("CREATE TRIGGER broken BEFORE INSERT ON calls "
+                     "BEGIN SELECT RAISE(ABORT, 'disk trouble'); END")
+    # the crossing write fails: record() still returns (the agent carries on) ...
+    record = ledger.record(task_id="t", call_type="plan", model="m", input_tokens=90)
+    assert record.input_tokens == 90 and events == []
+    with pytest.raises(sqlite3.Error, match="disk trouble"):
+        ledger.flush()                      # ... an explicit flush says what went wrong
+    with sqlite3.connect(tmp_path / ".codekeep" / "ledger.db") as conn:
+        conn.execute("DROP TRIGGER broken")
+    ledger.flush()                          # ... and the next write stores everything
+    assert ledger.report(task_id="t")["total"]["inputTokens"] == 90
+    assert events == [0.75]
