@@ -19,6 +19,7 @@ from codekeep.common.workspace import state_dir
 from codekeep.tools.safety.redact import redact
 
 AUDIT_DB = "audit.db"
+KEEP_DAYS = 90  # long enough to investigate an incident, short enough to stay small
 MIGRATIONS = (
     """
     CREATE TABLE audit (
@@ -60,8 +61,16 @@ class AuditLog:
         self._lock = threading.Lock()
 
     @classmethod
-    def open(cls, root: Path) -> AuditLog:
-        return cls(open_db(state_dir(root) / AUDIT_DB, MIGRATIONS, check_same_thread=False))
+    def open(cls, root: Path, keep_days: float = KEEP_DAYS) -> AuditLog:
+        """Open ``.codekeep/audit.db``, dropping entries older than ``keep_days``."""
+        log = cls(open_db(state_dir(root) / AUDIT_DB, MIGRATIONS, check_same_thread=False))
+        log.prune(time.time() - keep_days * 86_400)
+        return log
+
+    def prune(self, before: float) -> int:
+        """Delete entries older than the ``before`` timestamp; returns how many went."""
+        with self._lock:
+            return self._conn.execute("DELETE FROM audit WHERE ts < ?", (before,)).rowcount
 
     def record(
         self,

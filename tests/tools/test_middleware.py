@@ -287,3 +287,20 @@ async def test_explicit_defaults_hit_the_same_cache_entry(call: Any) -> None:
     first = await call("read_file", {"path": "src/util.py"})
     second = await call("read_file", {"path": "src/util.py", "start_line": 1})
     assert first.ok and second.cached
+
+
+def test_audit_log_keeps_ninety_days(workspace: Path) -> None:
+    import time
+
+    from codekeep.tools.audit import AuditLog
+
+    log = AuditLog.open(workspace)
+    for age_days in (200, 10):
+        log.record(task_id="old", actor="agent", tool="read_file", arguments={}, outcome="ok",
+                   rule=None, reason=None, duration_ms=1.0)  # fmt: skip
+        log._conn.execute("UPDATE audit SET ts = ? WHERE id = (SELECT max(id) FROM audit)",
+                          (time.time() - age_days * 86_400,))  # fmt: skip
+    log.close()
+    reopened = AuditLog.open(workspace)
+    assert len(reopened.entries(task_id="old")) == 1
+    reopened.close()

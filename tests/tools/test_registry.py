@@ -14,9 +14,11 @@ from codekeep.tools.registry import DuplicateToolError
 from codekeep.tools.toolkit import default_registry
 
 
-def test_every_schema_validates_against_the_draft_it_declares() -> None:
-    registry = default_registry()
-    for spec in registry.all():
+def test_every_schema_validates_against_the_draft_it_declares(kit: ToolKit) -> None:
+    kit.forge.reuse("read_readme", "read_file", {"path": "README.md"})
+    names = {spec.name for spec in kit.registry.all()}
+    assert {"forge_tool", "read_readme", "load_tools", "run_command"} <= names
+    for spec in kit.registry.all():
         schema = spec.parameters
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         cls = validator_for(schema)
