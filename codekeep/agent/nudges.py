@@ -56,6 +56,7 @@ class NudgeGenerator:
     def __init__(self, tracker: ExplorationTracker) -> None:
         self.tracker = tracker
         self._fired: set[NudgeType] = set()
+        self._wrap_up_sent = False
 
     def next(self, transition: Transition | None = None, token_ratio: float = 0.0,
              findings: str = "") -> Nudge | None:
@@ -79,7 +80,15 @@ class NudgeGenerator:
                    else "the token budget is spent")
             out.append((NudgeType.FORCE_EXIT, f"Stop now: {why}. Summarise your findings and "
                         "finish with a plain-text answer; no more tool calls." + found))
-        if transition is not None and transition.reason == "converged":
+        if (self.tracker.phase is Phase.PRODUCE and m.submit_count >= b.soft_submit_limit
+                and not self._wrap_up_sent):
+            # the soft submit limit: guide towards finishing, the hard limit cuts off later
+            self._wrap_up_sent = True
+            out.append((NudgeType.CONVERGENCE, (
+                f"You have produced {m.submit_count} results (the soft limit is "
+                f"{b.soft_submit_limit}, the hard limit {b.max_submits}). Finish the one in "
+                "progress, then wrap up; start nothing new.")))
+        elif transition is not None and transition.reason == "converged":
             out.append((NudgeType.CONVERGENCE, (
                 f"Information has saturated: the last {m.rounds_since_new_info} rounds found "
                 "nothing new. Stop searching and move on. "

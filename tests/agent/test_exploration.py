@@ -118,3 +118,20 @@ def test_token_budget_warning_and_reflection_and_planning():
         tracker.record_round(NEW)
     reflection = nudges.next(None)
     assert reflection is not None and reflection.type is NudgeType.REFLECTION
+
+
+def test_soft_submit_limit_guides_towards_wrapping_up_once():
+    tracker = ExplorationTracker("producer")
+    nudges = NudgeGenerator(tracker)
+    for _ in range(7):
+        assert tracker.record_round(SUBMIT) is None
+        nudge = nudges.next(None)
+        assert nudge is None or nudge.type is not NudgeType.CONVERGENCE
+    tracker.record_round(SUBMIT)
+    wrap_up = nudges.next(None)
+    assert wrap_up is not None and wrap_up.type is NudgeType.CONVERGENCE
+    assert "8 results" in wrap_up.text and "hard limit 10" in wrap_up.text
+    tracker.record_round(SUBMIT)
+    assert tracker.phase is Phase.PRODUCE  # soft: no cut-off yet
+    last = tracker.record_round(SUBMIT)
+    assert last is not None and last.reason == "max_submits"
