@@ -7,12 +7,14 @@ can report its calls here, and budget crossings print a warning on stderr.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.common.sqlite import SchemaTooNewError
 from codekeep.ledger import (
     CALL_TYPE_INPUTS,
     BudgetEvent,
@@ -81,7 +83,10 @@ def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int]
                  ) -> Callable[[argparse.Namespace], int]:
     """Open the workspace ledger, run ``action``, and always flush and close it."""
     def handler(args: argparse.Namespace) -> int:
-        ledger = Ledger.open(root_of(args), start_flusher=False)
+        try:
+            ledger = Ledger.open(root_of(args), start_flusher=False)
+        except (sqlite3.DatabaseError, SchemaTooNewError) as error:
+            return fail(f"cannot open the ledger database .codekeep/ledger.db: {error}")
         ledger.subscribe(_warn)
         try:
             return action(ledger, args)

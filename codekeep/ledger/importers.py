@@ -6,6 +6,11 @@ Claude Code writes one JSON object per line to ``~/.claude/projects/<project>/<s
 ``cache_creation_input_tokens`` and ``cache_read_input_tokens``. A streamed answer may be
 written several times with the same ``message.id`` and ``requestId``, so that pair is the
 import key (as ccusage does). Each Claude Code session becomes task ``claude-code:<sessionId>``.
+
+The call type is read from the tools the answer asked for (``message.content`` tool_use
+blocks): an edit is ``generate_code``, a Read is ``read_code`` (per distinct file), a
+Grep/Glob/LS ``read_code.directory``, a todo list or plan ``plan``, any other tool
+``tool``, a plain answer ``other``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,14 @@ from typing import Any
 from codekeep.ledger.ledger import ImportedCall
 
 CLAUDE_PROJECTS = Path.home() / ".claude" / "projects"
+
+# First matching group wins: writing code outranks reading it, reading outranks planning.
+_TOOL_CALL_TYPES = (
+    ({"Edit", "MultiEdit", "Write", "NotebookEdit"}, "generate_code"),
+    ({"Read", "NotebookRead"}, "read_code"),
+    ({"Grep", "Glob", "LS"}, "read_code.directory"),
+    ({"TodoWrite", "ExitPlanMode"}, "plan"),
+)
 
 
 @dataclass(slots=True)
@@ -93,8 +106,23 @@ def _call(entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any],
         source_id=f"claude-code:{message_id}:{entry.get('requestId', '')}",
         ts=timestamp.timestamp(), task_id=f"claude-code:{session}", session_id=session,
         model=model, input_tokens=fresh + written + read, output_tokens=output,
-        cached_tokens=read,
+        cached_tokens=read, call_type=_call_type(message.get("content")),
     )
+
+
+def _call_type(content: Any) -> str:
+    """The call type implied by the tool calls in an assistant message."""
+    uses = [block for block in content if isinstance(block, dict)
+            and block.get("type") == "tool_use"] if isinstance(content, list) else []
+    names = {str(block.get("name")) for block in uses}
+    for tools, call_type in _TOOL_CALL_TYPES:
+        if names & tools:
+            if call_type != "read_code":
+                return call_type
+            files = {str(_input(block).get("file_path")) for block in uses
+                     if block.get("name") in tools}
+            return "read_code.file" if len(files) <= 1 else "read_code.files"
+    return "tool" if uses else "other"
 
 
 def _count(usage: dict[str, Any], name: str) -> int:
@@ -102,3 +130,8 @@ def _count(usage: dict[str, Any], name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} is not a token count")
     return value
+
+
+def _input(block: dict[str, Any]) -> dict[str, Any]:
+    arguments = block.get("input")
+    return arguments if isinstance(arguments, dict) else {}

@@ -105,3 +105,13 @@ def test_the_installed_command_warns_on_stderr(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert "warning: Token budget reached" in done.stderr
     assert "recorded plan call" in done.stdout
+
+
+def test_a_damaged_database_is_a_clear_error_and_is_left_alone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    database = tmp_path / ".codekeep" / "ledger.db"
+    database.parent.mkdir()
+    database.write_bytes(b"this is not sqlite" * 100)
+    assert run(tmp_path, "report") == 1
+    assert "cannot open the ledger database" in capsys.readouterr().err
+    assert database.read_bytes() == b"this is not sqlite" * 100

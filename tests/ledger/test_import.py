@@ -13,13 +13,14 @@ from codekeep.ledger import Ledger, claude_code_log_files, read_claude_code_logs
 
 def assistant(message_id: str, request: str, *, session: str = "sess-1",
               ts: str = "2026-11-28T09:15:00.000Z", model: str = "claude-sonnet-4-5-20250929",
-              usage: dict[str, int] | None = None) -> dict[str, object]:
+              usage: dict[str, int] | None = None,
+              content: list[dict[str, object]] | None = None) -> dict[str, object]:
     return {
         "parentUuid": "p", "isSidechain": False, "userType": "external", "cwd": "/proj",
         "sessionId": session, "version": "2.0.0", "type": "assistant", "uuid": f"u-{message_id}",
         "timestamp": ts, "requestId": request,
         "message": {"id": message_id, "type": "message", "role": "assistant", "model": model,
-                    "content": [{"type": "text", "text": "Done."}],
+                    "content": content or [{"type": "text", "text": "Done."}],
                     "usage": usage or {"input_tokens": 10, "cache_creation_input_tokens": 200,
                                        "cache_read_input_tokens": 3000, "output_tokens": 50}},
     }
@@ -84,3 +85,27 @@ def test_cli_import(projects: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert summary == {"files": 2, "imported": 3, "duplicates": 0, "skipped": {"not JSON": 1}}
     assert main(["ledger", "import", str(projects / "nowhere"), "--root", str(root)]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def tool_use(name: str, **arguments: object) -> dict[str, object]:
+    return {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": arguments}
+
+
+@pytest.mark.parametrize("content, call_type", [
+    ([{"type": "text", "text": "All done."}], "other"),
+    ([tool_use("Read", file_path="/p/a.py")], "read_code.file"),
+    ([tool_use("Read", file_path="/p/a.py"), tool_use("Read", file_path="/p/b.py")],
+     "read_code.files"),
+    ([tool_use("Grep", pattern="def main")], "read_code.directory"),
+    ([tool_use("Read", file_path="/p/a.py"), tool_use("Edit", file_path="/p/a.py")],
+     "generate_code"),
+    ([tool_use("TodoWrite", todos=[])], "plan"),
+    ([tool_use("Bash", command="pytest")], "tool"),
+    ([{"type": "tool_use", "name": "Read", "input": "not an object"}], "read_code.file"),
+])
+def test_call_type_comes_from_the_tools_the_answer_asked_for(
+        tmp_path: Path, content: list[dict[str, object]], call_type: str) -> None:
+    log = tmp_path / "session.jsonl"
+    log.write_text(json.dumps(assistant("m", "r", content=content)) + "\n", encoding="utf-8")
+    calls = read_claude_code_logs(claude_code_log_files(log)).calls
+    assert [call.call_type for call in calls] == [call_type]
