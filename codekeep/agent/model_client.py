@@ -271,7 +271,9 @@ def _parse_json_response(raw: bytes, model: str) -> ChatResponse:
         payload = json.loads(raw)
         message = payload["choices"][0]["message"]
     except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise _Retryable(f"unreadable response body ({type(exc).__name__})") from None
+        # some gateways answer 200 with an error object instead of an HTTP error
+        detail = _error_detail(raw.decode("utf-8", "replace"))
+        raise _Retryable(f"unreadable response ({type(exc).__name__}): {detail}") from None
     calls = [
         ToolCall(str(call.get("id") or f"call_{index}"),
                  str((call.get("function") or {}).get("name") or ""),

@@ -45,8 +45,8 @@ class Reply:
 
     ``usage=None`` reports usage computed from the request (tiktoken over the messages);
     ``report_usage=False`` omits it like servers that do not report usage. ``stream``
-    ``None`` follows the request. ``status`` >= 400 sends ``body`` (or an OpenAI-style
-    error) with ``headers``.
+    ``None`` follows the request. ``status`` >= 400 sends ``body`` (or an empty object)
+    with ``headers``; a ``body`` is sent as-is with any status (broken gateways).
     """
 
     content: str = ""
@@ -222,7 +222,7 @@ def _handler_for(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             if reply.delay and not server._sleep(reply.delay):
                 return
             try:
-                if reply.status >= 400:
+                if reply.status >= 400 or reply.body is not None:
                     self._send_raw(reply.status, reply.body or "{}", "application/json",
                                    reply.headers)
                 elif reply.stream if reply.stream is not None else body.get("stream"):

@@ -131,3 +131,13 @@ def test_environment_configuration_and_api_key_fallback():
     assert settings.chat_url == "http://localhost:11434/v1/chat/completions"
     assert ModelSettings.from_env({**env, "CODEKEEP_API_KEY": "own"}).api_key == "own"
     assert ModelSettings.from_env(env, model="other").model == "other"
+
+
+async def test_error_object_with_status_200_is_retried_and_named(model_server, model_settings):
+    model_server.push(Reply(body='{"error": {"message": "upstream overloaded"}}', status=200,
+                            stream=False),
+                      say("recovered"))
+    async with ModelClient(replace(model_settings, stream=False)) as client:
+        response = await client.complete(MESSAGES)
+    assert response.content == "recovered"
+    assert "upstream overloaded" in (response.attempts[0].error or "")
