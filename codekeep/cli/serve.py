@@ -5,15 +5,23 @@ from __future__ import annotations
 import argparse
 
 ORDER = 90
+DESCRIPTION = (
+    "Run the CodeKeep language server. Editors start it with stdio; "
+    "logs go to stderr and to the editor's log, never to stdout."
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "serve",
-        help="run the language server (stdio; --tcp HOST:PORT for a socket)",
-        description="Run the CodeKeep language server. Editors start it with stdio; "
-        "logs go to stderr and to the editor's log, never to stdout.",
+    configure(
+        subparsers.add_parser(
+            "serve",
+            help="run the language server (stdio; --tcp HOST:PORT for a socket)",
+            description=DESCRIPTION,
+        )
     )
+
+
+def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead of stdio"
     )
@@ -24,6 +32,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="stderr log level (default: INFO)",
     )
     parser.set_defaults(handler=run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m codekeep.server``: the same server without the other command groups."""
+    parser = configure(argparse.ArgumentParser(prog="codekeep serve", description=DESCRIPTION))
+    return run(parser.parse_args(argv))
 
 
 def host_port(value: str) -> tuple[str, int]:

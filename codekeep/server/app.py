@@ -5,22 +5,37 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import FeatureNotificationError
 from pygls.lsp.server import LanguageServer
 
 from codekeep import __version__
+from codekeep.analysis.errors import CodeMapError
 from codekeep.analysis.model import Encoding
 from codekeep.server import features
 from codekeep.server.extensions import Contributions
 from codekeep.server.protocol import CodeKeepProtocol, plain_params_converter
 from codekeep.server.workspaces import WorkspaceHandle, WorkspaceRegistry
-from codekeep.services import WorkspaceSettings
+from codekeep.services import WorkspaceServices, WorkspaceSettings
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRef:
+    """A document a request is about, as the worker-side code needs it."""
+
+    root: Path
+    path: str  # workspace-relative POSIX path
+    uri: str
+    encoding: Encoding
 
 
 class CodeKeepServer(LanguageServer):
@@ -55,6 +70,25 @@ class CodeKeepServer(LanguageServer):
         """The folder and relative path of a document URI (None: not in any folder)."""
         return self.workspaces.locate(uri)
 
+    async def on_document(
+        self, uri: str, fn: Callable[[WorkspaceServices, DocumentRef], T]
+    ) -> T | None:
+        """Answer a request about one document on its folder's worker.
+
+        None ("nothing here") when the document is outside every folder or not in the
+        index: editors ask about every buffer and must not see errors for that.
+        """
+        located = self.locate(uri)
+        if located is None:
+            return None
+        handle, path = located
+        document = DocumentRef(handle.root, path, uri, self.encoding)
+        try:
+            return await handle.run(lambda services: fn(services, document))
+        except CodeMapError as error:
+            logger.debug("%s: %s", uri, error)
+            return None
+
     def close_workspaces(self) -> None:
         """Stop watchers and indexing, flush and close every database (idempotent)."""
         if self._closed:
@@ -72,12 +106,11 @@ class CodeKeepServer(LanguageServer):
         super().shutdown()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """Errors in notification handlers go to the log, not to a popup: the user
-        did not ask for anything and cannot act on them."""
-        if source is FeatureNotificationError:
-            logger.error("error while handling a notification: %s", error)
-            return
-        super().report_server_error(error, source)
+        """Errors outside a request (a notification handler failing, a message that
+        cannot be parsed) go to the log, never to a popup: the user did not ask for
+        anything and cannot act on them. Request errors reach the client as responses.
+        """
+        logger.error("%s: %s", getattr(source, "__name__", source), error)
 
 
 def feature_modules() -> list[ModuleType]:

@@ -4,6 +4,7 @@ pytest-lsp, on a small real project written to a temporary folder."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from pytest_lsp.client import register_lsp_features
 from codekeep.common.uris import path_to_uri
 from codekeep.server.protocol import plain_params_converter
 
-SERVER_COMMAND = [sys.executable, "-m", "codekeep", "serve", "--log-level", "INFO"]
+SERVER_COMMAND = [sys.executable, "-m", "codekeep.server", "--log-level", "INFO"]
 
 GEOMETRY = '''\
 """Géométrie: shapes and their areas — 形状と面積."""
@@ -114,6 +115,13 @@ async def wait_ready(client: LanguageClient) -> dict[str, Any]:
         return status if status["ready"] else None
 
     return await wait_until(ready)
+
+
+def send_raw(client: LanguageClient, message: dict[str, Any]) -> None:
+    """Put any JSON-RPC message on the wire, bypassing the client's type checks."""
+    body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+    writer: Any = client.protocol.writer
+    writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
 
 def open_document(client: LanguageClient, path: Path, language: str = "python") -> str:

@@ -31,12 +31,12 @@ BILLING = '''def compute_total(items):
     """Sum the price of every item."""
     return sum(item.price for item in items)
 '''
-CHECKOUT = '''from pkg.billing import compute_total
+CHECKOUT = """from pkg.billing import compute_total
 
 
 def checkout(cart):
     return compute_total(cart.items)
-'''
+"""
 
 
 def recording_client() -> LanguageClient:
@@ -85,17 +85,23 @@ def project(tmp_path: Path) -> Path:
 
 # The model comes from initialization options only: a developer's own CODEKEEP_MODEL or
 # OPENAI_API_KEY must neither leak into the tests nor change what they see.
-SERVER_ENV = {key: value for key, value in os.environ.items()
-              if not key.startswith("CODEKEEP_") and key != "OPENAI_API_KEY"}
-CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=recording_client,
-                            server_env=SERVER_ENV)
+SERVER_ENV = {
+    key: value
+    for key, value in os.environ.items()
+    if not key.startswith("CODEKEEP_") and key != "OPENAI_API_KEY"
+}
+CONFIG = ClientServerConfig(
+    server_command=SERVER_COMMAND, client_factory=recording_client, server_env=SERVER_ENV
+)
 
 
 @pytest_lsp.fixture(config=CONFIG)
-async def client(lsp_client: LanguageClient, project: Path,
-                 model_server: ScriptedModelServer) -> AsyncIterator[None]:
-    options = {"agent": {"model": "scripted-model", "baseUrl": model_server.base_url,
-                         "apiKey": "test"}}
+async def client(
+    lsp_client: LanguageClient, project: Path, model_server: ScriptedModelServer
+) -> AsyncIterator[None]:
+    options = {
+        "agent": {"model": "scripted-model", "baseUrl": model_server.base_url, "apiKey": "test"}
+    }
     await lsp_client.initialize_session(initialize_params(project, options=options))
     await wait_ready(lsp_client)
     yield
@@ -104,15 +110,22 @@ async def client(lsp_client: LanguageClient, project: Path,
 
 @pytest.mark.slow
 async def test_agent_run_streams_progress_nudges_and_budget_in_order(
-        client: LanguageClient, model_server: ScriptedModelServer) -> None:
+    client: LanguageClient, model_server: ScriptedModelServer
+) -> None:
     model_server.push(
         call("find_symbol", {"name": "compute_total"}, usage=USAGE),
         call("read_file", {"path": "pkg/billing.py"}, usage=USAGE),
         say("compute_total is in pkg/billing.py:1; checkout calls it.", usage=USAGE),
     )
-    result = await request(client, "codekeep/agent/run",
-                           {"task": "Where is compute_total defined and who calls it?",
-                            "capability": "explore", "budget": 1100})
+    result = await request(
+        client,
+        "codekeep/agent/run",
+        {
+            "task": "Where is compute_total defined and who calls it?",
+            "capability": "explore",
+            "budget": 1100,
+        },
+    )
     assert result["answer"].startswith("compute_total is in pkg/billing.py:1")
     assert (result["iterations"], result["toolCalls"]) == (3, 2)
     assert result["tokens"] == 3 * 425
@@ -134,8 +147,9 @@ async def test_agent_run_streams_progress_nudges_and_budget_in_order(
     assert (budget["used"], budget["limit"], budget["taskId"]) == (850, 1100, result["taskId"])
     warning = [value for kind, detail, value in timeline if detail == "budget_warning"]
     assert warning and warning[0]["taskId"] == result["taskId"]
-    command = types.ExecuteCommandParams(command="codekeep.agent.run", arguments=[
-        {"task": "Say hi"}])
+    command = types.ExecuteCommandParams(
+        command="codekeep.agent.run", arguments=[{"task": "Say hi"}]
+    )
     model_server.push(say("hi"))
     via_command = await request(client, "workspace/executeCommand", command)
     assert via_command["answer"] == "hi"
@@ -143,10 +157,12 @@ async def test_agent_run_streams_progress_nudges_and_budget_in_order(
 
 @pytest.mark.slow
 async def test_cancel_request_stops_a_slow_model_call(
-        client: LanguageClient, model_server: ScriptedModelServer) -> None:
+    client: LanguageClient, model_server: ScriptedModelServer
+) -> None:
     model_server.push(say("never", delay=10.0))
-    future = client.protocol.send_request("codekeep/agent/run", {"task": "Think hard"},
-                                          msg_id="agent-slow")
+    future = client.protocol.send_request(
+        "codekeep/agent/run", {"task": "Think hard"}, msg_id="agent-slow"
+    )
     for _ in range(100):
         if model_server.requests:
             break
@@ -177,7 +193,8 @@ async def unconfigured(lsp_client: LanguageClient, project: Path) -> AsyncIterat
 
 
 async def test_without_a_model_the_agent_explains_and_the_rest_works(
-        unconfigured: LanguageClient) -> None:
+    unconfigured: LanguageClient,
+) -> None:
     with pytest.raises(JsonRpcException, match="CODEKEEP_MODEL") as error:
         await request(unconfigured, "codekeep/agent/run", {"task": "Where is compute_total?"})
     assert "codekeep.agent.model" in str(error.value)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from lsp_harness import (
+from tests.server.lsp_harness import (
     SERVER_COMMAND,
     initialize_params,
     make_client,

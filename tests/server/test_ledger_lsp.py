@@ -49,8 +49,9 @@ def project(tmp_path: Path) -> Path:
     return write_project(tmp_path / "shapes")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND,
-                                              client_factory=budget_client))
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER_COMMAND, client_factory=budget_client)
+)
 async def client(lsp_client: LanguageClient, project: Path) -> AsyncIterator[None]:
     await lsp_client.initialize_session(initialize_params(project, client="neovim"))
     await wait_ready(lsp_client)
@@ -59,8 +60,11 @@ async def client(lsp_client: LanguageClient, project: Path) -> AsyncIterator[Non
 
 
 async def record(client: LanguageClient, **params: Any) -> dict[str, Any]:
-    return await request(client, "codekeep/ledger/record",  # type: ignore[no-any-return]
-                         {"callType": "read_code", "model": "gpt-4o", **params})
+    return await request(
+        client,
+        "codekeep/ledger/record",  # type: ignore[no-any-return]
+        {"callType": "read_code", "model": "gpt-4o", **params},
+    )
 
 
 async def wait_for_budgets(client: LanguageClient, count: int) -> list[dict[str, Any]]:
@@ -72,63 +76,93 @@ async def wait_for_budgets(client: LanguageClient, count: int) -> list[dict[str,
 
 
 async def test_budget_thresholds_notify_once_each(client: LanguageClient) -> None:
-    state = await request(client, "codekeep/ledger/budget", {"taskId": "refactor",
-                                                            "limit": 1000})
-    assert state["task"] == {"taskId": "refactor", "used": 0, "limit": 1000, "ratio": 0.0,
-                             "hardStop": False}
+    state = await request(client, "codekeep/ledger/budget", {"taskId": "refactor", "limit": 1000})
+    assert state["task"] == {
+        "taskId": "refactor",
+        "used": 0,
+        "limit": 1000,
+        "ratio": 0.0,
+        "hardStop": False,
+    }
     await record(client, taskId="refactor", inputTokens=600, outputTokens=100)
     assert client.budgets == []  # type: ignore[attr-defined]
-    await record(client, taskId="refactor", inputTokens=100, outputTokens=0)     # 800
-    await record(client, taskId="refactor", inputTokens=50, outputTokens=0)      # 850
-    await record(client, taskId="refactor", inputTokens=200, outputTokens=0)     # 1050
+    await record(client, taskId="refactor", inputTokens=100, outputTokens=0)  # 800
+    await record(client, taskId="refactor", inputTokens=50, outputTokens=0)  # 850
+    await record(client, taskId="refactor", inputTokens=200, outputTokens=0)  # 1050
     budgets = await wait_for_budgets(client, 2)
-    await asyncio.sleep(0.2)   # nothing more may arrive
+    await asyncio.sleep(0.2)  # nothing more may arrive
     assert [(b["taskId"], b["used"], b["limit"], b["threshold"]) for b in client.budgets] == [  # type: ignore[attr-defined]
-        ("refactor", 800, 1000, 0.75), ("refactor", 1050, 1000, 1.0)]
+        ("refactor", 800, 1000, 0.75),
+        ("refactor", 1050, 1000, 1.0),
+    ]
     assert budgets[1]["ratio"] == pytest.approx(1.05)
-    shown = [message.message for message in client.messages
-             if "Token budget" in message.message]
+    shown = [message.message for message in client.messages if "Token budget" in message.message]
     assert any("reached: task refactor used 800 of 1,000" in text for text in shown)
     assert any("exceeded: task refactor used 1,050 of 1,000" in text for text in shown)
 
 
 async def test_report_and_code_lens_show_attributed_tokens(
-        client: LanguageClient, project: Path) -> None:
+    client: LanguageClient, project: Path
+) -> None:
     geometry = project / "pkg" / "geometry.py"
-    await record(client, taskId="explain", inputTokens=12_000, outputTokens=300,
-                 files={path_to_uri(geometry): 3 * 1000, "pkg/app.py": 1000})
-    await record(client, taskId="explain", callType="generate_code", inputTokens=400,
-                 outputTokens=900, files={"pkg/geometry.py": 50})
+    await record(
+        client,
+        taskId="explain",
+        inputTokens=12_000,
+        outputTokens=300,
+        files={path_to_uri(geometry): 3 * 1000, "pkg/app.py": 1000},
+    )
+    await record(
+        client,
+        taskId="explain",
+        callType="generate_code",
+        inputTokens=400,
+        outputTokens=900,
+        files={"pkg/geometry.py": 50},
+    )
 
     report = await request(client, "codekeep/ledger/report", {"taskId": "explain"})
-    assert {row["key"]: row["calls"] for row in report["rows"]} == {"read_code.files": 1,
-                                                                   "generate_code": 1}
+    assert {row["key"]: row["calls"] for row in report["rows"]} == {
+        "read_code.files": 1,
+        "generate_code": 1,
+    }
     assert [(row["path"], row["tokens"]) for row in report["byFile"]] == [
-        ("pkg/geometry.py", 9_400), ("pkg/app.py", 3_000)]
+        ("pkg/geometry.py", 9_400),
+        ("pkg/app.py", 3_000),
+    ]
     assert report["total"]["tokens"] == 13_600
     assert "read_code.files" in report["text"]
 
-    lenses = await request(client, types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensParams(
-        text_document=types.TextDocumentIdentifier(uri=path_to_uri(geometry))))
+    lenses = await request(
+        client,
+        types.TEXT_DOCUMENT_CODE_LENS,
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=path_to_uri(geometry))),
+    )
     titles = [lens.command.title for lens in lenses if lens.range.start.line == 0]
     assert "≈ 9.4k tokens this week" in titles
     lens = next(lens for lens in lenses if lens.command.title.startswith("≈"))
     assert lens.command.command == "codekeep.ledger.report"
 
     # the lens's command runs the same report through workspace/executeCommand
-    by_file = await request(client, types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
-        command=lens.command.command, arguments=lens.command.arguments))
+    by_file = await request(
+        client,
+        types.WORKSPACE_EXECUTE_COMMAND,
+        types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments),
+    )
     assert by_file["rows"][0]["key"] == "pkg/geometry.py"
 
 
 async def test_bad_ledger_params_are_invalid_params_and_lose_nothing(
-        client: LanguageClient) -> None:
+    client: LanguageClient,
+) -> None:
     await record(client, taskId="keep", inputTokens=5)
     for method, params in (
         ("codekeep/ledger/record", {"callType": "browse", "model": "m", "inputTokens": 1}),
         ("codekeep/ledger/record", {"callType": "plan", "model": "m", "inputTokens": -1}),
-        ("codekeep/ledger/record", {"callType": "plan", "model": "m", "files": ["a.py"],
-                                    "inputTokens": 1}),
+        (
+            "codekeep/ledger/record",
+            {"callType": "plan", "model": "m", "files": ["a.py"], "inputTokens": 1},
+        ),
         ("codekeep/ledger/record", {"callType": "plan", "model": "m"}),
         ("codekeep/ledger/report", {"since": "someday"}),
         ("codekeep/ledger/report", {"groupBy": "colour"}),
@@ -142,11 +176,17 @@ async def test_bad_ledger_params_are_invalid_params_and_lose_nothing(
 
 
 async def test_hard_stop_is_reported_and_the_call_kept(client: LanguageClient) -> None:
-    await request(client, "codekeep/ledger/budget", {"taskId": "capped", "limit": 100,
-                                                     "hardStop": True})
+    await request(
+        client, "codekeep/ledger/budget", {"taskId": "capped", "limit": 100, "hardStop": True}
+    )
     stopped = await record(client, taskId="capped", inputTokens=150)
     assert stopped["budgetExceeded"]["used"] == 150
-    report = await request(client, types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
-        command="codekeep.ledger.report", arguments=[{"taskId": "capped"}]))
+    report = await request(
+        client,
+        types.WORKSPACE_EXECUTE_COMMAND,
+        types.ExecuteCommandParams(
+            command="codekeep.ledger.report", arguments=[{"taskId": "capped"}]
+        ),
+    )
     assert report["total"]["calls"] == 1
     assert report["budget"]["task"]["hardStop"] is True

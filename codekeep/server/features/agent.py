@@ -62,21 +62,23 @@ class _Progress:
             return
         self._active = True
         self._server.work_done_progress.begin(
-            self._token, types.WorkDoneProgressBegin(title=self._title, cancellable=True))
+            self._token, types.WorkDoneProgressBegin(title=self._title, cancellable=True)
+        )
 
     def report(self, payload: dict[str, Any]) -> None:
         if self._active:
             message = f"{payload['phase']} · step {payload['step']}/{payload['maxSteps']}"
             percentage = min(100, payload["step"] * 100 // max(1, payload["maxSteps"]))
             self._server.work_done_progress.report(
-                self._token, types.WorkDoneProgressReport(message=message,
-                                                          percentage=percentage))
+                self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            )
 
     def end(self, message: str) -> None:
         if self._active:
             self._active = False
-            self._server.work_done_progress.end(self._token,
-                                                types.WorkDoneProgressEnd(message=message))
+            self._server.work_done_progress.end(
+                self._token, types.WorkDoneProgressEnd(message=message)
+            )
 
 
 def _workspace(server: CodeKeepServer, params: dict[str, Any]) -> WorkspaceHandle:
@@ -92,8 +94,9 @@ def _workspace(server: CodeKeepServer, params: dict[str, Any]) -> WorkspaceHandl
     return handles[0]
 
 
-def _event_sink(server: CodeKeepServer, progress: _Progress) -> Callable[[str, dict[str, Any]],
-                                                                          None]:
+def _event_sink(
+    server: CodeKeepServer, progress: _Progress
+) -> Callable[[str, dict[str, Any]], None]:
     def on_event(kind: str, payload: dict[str, Any]) -> None:
         if kind == "progress":
             if payload.get("done"):
@@ -101,16 +104,19 @@ def _event_sink(server: CodeKeepServer, progress: _Progress) -> Callable[[str, d
             else:
                 progress.report(payload)
         elif kind == "nudge":
-            server.protocol.notify("codekeep/nudge", {
-                "taskId": payload["taskId"], "type": payload["type"], "text": payload["text"]})
+            server.protocol.notify(
+                "codekeep/nudge",
+                {"taskId": payload["taskId"], "type": payload["type"], "text": payload["text"]},
+            )
         elif kind == "budget":
             server.protocol.notify("codekeep/budget", payload)
 
     return on_event
 
 
-def _services_of(services: WorkspaceServices, stores: dict[Path, tuple[Any, Any]]
-                 ) -> tuple[Any, Any, Any]:
+def _services_of(
+    services: WorkspaceServices, stores: dict[Path, tuple[Any, Any]]
+) -> tuple[Any, Any, Any]:
     """Code map, memory and ledger of a folder (runs on the folder's worker thread).
 
     Until ``WorkspaceServices`` carries memory and ledger itself, the agent opens them
@@ -120,8 +126,7 @@ def _services_of(services: WorkspaceServices, stores: dict[Path, tuple[Any, Any]
     ledger = getattr(services, "ledger", None)
     if memory is None or ledger is None:
         if services.root not in stores:
-            stores[services.root] = (MemoryService.open(services.root),
-                                     Ledger.open(services.root))
+            stores[services.root] = (MemoryService.open(services.root), Ledger.open(services.root))
         memory, ledger = stores[services.root]
     return services.codemap, memory, ledger
 
@@ -159,8 +164,15 @@ def register(server: CodeKeepServer) -> None:
         async def on_services(fn: Callable[[], Any]) -> Any:
             return await handle.run(lambda _services: fn())
 
-        loop = build_loop(handle.root, model, codemap=codemap, memory=memory, ledger=ledger,
-                          on_event=_event_sink(ls, progress), services_runner=on_services)
+        loop = build_loop(
+            handle.root,
+            model,
+            codemap=codemap,
+            memory=memory,
+            ledger=ledger,
+            on_event=_event_sink(ls, progress),
+            services_runner=on_services,
+        )
         try:
             result = await loop.run(task, capability, token_budget=budget)
         except ModelError as error:

@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from codekeep.analysis.errors import CodeMapError
 from codekeep.analysis.model import Encoding, RepoMap, Symbol
 from codekeep.common.uris import path_to_uri
 from codekeep.server import params as p
@@ -126,7 +127,11 @@ def register(server: CodeKeepServer) -> None:
         def relate(services: WorkspaceServices) -> dict[str, Any]:
             if cursor(services.codemap, path, line, character, encoding) is None:
                 return not_found(past_end(uri, line), **empty)
-            return services.codemap.find_related(path, line).to_json(handle.root, encoding)
+            try:
+                related = services.codemap.find_related(path, line)
+            except CodeMapError as error:  # e.g. a file the index does not hold
+                return not_found(str(error), **empty)
+            return related.to_json(handle.root, encoding)
 
         return await handle.run(relate)
 

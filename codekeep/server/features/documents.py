@@ -74,6 +74,20 @@ def apply_edits(
         codemap.open_document(path, full_text)
 
 
+def revert_to_disk(services: WorkspaceServices, path: str) -> None:
+    """Drop the buffer: the disk content becomes the truth again.
+
+    The disk text is applied as a buffer first because ``close_document`` alone keeps
+    the edited facts when the file's stored hash still matches the disk
+    (team/requests-analysis.md, request 3).
+    """
+    codemap = services.codemap
+    disk = services.root / path
+    if codemap.is_open(path) and disk.is_file():
+        codemap.open_document(path, disk.read_bytes().decode("utf-8", "replace"))
+    codemap.close_document(path)
+
+
 def register(server: CodeKeepServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: CodeKeepServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -93,13 +107,9 @@ def register(server: CodeKeepServer) -> None:
         if located is None:
             return
         handle, path = located
-        # pygls has already applied the changes to its copy: the text after all edits.
+        # pygls has already applied the changes to its copy (and rejected a change to a
+        # document that was never opened): this is the text after all edits.
         full_text = ls.workspace.get_text_document(uri).source
-        if path not in handle.open_documents:
-            logger.warning("didChange for %s which was never opened; taking its text whole", path)
-            handle.open_documents[path] = uri
-            handle.post(lambda s: s.codemap.open_document(path, full_text), f"open {path}")
-            return
         edits = edits_of(params.content_changes)
         encoding = ls.encoding
         handle.post(
@@ -126,4 +136,4 @@ def register(server: CodeKeepServer) -> None:
             return
         handle, path = located
         handle.open_documents.pop(path, None)
-        handle.post(lambda services: services.codemap.close_document(path), f"close {path}")
+        handle.post(lambda services: revert_to_disk(services, path), f"close {path}")

@@ -11,8 +11,8 @@ import logging
 
 from lsprotocol import types
 
-from codekeep.analysis.model import Encoding, Symbol
-from codekeep.server.app import CodeKeepServer
+from codekeep.analysis.model import Symbol
+from codekeep.server.app import CodeKeepServer, DocumentRef
 from codekeep.server.extensions import Contributions, LensLine
 from codekeep.server.features.navigation import targets_at
 from codekeep.server.locations import lsp_range
@@ -51,8 +51,9 @@ def hover_markdown(
 
 
 def code_lenses(
-    services: WorkspaceServices, path: str, encoding: Encoding, contributions: Contributions
+    services: WorkspaceServices, document: DocumentRef, contributions: Contributions
 ) -> list[types.CodeLens]:
+    path, encoding = document.path, document.encoding
     symbols = services.codemap.symbols_in([path])
     extras: dict[str, str] = {}
     for symbol_contributor in contributions.symbol_lens:
@@ -93,35 +94,34 @@ def lens(where: types.Range, line: LensLine) -> types.CodeLens:
     )
 
 
+def describe(
+    services: WorkspaceServices,
+    document: DocumentRef,
+    position: types.Position,
+    contributions: Contributions,
+) -> types.Hover | None:
+    targets = targets_at(services, document, position)
+    if not targets:
+        return None
+    text = "\n\n---\n\n".join(
+        hover_markdown(services, symbol, contributions) for symbol in targets[:3]
+    )
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
 def register(server: CodeKeepServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: CodeKeepServer, params: types.HoverParams) -> types.Hover | None:
-        located = ls.locate(params.text_document.uri)
-        if located is None:
-            return None
-        handle, path = located
-        encoding = ls.encoding
-
-        def describe(services: WorkspaceServices) -> str | None:
-            targets = targets_at(services, path, params.position, encoding)
-            if not targets:
-                return None
-            return "\n\n---\n\n".join(
-                hover_markdown(services, symbol, ls.contributions) for symbol in targets[:3]
-            )
-
-        text = await handle.run(describe)
-        if text is None:
-            return None
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+        return await ls.on_document(
+            params.text_document.uri,
+            lambda s, document: describe(s, document, params.position, ls.contributions),
+        )
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     async def code_lens(
         ls: CodeKeepServer, params: types.CodeLensParams
     ) -> list[types.CodeLens] | None:
-        located = ls.locate(params.text_document.uri)
-        if located is None:
-            return None
-        handle, path = located
-        encoding = ls.encoding
-        return await handle.run(lambda s: code_lenses(s, path, encoding, ls.contributions))
+        return await ls.on_document(
+            params.text_document.uri,
+            lambda s, document: code_lenses(s, document, ls.contributions),
+        )

@@ -89,8 +89,11 @@ class LedgerRegistry:
         if self._server.protocol.writer is None:
             return
         self._server.protocol.notify(BUDGET_NOTIFICATION, event.to_json())
-        self._server.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Warning, message=f"CodeKeep: {event.message()}"))
+        self._server.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"CodeKeep: {event.message()}"
+            )
+        )
 
 
 def format_tokens(tokens: int) -> str:
@@ -108,8 +111,11 @@ def file_lens(registry: LedgerRegistry) -> Callable[[WorkspaceServices, str], Le
         tokens = registry.ledger_for(services.root).tokens_for_file(path, since=since)
         if tokens == 0:
             return None  # no clutter on files no model call has read
-        return LensLine(f"≈ {format_tokens(tokens)} tokens this week", REPORT_COMMAND,
-                        [{"groupBy": "file", "since": "7d"}])
+        return LensLine(
+            f"≈ {format_tokens(tokens)} tokens this week",
+            REPORT_COMMAND,
+            [{"groupBy": "file", "since": "7d"}],
+        )
 
     return contribute
 
@@ -141,11 +147,14 @@ def _files(params: dict[str, Any]) -> dict[str, int] | None:
     if files is None:
         return None
     if not isinstance(files, dict) or not all(
-            isinstance(chars, int) and not isinstance(chars, bool) and chars >= 0
-            for chars in files.values()):
+        isinstance(chars, int) and not isinstance(chars, bool) and chars >= 0
+        for chars in files.values()
+    ):
         raise p.InvalidParams("'files' must be an object {path or uri: characters read}")
-    return {(str(uri_to_path(key)) if key.startswith("file:") else key): chars
-            for key, chars in files.items()}
+    return {
+        (str(uri_to_path(key)) if key.startswith("file:") else key): chars
+        for key, chars in files.items()
+    }
 
 
 def _record_call(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
@@ -154,7 +163,8 @@ def _record_call(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
         raise p.InvalidParams(f"'callType' must be one of {', '.join(CALL_TYPE_INPUTS)}")
     try:
         record = ledger.record(
-            task_id=p.optional_str(params, "taskId"), call_type=call_type,
+            task_id=p.optional_str(params, "taskId"),
+            call_type=call_type,
             model=p.required_str(params, "model"),
             input_tokens=p.optional_int(params, "inputTokens"),
             output_tokens=p.optional_int(params, "outputTokens"),
@@ -162,12 +172,21 @@ def _record_call(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
             reasoning_tokens=p.optional_int(params, "reasoningTokens") or 0,
             prompt_text=p.optional_str(params, "promptText"),
             completion_text=p.optional_str(params, "completionText"),
-            files=_files(params), latency_ms=float(p.optional_int(params, "latencyMs") or 0),
-            retry=p.optional_int(params, "retry") or 0, stream=params.get("stream") is True,
+            files=_files(params),
+            latency_ms=float(p.optional_int(params, "latencyMs") or 0),
+            retry=p.optional_int(params, "retry") or 0,
+            stream=params.get("stream") is True,
         )
     except BudgetExceeded as stop:
-        return {**stop.record.to_json(), "budgetExceeded": {
-            "used": stop.used, "limit": stop.limit, "scope": stop.scope, "message": str(stop)}}
+        return {
+            **stop.record.to_json(),
+            "budgetExceeded": {
+                "used": stop.used,
+                "limit": stop.limit,
+                "scope": stop.scope,
+                "message": str(stop),
+            },
+        }
     except ValueError as error:
         raise p.InvalidParams(str(error)) from None
     return record.to_json()
@@ -179,8 +198,9 @@ def _budget(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
     daily = p.optional_int(params, "daily")
     if limit is not None or daily is not None:
         try:
-            ledger.set_budget(task_id, limit=limit, daily=daily,
-                              hard_stop=params.get("hardStop") is True)
+            ledger.set_budget(
+                task_id, limit=limit, daily=daily, hard_stop=params.get("hardStop") is True
+            )
         except ValueError as error:
             raise p.InvalidParams(str(error)) from None
     return ledger.budget_state(task_id)
@@ -206,8 +226,7 @@ def register(server: CodeKeepServer) -> None:
         top = p.optional_int(params, "top", minimum=1) or 10
 
         def build(ledger: Ledger) -> dict[str, Any]:
-            result = ledger.report(task_id=task_id, since=since, group_by=group_by,
-                                   top_files=top)
+            result = ledger.report(task_id=task_id, since=since, group_by=group_by, top_files=top)
             return {**result, "text": render_text(result)}
 
         return await on_ledger(params, build)
@@ -222,8 +241,11 @@ def register(server: CodeKeepServer) -> None:
         _expose(server, name, handler)
 
 
-def _expose(server: CodeKeepServer, name: str,
-            handler: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]) -> None:
+def _expose(
+    server: CodeKeepServer,
+    name: str,
+    handler: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+) -> None:
     """``codekeep/ledger/<name>`` plus the command ``codekeep.ledger.<name>`` (DESIGN.md
     names commands with dots all the way; ``custom_request`` alone would give
     ``codekeep.ledger/<name>``)."""

@@ -10,35 +10,32 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from pathlib import Path
 
 from lsprotocol import types
 
 from codekeep.analysis.model import Encoding, Reference, Symbol
 from codekeep.common.uris import path_to_uri
-from codekeep.server.app import CodeKeepServer
+from codekeep.server.app import CodeKeepServer, DocumentRef
 from codekeep.server.locations import lsp_range
 from codekeep.server.symbols import cursor, document_symbols, symbol_kind, symbols_at
-from codekeep.server.workspaces import WorkspaceHandle
 from codekeep.services import WorkspaceServices
 
 WORKSPACE_SYMBOL_LIMIT = 200
 
 
-def location(
-    handle: WorkspaceHandle, item: Symbol | Reference, encoding: Encoding
-) -> types.Location:
+def location(root: Path, item: Symbol | Reference, encoding: Encoding) -> types.Location:
     value = item.selection_range if isinstance(item, Symbol) else item.range
-    return types.Location(
-        uri=path_to_uri(handle.root / item.path), range=lsp_range(value, encoding)
-    )
+    return types.Location(uri=path_to_uri(root / item.path), range=lsp_range(value, encoding))
 
 
 def targets_at(
-    services: WorkspaceServices, path: str, position: types.Position, encoding: Encoding
+    services: WorkspaceServices, document: DocumentRef, position: types.Position
 ) -> list[Symbol]:
     """The definitions designated by the cursor (empty when it is nowhere useful)."""
-    at = cursor(services.codemap, path, position.line, position.character, encoding)
-    return [] if at is None else symbols_at(services.codemap, path, *at)
+    codemap = services.codemap
+    at = cursor(codemap, document.path, position.line, position.character, document.encoding)
+    return [] if at is None else symbols_at(codemap, document.path, *at)
 
 
 def references_of(
@@ -52,49 +49,51 @@ def references_of(
     return [], 0
 
 
+def definitions(
+    services: WorkspaceServices, document: DocumentRef, position: types.Position
+) -> list[types.Location] | None:
+    targets = targets_at(services, document, position)
+    return [location(document.root, symbol, document.encoding) for symbol in targets] or None
+
+
+def references(
+    services: WorkspaceServices, document: DocumentRef, params: types.ReferenceParams
+) -> list[types.Location] | None:
+    targets = targets_at(services, document, params.position)
+    refs, _total = references_of(services, targets)
+    found = [location(document.root, ref, document.encoding) for ref in refs]
+    if params.context.include_declaration:
+        declared = [location(document.root, symbol, document.encoding) for symbol in targets]
+        found = declared + found
+    return found or None
+
+
+def outline(services: WorkspaceServices, document: DocumentRef) -> list[types.DocumentSymbol]:
+    return document_symbols(services.codemap.symbols_in([document.path]), document.encoding)
+
+
 def register(server: CodeKeepServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     async def definition(
         ls: CodeKeepServer, params: types.DefinitionParams
     ) -> list[types.Location] | None:
-        located = ls.locate(params.text_document.uri)
-        if located is None:
-            return None
-        handle, path = located
-        encoding = ls.encoding
-        targets = await handle.run(lambda s: targets_at(s, path, params.position, encoding))
-        return [location(handle, symbol, encoding) for symbol in targets] or None
+        return await ls.on_document(
+            params.text_document.uri, lambda s, document: definitions(s, document, params.position)
+        )
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    async def references(
+    async def find_references(
         ls: CodeKeepServer, params: types.ReferenceParams
     ) -> list[types.Location] | None:
-        located = ls.locate(params.text_document.uri)
-        if located is None:
-            return None
-        handle, path = located
-        encoding = ls.encoding
-
-        def find(services: WorkspaceServices) -> list[types.Location]:
-            targets = targets_at(services, path, params.position, encoding)
-            refs, _total = references_of(services, targets)
-            found = [location(handle, ref, encoding) for ref in refs]
-            if params.context.include_declaration:
-                found = [location(handle, symbol, encoding) for symbol in targets] + found
-            return found
-
-        return await handle.run(find) or None
+        return await ls.on_document(
+            params.text_document.uri, lambda s, document: references(s, document, params)
+        )
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def document_symbol(
         ls: CodeKeepServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol] | None:
-        located = ls.locate(params.text_document.uri)
-        if located is None:
-            return None
-        handle, path = located
-        encoding = ls.encoding
-        return await handle.run(lambda s: document_symbols(s.codemap.symbols_in([path]), encoding))
+        return await ls.on_document(params.text_document.uri, outline)
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(
@@ -111,7 +110,7 @@ def register(server: CodeKeepServer) -> None:
             )
         )
         scored = [
-            (score, handle, symbol)
+            (score, handle.root, symbol)
             for handle, found in zip(handles, per_folder, strict=True)
             for symbol, score in found
         ]
@@ -120,8 +119,8 @@ def register(server: CodeKeepServer) -> None:
             types.WorkspaceSymbol(
                 name=symbol.name,
                 kind=symbol_kind(symbol.kind),
-                location=location(handle, symbol, encoding),
+                location=location(root, symbol, encoding),
                 container_name=symbol.container,
             )
-            for _score, handle, symbol in scored[:WORKSPACE_SYMBOL_LIMIT]
+            for _score, root, symbol in scored[:WORKSPACE_SYMBOL_LIMIT]
         ]
