@@ -7,6 +7,10 @@ from typing import Any
 
 import pytest
 import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import (
     SERVER_COMMAND,
     initialize_params,
@@ -15,10 +19,6 @@ from tests.server.lsp_harness import (
     wait_ready,
     write_project,
 )
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
-
-from codekeep.common.uris import path_to_uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -14,7 +14,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from codekeep.analysis.codemap import CodeMap
+from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import (
     SERVER_COMMAND,
     change_document,
@@ -26,11 +30,6 @@ from tests.server.lsp_harness import (
     wait_until,
     write_project,
 )
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
-
-from codekeep.analysis.codemap import CodeMap
-from codekeep.common.uris import path_to_uri
 
 
 @asynccontextmanager

@@ -8,6 +8,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import (
     SERVER_COMMAND,
     change_document,
@@ -19,11 +24,6 @@ from tests.server.lsp_harness import (
     wait_ready,
     write_project,
 )
-from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
-from pytest_lsp import ClientServerConfig, LanguageClient
-
-from codekeep.common.uris import path_to_uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
