@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from codekeep.tools import ToolContext, ToolKit
-from codekeep.tools.safety.commands import CommandPolicy, CommandRefusedError, effective_argv
+from codekeep.tools.safety.argv import effective_argv
+from codekeep.tools.safety.commands import CommandPolicy, CommandRefusedError
 from codekeep.tools.safety.paths import PathGuard
 from codekeep.tools.safety.shell_lexer import ShellSyntaxError, parse_command
 from codekeep.tools.settings import DEFAULT_COMMAND_ALLOW, ToolSettings

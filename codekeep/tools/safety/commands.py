@@ -15,8 +15,9 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from codekeep.tools.safety.argv import effective_argv, program_name
 from codekeep.tools.safety.paths import (
     ENCODED_SPECIAL,
     PathGuard,
@@ -31,91 +32,23 @@ from codekeep.tools.safety.shell_lexer import (
 )
 
 PRIVILEGE = frozenset({"sudo", "su", "doas", "pkexec", "runuser", "chroot", "setpriv", "capsh"})
-SYSTEM = frozenset(
-    {
-        "mkfs",
-        "mke2fs",
-        "mkswap",
-        "fdisk",
-        "sfdisk",
-        "cfdisk",
-        "parted",
-        "wipefs",
-        "shutdown",
-        "reboot",
-        "halt",
-        "poweroff",
-        "init",
-        "telinit",
-        "swapoff",
-        "swapon",
-        "mount",
-        "umount",
-        "insmod",
-        "rmmod",
-        "modprobe",
-        "iptables",
-        "nft",
-        "crontab",
-        "visudo",
-        "passwd",
-        "useradd",
-        "userdel",
-        "usermod",
-        "chpasswd",
-        "kexec",
-        "sysctl",
-    }
-)
-SHELLS = frozenset(
-    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"}
-)
+# fmt: off
+SYSTEM = frozenset({
+    "mkfs", "mke2fs", "mkswap", "fdisk", "sfdisk", "cfdisk", "parted", "wipefs", "shutdown",
+    "reboot", "halt", "poweroff", "init", "telinit", "swapoff", "swapon", "mount", "umount",
+    "insmod", "rmmod", "modprobe", "iptables", "nft", "crontab", "visudo", "passwd",
+    "useradd", "userdel", "usermod", "chpasswd", "kexec", "sysctl",
+})
+SHELLS = frozenset({
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox",
+})
+# fmt: on
 EVALUATORS = frozenset({"eval", "source", ".", "exec"})
 INTERPRETERS = SHELLS | {"python", "python3", "perl", "ruby", "node", "php", "lua"}
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "nc", "ncat", "socat"})
 RECURSIVE_DANGER = frozenset({"rm", "chmod", "chown", "chgrp", "shred", "rmdir", "mv"})
 PURE_OUTPUT = frozenset({"echo", "printf", "true", "false"})
 SAFE_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/urandom"})
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-# Wrapper programs that run the command given in their arguments, with the options
-# of theirs that take a value (so the value is not mistaken for the command).
-WRAPPERS: dict[str, frozenset[str]] = {
-    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "nohup": frozenset(),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "-n", "-p", "-t"}),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    "time": frozenset({"-f", "--format", "-o", "--output"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "setsid": frozenset(),
-    "xargs": frozenset(
-        {
-            "-I",
-            "-i",
-            "-n",
-            "-P",
-            "-L",
-            "-l",
-            "-d",
-            "-s",
-            "-E",
-            "-e",
-            "-a",
-            "--arg-file",
-            "--delimiter",
-            "--max-args",
-            "--max-procs",
-            "--replace",
-        }
-    ),
-    "watch": frozenset({"-n", "--interval", "-d"}),
-    "unbuffer": frozenset(),
-    "strace": frozenset({"-o", "-e", "-p"}),
-    "ltrace": frozenset({"-o", "-e", "-p"}),
-    "flock": frozenset({"-w", "--timeout", "-E"}),
-}
 # Options with which an otherwise harmless program can run other programs.
 EXEC_OPTIONS: dict[str, tuple[str, ...]] = {
     "rg": ("--pre", "--pre-glob"),
@@ -133,7 +66,6 @@ OUTPUT_OPTIONS: dict[str, tuple[str, ...]] = {
     "diff": ("--output",),
     "tee": (),
 }
-_POSITIONAL_WRAPPER_ARGS = {"timeout": 1, "flock": 1}  # DURATION / lock file before the command
 
 
 class CommandRefusedError(ValueError):
@@ -171,7 +103,7 @@ class CommandPolicy:
             self._check_paths(segment, argv, parsed)
         for argv in effective:
             self._check_allowed(argv)
-        programs = tuple(_program(argv) for argv in effective)
+        programs = tuple(program_name(argv) for argv in effective)
         if parsed.needs_shell:
             if not self.allow_shell:
                 raise CommandRefusedError(
@@ -201,7 +133,7 @@ class CommandPolicy:
             raise CommandRefusedError(
                 "command.parse", "a command consists only of variable assignments"
             )
-        program = _program(argv)
+        program = program_name(argv)
         if "$" in argv[0] or not program:
             raise CommandRefusedError("command.expansion", "the program name must be literal text")
         if program in PRIVILEGE:
@@ -222,7 +154,7 @@ class CommandPolicy:
             and parsed.segments[index - 1].operator in ("|", "|&")
             and program in INTERPRETERS
         ):
-            upstream = [_program(a) for a in effective[:index]]
+            upstream = [program_name(a) for a in effective[:index]]
             if any(p in DOWNLOADERS for p in upstream):
                 raise CommandRefusedError(
                     "command.download_exec",
@@ -303,7 +235,7 @@ class CommandPolicy:
 
     # -- path arguments -----------------------------------------------------------------
     def _check_paths(self, segment: Segment, argv: list[str], parsed: ParsedCommand) -> None:
-        program = _program(argv)
+        program = program_name(argv)
         if program not in PURE_OUTPUT:
             for value in _path_like_values(argv[1:], self.guard.root):
                 self._guard(value, "read", f"argument {value!r}", parsed.globs)
@@ -333,7 +265,7 @@ class CommandPolicy:
     def _check_allowed(self, argv: list[str]) -> None:
         if not self.allow:
             return
-        words = [_program(argv), *argv[1:]]
+        words = [program_name(argv), *argv[1:]]
         for entry in self.allow:
             prefix = entry.split()
             if words[: len(prefix)] == prefix:
@@ -345,43 +277,9 @@ class CommandPolicy:
         )
 
 
-def effective_argv(words: Sequence[str]) -> list[str]:
-    """The command that actually runs once assignments and wrapper programs are peeled off."""
-    argv = list(words)
-    while argv:
-        if _ASSIGNMENT.match(argv[0]):
-            argv.pop(0)
-            continue
-        program = _program(argv)
-        if program not in WRAPPERS:
-            return argv
-        argv = _skip_wrapper_options(program, argv[1:])
-    return argv
-
-
-def _skip_wrapper_options(program: str, rest: list[str]) -> list[str]:
-    takes_value = WRAPPERS[program]
-    i = 0
-    while i < len(rest):
-        word = rest[i]
-        if word == "--":
-            i += 1
-            break
-        if program == "env" and _ASSIGNMENT.match(word):
-            i += 1
-            continue
-        if not word.startswith("-") or word == "-":
-            if program == "env" and word == "-":
-                i += 1
-                continue
-            break
-        i += 2 if word in takes_value else 1
-    return rest[i + _POSITIONAL_WRAPPER_ARGS.get(program, 0) :]
-
-
 def output_targets(argv: Sequence[str]) -> list[str]:
     """Files ``argv`` would write (checked as writes: never into .git/, secrets, outside)."""
-    program = _program(argv)
+    program = program_name(argv)
     targets: list[str] = []
     options = OUTPUT_OPTIONS.get(program, ())
     for i, arg in enumerate(argv[1:], start=1):
@@ -399,10 +297,6 @@ def output_targets(argv: Sequence[str]) -> list[str]:
     if program == "tee":
         targets += operands
     return targets
-
-
-def _program(argv: Sequence[str]) -> str:
-    return PurePosixPath(argv[0]).name if argv else ""
 
 
 def _shell_inline(argv: Sequence[str]) -> str | None:
