@@ -1,0 +1,68 @@
+"""The database itself: schema migrations and a search index that holds only live memories."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from codekeep.common.sqlite import open_db
+from codekeep.memory import MemoryService
+from codekeep.memory.schema import MIGRATIONS
+
+
+def _fts_rows(service: MemoryService) -> int:
+    return int(service.project.conn.execute("SELECT count(*) FROM memories_fts").fetchone()[0])
+
+
+def test_index_drops_memories_that_stop_being_live(service: MemoryService) -> None:
+    old = service.remember("use yarn")
+    service.remember("don't use yarn")
+    kept = service.remember("Renovate opens dependency PRs on Mondays")
+    assert _fts_rows(service) == 2  # the superseded row left the index
+    service.forget(kept.id or "")
+    assert _fts_rows(service) == 1
+    assert service.get(old.id or "") is not None  # still in the table for audit
+
+
+def test_version_1_database_is_migrated_in_place(workspace: Path, tmp_path: Path) -> None:
+    path = workspace / ".codekeep" / "memory.db"
+    conn = open_db(path, MIGRATIONS[:1])
+    for number, status in enumerate(("active", "superseded")):
+        conn.execute(
+            "INSERT INTO memories(id, kind, status, scope, content, fingerprint, importance, "
+            "confidence, source, created_at, last_seen_at) "
+            "VALUES (?, 'fact', ?, 'project', ?, ?, 5, 1.0, 'user', ?, ?)",
+            (
+                f"p00000000000{number}",
+                status,
+                f"legacy memory about kafka {status}",
+                str(number),
+                time.time(),
+                time.time(),
+            ),
+        )
+    conn.close()
+    with MemoryService.open(workspace, user_dir=tmp_path / "user") as service:
+        version = service.project.conn.execute("PRAGMA user_version").fetchone()[0]
+        assert version == len(MIGRATIONS) == 2
+        listed = service.list(statuses=["active", "superseded"])
+        assert sorted(m.id for m in listed) == ["p000000000000", "p000000000001"]
+        (hit,) = service.recall("kafka")
+        assert hit.memory.id == "p000000000000"
+        assert _fts_rows(service) == 1
+
+
+def test_newer_schema_is_refused_without_touching_it(workspace: Path, tmp_path: Path) -> None:
+    import pytest
+
+    from codekeep.common.sqlite import SchemaTooNewError
+
+    path = workspace / ".codekeep" / "memory.db"
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(SchemaTooNewError):
+        MemoryService.open(workspace, user_dir=tmp_path / "user")
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 99
