@@ -31,6 +31,7 @@ def word_starts(name: str) -> frozenset[int]:
             or (ch.isupper() and not previous.isupper())
             or (ch.isupper() and i + 1 < len(name) and name[i + 1].islower() and previous.isupper())
             or (ch.isdigit() and not previous.isdigit())
+            or (ch.isalpha() and previous.isdigit())
         ):
             starts.add(i)
         previous = ch

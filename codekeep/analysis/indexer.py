@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,14 +84,31 @@ def analyse_jobs(
             yield analyse_file(str(root), rel, language, settings.max_file_bytes)
         return
     batches = [jobs[i:i + BATCH_FILES] for i in range(0, len(jobs), BATCH_FILES)]
-    # forkserver: forking a process that runs threads (the language server) can deadlock.
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending: set[Future[list[FileResult]]] = {
-            pool.submit(analyse_batch, str(root), batch, settings.max_file_bytes)
-            for batch in batches
-        }
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield from future.result()
+    remaining = {id(batch): batch for batch in batches}
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+            pending = {
+                pool.submit(analyse_batch, str(root), batch, settings.max_file_bytes): batch
+                for batch in batches
+            }
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    batch = pending.pop(future)
+                    results = future.result()
+                    del remaining[id(batch)]
+                    yield from results
+    except BrokenProcessPool:
+        # A worker died (killed, out of memory, a host that cannot start processes):
+        # finish in this process rather than leave the index half built.
+        for batch in remaining.values():
+            for rel, language in batch:
+                yield analyse_file(str(root), rel, language, settings.max_file_bytes)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """fork is fastest, but forking a process that runs threads (the language server)
+    can deadlock, so threaded processes use a fork server."""
+    if threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver")

@@ -34,6 +34,8 @@ class _Probe:
     path: str
     exact: bool
     folder: bool = False
+    # Go: the import path is the module path + the folder, so the folder is its suffix.
+    folder_is_suffix: bool = False
 
 
 def _relative_base(importer: str, ups: int) -> str:
@@ -131,7 +133,7 @@ def _single_group(style: str, importer: str, module: str, name: str | None) -> l
     if style in ("javascript", "typescript", "tsx"):
         return _js_probes(importer, module, name)
     if style == "go":
-        return [_Probe(module.strip("/"), exact=False, folder=True)]
+        return [_Probe(module.strip("/"), exact=False, folder=True, folder_is_suffix=True)]
     if style == "java":
         return _dotted_package_probes(module, ".java")
     if style == "csharp":
@@ -159,6 +161,11 @@ class ModuleResolver:
             self._by_folder.setdefault(posixpath.dirname(path), []).append(path)
 
     def _match(self, probe: _Probe) -> list[str]:
+        if probe.folder_is_suffix:
+            folders = [f for f in self._by_folder
+                       if f and (probe.path == f or probe.path.endswith("/" + f))]
+            longest = max(folders, key=len, default=None)
+            return list(self._by_folder[longest]) if longest is not None else []
         if probe.folder:
             if probe.exact:
                 return list(self._by_folder.get(probe.path, ()))

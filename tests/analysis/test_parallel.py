@@ -1,0 +1,44 @@
+"""Cold indexing in worker processes gives the same index as indexing in-process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from codekeep.analysis import CodeMap
+
+
+def _project(count: int) -> dict[str, str]:
+    files = {}
+    for i in range(count):
+        files[f"pkg/mod_{i}.py"] = (
+            f"from pkg.mod_{(i + 1) % count} import func_{(i + 1) % count}\n\n\n"
+            f"class Model{i}:\n    def method_{i}(self):\n        return func_{i}()\n\n\n"
+            f"def func_{i}():\n    return func_{(i + 1) % count}()\n"
+        )
+    files["web/app.ts"] = "export function start(): void { main(); }\n"
+    return files
+
+
+def _snapshot(codemap: CodeMap) -> tuple[list[tuple[str, str, int]], list[tuple[str, int, str]]]:
+    symbols = [(s.id, s.kind, s.range.end.line) for s in codemap.symbols_in()]
+    refs, _ = codemap.find_references(symbol_id="pkg/mod_3.py::func_3")
+    return symbols, [(r.path, r.range.start.line, r.confidence) for r in refs]
+
+
+def test_worker_processes_match_in_process_indexing(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap], tmp_path: Path
+) -> None:
+    root = workspace(_project(60))
+    progress: list[tuple[int, int]] = []
+    parallel = open_map(root, workers=2, parallel_min_files=1)
+    stats = parallel.index(progress=lambda done, total: progress.append((done, total)))
+    assert stats.files == 61 and stats.parsed == 61
+    assert progress[-1] == (61, 61) and [d for d, _ in progress] == list(range(1, 62))
+    expected = _snapshot(parallel)
+    parallel.close()
+    (root / ".codekeep" / "index.db").unlink()
+    serial = open_map(root)
+    serial.index()
+    assert _snapshot(serial) == expected
+    assert ("pkg/mod_2.py", 9, "resolved") in expected[1]

@@ -1,0 +1,80 @@
+"""Fuzzy symbol search: word starts, subsequences, typos, ranking."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codekeep.analysis import CodeMap
+from codekeep.analysis.fuzzy import NameIndex, score, word_starts
+
+NAMES = ["get_user", "getUser", "GetUserById", "target_users", "gut_sr", "get", "user",
+         "HTTPServer", "parse_http_response", "ResponseParser", "getattr", "regular"]
+
+
+def test_word_starts_cover_snake_camel_and_acronyms() -> None:
+    assert word_starts("get_user") == {0, 4}
+    assert word_starts("getUserById") == {0, 3, 7, 9}
+    assert word_starts("HTTPServer") == {0, 4}
+    assert word_starts("parse2json") == {0, 5, 6}
+
+
+def test_word_start_abbreviations_find_both_spellings() -> None:
+    index = NameIndex(NAMES)
+    found = [name for name, _ in index.search("gtUsr", 5)]
+    assert found[:2] in (["getUser", "get_user"], ["get_user", "getUser"])
+    assert "GetUserById" in found
+
+
+def test_exact_then_prefix_then_substring_then_subsequence() -> None:
+    ranked = [name for name, _ in NameIndex(NAMES).search("user", 10)]
+    assert ranked[0] == "user"
+    assert ranked.index("get_user") < ranked.index("gut_sr") if "gut_sr" in ranked else True
+    assert score("get", "get") == 1.0
+    assert score("get", "getattr") > score("get", "target_users") > 0  # type: ignore[operator]
+    assert score("hsv", "HTTPServer") is not None
+    assert score("xyz", "HTTPServer") is None
+
+
+def test_small_typos_are_forgiven_with_a_lower_score() -> None:
+    index = NameIndex(NAMES)
+    for typo, wanted in [("get_usre", "get_user"), ("pasre_http", "parse_http_response"),
+                         ("ResponsParser", "ResponseParser"), ("gte_user", "get_user")]:
+        found = dict(index.search(typo, 10))
+        assert wanted in found, typo
+    assert dict(index.search("get_user", 3))["get_user"] == 1.0
+
+
+def test_index_follows_additions_and_removals() -> None:
+    index = NameIndex(["alpha"])
+    index.add("beta")
+    index.add("beta")
+    index.remove("beta")
+    assert [n for n, _ in index.search("bta", 5)] == ["beta"]
+    index.remove("beta")
+    assert index.search("bta", 5) == []
+    assert index.search("", 5) == []
+    assert NameIndex(["a[b", "c\\d"]).search("[", 5) == [("a[b", pytest.approx(0.75, abs=0.2))]
+
+
+def test_search_symbols_through_the_code_map(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({
+        "users.py": "def get_user():\n    pass\n\nclass UserStore:\n    def get_all(self):\n"
+                    "        pass\n",
+        "api.ts": "export function getUser(): void {}\n",
+    })
+    codemap = open_map(root)
+    codemap.index()
+    results = codemap.search_symbols("gtUsr", limit=5)
+    assert {s.id for s, _ in results[:2]} == {"users.py::get_user", "api.ts::getUser"}
+    assert all(a >= b for (_, a), (_, b) in itertools.pairwise(results))
+    codemap.open_document("api.ts", "export function fetchUser(): void {}\n")
+    ids = [s.id for s, _ in codemap.search_symbols("ftchusr")]
+    assert ids[0] == "api.ts::fetchUser"
+    assert "api.ts::getUser" not in [s.id for s, _ in codemap.search_symbols("getUser")]
+    assert len(codemap.search_symbols("u", limit=2)) == 2
