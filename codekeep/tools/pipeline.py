@@ -76,7 +76,7 @@ class ToolPipeline:
         extra_after: Sequence[ToolMiddleware] = (),
     ) -> ToolPipeline:
         """The standard chain; ``extra_after`` middlewares run after the trace, before audit."""
-        from codekeep.tools.middleware import default_middlewares
+        from codekeep.tools.middleware import default_middlewares  # they import this module
 
         return cls(registry, default_middlewares(registry, audit=audit, extra_after=extra_after))
 
@@ -122,10 +122,8 @@ class ToolPipeline:
             return refusal(call.name, "allowlist", f"unknown tool {call.name!r}")
         try:
             output = await spec.handler(ctx, **call.arguments)
-        except PathRefusedError as exc:
-            return refusal(spec.name, exc.rule, exc.reason)
-        except (CommandRefusedError, ToolRefusedError) as exc:
-            return refusal(spec.name, exc.rule, exc.reason)
+        except (PathRefusedError, CommandRefusedError, ToolRefusedError) as exc:
+            return refusal(spec.name, exc.rule, exc.reason)  # handlers re-check; still a refusal
         except ToolError as exc:
             return failure(spec.name, exc.rule, str(exc))
         except ServiceUnavailableError as exc:
