@@ -304,3 +304,28 @@ def test_audit_log_keeps_ninety_days(workspace: Path) -> None:
     reopened = AuditLog.open(workspace)
     assert len(reopened.entries(task_id="old")) == 1
     reopened.close()
+
+
+async def test_real_chain_order_observation_before_trace_before_dedup_before_audit(
+    workspace: Path,
+) -> None:
+    """Each after-stage sees the state the stages before it left (seed: trace after observation)."""
+    seen: list[tuple[int, int, int]] = []
+    kit_holder: list[ToolKit] = []
+
+    def sink(call: ToolCall, result: ToolResult, c: ToolContext) -> None:
+        audited = len(kit_holder[0].audit.entries(task_id=c.task_id))
+        seen.append((len(c.state.trace), len(c.state.writes), audited))
+
+    kit = ToolKit.open(workspace)
+    kit_holder.append(kit)
+    observation = next(m for m in kit.pipeline.middlewares if isinstance(m, ObservationRecord))
+    observation.sinks.append(sink)
+    ctx = kit.context("order", "edit")
+    await kit.pipeline.execute("write_file", {"path": "n.txt", "content": "x"}, ctx)
+    await kit.pipeline.execute("write_file", {"path": "n.txt", "content": "y"}, ctx)
+    # at observation time: not yet traced, write not yet recorded by dedup, not yet audited
+    assert seen == [(0, 0, 0), (1, 1, 1)]
+    assert len(ctx.state.trace) == 2 and len(ctx.state.writes) == 2
+    assert len(kit.audit.entries(task_id="order")) == 2
+    kit.close()
