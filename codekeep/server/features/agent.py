@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +23,14 @@ from pygls.exceptions import JsonRpcException
 from codekeep.agent.config import ModelNotConfigured
 from codekeep.agent.model_client import ModelError
 from codekeep.agent.runner import build_loop, model_settings_from
+from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
+from codekeep.ledger.settings import settings_from_json
 from codekeep.memory import MemoryService
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import custom_request
+from codekeep.server.features.memory import memory_settings
 from codekeep.server.workspaces import WorkspaceHandle
 from codekeep.services import WorkspaceServices
 
@@ -115,24 +118,29 @@ def _event_sink(
 
 
 def _services_of(
-    services: WorkspaceServices, stores: dict[Path, tuple[Any, Any]]
-) -> tuple[Any, Any, Any]:
+    services: WorkspaceServices,
+    settings: Mapping[str, Any],
+    stores: dict[Path, tuple[MemoryService, Ledger]],
+) -> tuple[CodeMap, MemoryService, Ledger]:
     """Code map, memory and ledger of a folder (runs on the folder's worker thread).
 
-    Until ``WorkspaceServices`` carries memory and ledger itself, the agent opens them
-    once per folder here and closes them with the server.
+    ``WorkspaceServices`` holds only the code map; the agent opens the folder's memory
+    and ledger once, with the same ``memory``/``ledger`` settings the other features
+    use, and closes them with the server. They share the folder's databases with the
+    memory and ledger features (SQLite WAL), so everything the agent records shows in
+    their reports; budget crossings of agent calls are announced by this ledger only.
     """
-    memory = getattr(services, "memory", None)
-    ledger = getattr(services, "ledger", None)
-    if memory is None or ledger is None:
-        if services.root not in stores:
-            stores[services.root] = (MemoryService.open(services.root), Ledger.open(services.root))
-        memory, ledger = stores[services.root]
+    if services.root not in stores:
+        stores[services.root] = (
+            MemoryService.open(services.root, settings=memory_settings(settings.get("memory"))),
+            Ledger.open(services.root, settings_from_json(settings.get("ledger"))),
+        )
+    memory, ledger = stores[services.root]
     return services.codemap, memory, ledger
 
 
 def register(server: CodeKeepServer) -> None:
-    stores: dict[Path, tuple[Any, Any]] = {}
+    stores: dict[Path, tuple[MemoryService, Ledger]] = {}
 
     def close_stores() -> None:
         for memory, ledger in stores.values():
@@ -157,7 +165,8 @@ def register(server: CodeKeepServer) -> None:
         except ValueError as error:
             raise p.InvalidParams(str(error)) from None
         handle = _workspace(ls, params)
-        codemap, memory, ledger = await handle.run(lambda s: _services_of(s, stores))
+        extra = ls.settings.extra
+        codemap, memory, ledger = await handle.run(lambda s: _services_of(s, extra, stores))
         progress = _Progress(ls, task)
         await progress.begin()
 
