@@ -77,31 +77,24 @@ _INSERT_CALL = f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 22
 _CALL_MEASURES = ("calls", "input_tokens", "output_tokens", "cached_tokens",
                   "reasoning_tokens", "cost_usd")
 _FILE_MEASURES = ("calls", "tokens", "cost_usd")
-# Per call: COUNT(*) and the summed columns. Per file: tokens attributed, and their cost
-# at the call's input price (attributed tokens are input tokens).
-_CALL_SOURCE = ("COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(cached_tokens), "
-                "SUM(reasoning_tokens), SUM(cost_usd)")
-_FILE_TOKENS = "json_extract(f.value, '$[1]')"
-_NEW_CALLS = "FROM calls WHERE rowid > :after"
+_FILE_TOKENS = "json_extract(f.value, '$[1]')"  # calls.files: {"path": [chars, tokens]}
 
 
-def _fold(table: str, keys: Sequence[str], key_exprs: Sequence[str], measures: Sequence[str],
-          source: str, rows: str) -> str:
+def _fold(table: str, keys: Sequence[str]) -> str:
     """SQL folding the calls inserted after ``:after`` into roll-up ``table``."""
-    updates = ", ".join(f"{column} = {column} + excluded.{column}" for column in measures)
+    group = ", ".join(keys)
+    updates = ", ".join(f"{column} = {column} + excluded.{column}" for column in _CALL_MEASURES)
     return (
-        f"INSERT INTO {table} ({', '.join(keys)}, {', '.join(measures)}) "
-        f"SELECT {', '.join(key_exprs)}, {source} {rows} GROUP BY {', '.join(key_exprs)} "
-        f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}"
+        f"INSERT INTO {table} ({group}, {', '.join(_CALL_MEASURES)}) "
+        f"SELECT {group}, COUNT(*), SUM(input_tokens), SUM(output_tokens), "
+        f"SUM(cached_tokens), SUM(reasoning_tokens), SUM(cost_usd) "
+        f"FROM calls WHERE rowid > :after GROUP BY {group} "
+        f"ON CONFLICT ({group}) DO UPDATE SET {updates}"
     )
 
 
-_FOLDS = (
-    _fold("rollup_task", ("task_id", "day", "call_type", "model"),
-          ("task_id", "day", "call_type", "model"), _CALL_MEASURES, _CALL_SOURCE, _NEW_CALLS),
-    _fold("rollup_day", ("day", "call_type", "model"), ("day", "call_type", "model"),
-          _CALL_MEASURES, _CALL_SOURCE, _NEW_CALLS),
-)
+_FOLDS = (_fold("rollup_task", ("task_id", "day", "call_type", "model")),
+          _fold("rollup_day", ("day", "call_type", "model")))
 
 
 def _add_file(table: str, keys: Sequence[str]) -> str:
@@ -112,7 +105,8 @@ def _add_file(table: str, keys: Sequence[str]) -> str:
             f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}")
 
 
-# File roll-ups are summed in Python: unpacking the JSON again in SQL costs more.
+# File roll-ups are summed in Python (``_file_sums``): unpacking the JSON in SQL costs more.
+# A file's cost is its attributed tokens at the call's input price.
 _ADD_TASK_FILE = _add_file("rollup_task_files", ("task_id", "day", "path"))
 _ADD_FILE = _add_file("rollup_files", ("path", "day"))
 _UPSERT_TASK = """
@@ -249,7 +243,7 @@ class LedgerStore:
 
     def aggregate(self, group: str, *, task: str | None, window: Window,
                   limit: int | None = None) -> list[Totals]:
-        """Totals per ``group`` key (see ``GROUP_COLUMNS``), largest first.
+        """Totals per ``group`` key (see ``GROUP_COLUMNS``): largest first, days in order.
 
         Whole days come from the roll-ups; a partial first day (``since`` not at
         midnight) comes from the raw rows, which are never compacted inside the window.
@@ -277,9 +271,10 @@ class LedgerStore:
         if window.raw_from is not None:
             parts.append(f"SELECT {raw_column} AS k, {raw_measures} FROM {raw} "
                          f"WHERE ts >= :raw_from AND ts < :raw_to{task_clause}")
+        order = "k" if group == "day" else "SUM(i) + SUM(o) DESC, k"
         sql = (
             "SELECT k, SUM(n), SUM(i), SUM(o), SUM(c), SUM(r), SUM(usd) "
-            f"FROM ({' UNION ALL '.join(parts)}) GROUP BY k ORDER BY SUM(i) + SUM(o) DESC, k"
+            f"FROM ({' UNION ALL '.join(parts)}) GROUP BY k ORDER BY {order}"
         )
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
@@ -290,7 +285,6 @@ class LedgerStore:
                    int(row[4] or 0), int(row[5] or 0), float(row[6] or 0.0))
             for row in rows
         ]
-
 
     def tokens_for_path(self, path: str, window: Window) -> int:
         """Input tokens attributed to ``path`` inside ``window`` (all tasks)."""

@@ -43,7 +43,7 @@ def test_by_file_task_day_and_model(busy: Ledger) -> None:
     tasks = {row["key"]: row["calls"] for row in busy.report(group_by="task")["rows"]}
     assert tasks == {"t1": 2, "t2": 1}
     days = [row["key"] for row in busy.report(group_by="day")["rows"]]
-    assert sorted(days) == ["2026-11-29", "2026-11-30"]
+    assert days == ["2026-11-29", "2026-11-30"]          # chronological, not by size
     models = {row["key"] for row in busy.report(group_by="model")["rows"]}
     assert models == {"gpt-4o", "claude-sonnet-4-5"}
     files = busy.report(group_by="file")["rows"]
