@@ -42,6 +42,8 @@ def test_by_file_task_day_and_model(busy: Ledger) -> None:
         ("big.py", 40_500, 90.0), ("small.py", 4_500, 10.0)]
     tasks = {row["key"]: row["calls"] for row in busy.report(group_by="task")["rows"]}
     assert tasks == {"t1": 2, "t2": 1}
+    assert list(tasks) == ["t1", "t2"]                   # largest first
+    busy.record(task_id="t3", call_type="plan", model="gpt-4o", input_tokens=200_000)
     days = [row["key"] for row in busy.report(group_by="day")["rows"]]
     assert days == ["2026-11-29", "2026-11-30"]          # chronological, not by size
     models = {row["key"] for row in busy.report(group_by="model")["rows"]}
