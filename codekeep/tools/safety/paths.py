@@ -62,11 +62,17 @@ class PathRefusedError(ValueError):
         self.reason = reason
 
 
+def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+
+
+_SECRET = _any_of(SECRET_PATTERNS)
+_NOT_SECRET = _any_of(SECRET_EXCEPTIONS)
+
+
 def is_secret_name(name: str) -> bool:
     lowered = name.lower()
-    if any(fnmatch.fnmatchcase(lowered, p) for p in SECRET_EXCEPTIONS):
-        return False
-    return any(fnmatch.fnmatchcase(lowered, p) for p in SECRET_PATTERNS)
+    return bool(_SECRET.match(lowered)) and not _NOT_SECRET.match(lowered)
 
 
 def is_secret_path(relative: str) -> bool:
