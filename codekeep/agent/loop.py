@@ -23,6 +23,7 @@ import json
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -171,7 +172,7 @@ class _TaskRun:
         self._listener: Callable[[Any], None] | None = None
         self.pending: Transition | None = None
         self.token_ratio = 0.0
-        self.budget_events: list[Any] = []
+        self.budget_events: deque[BudgetEvent] = deque()
         self.nudge_log: list[dict[str, str]] = []
         self.tool_calls = 0
         self.provider_tokens = 0
@@ -341,10 +342,10 @@ class _TaskRun:
             log.exception("closing ledger task %s failed", self.ledger_task)
 
     async def _drain_budget_events(self) -> None:
-        events, self.budget_events = self.budget_events, []
-        for event in events:
+        while self.budget_events:  # a deque: the ledger may append from its flush thread
+            event = self.budget_events.popleft()
             self.token_ratio = max(self.token_ratio, float(event.ratio))
-            await self._emit("budget", _budget_json(event, self.task_id))
+            await self._emit("budget", {**event.to_json(), "taskId": self.task_id})
             if event.ratio >= 1.0:
                 moved = self.tracker.force_summarize("token_budget")
                 self.pending = moved or self.pending
@@ -504,14 +505,6 @@ class _TaskRun:
             raise
         except Exception:  # an editor that stopped listening must not stop the agent
             log.exception("agent event sink failed for %s", kind)
-
-
-def _budget_json(event: Any, task_id: str) -> dict[str, Any]:
-    payload = event.to_json() if hasattr(event, "to_json") else {
-        "used": event.used, "limit": event.limit, "ratio": event.ratio,
-        "threshold": getattr(event, "threshold", None)}
-    payload["taskId"] = task_id
-    return payload
 
 
 def _prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:
