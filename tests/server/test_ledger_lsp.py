@@ -190,3 +190,21 @@ async def test_hard_stop_is_reported_and_the_call_kept(client: LanguageClient) -
     )
     assert report["total"]["calls"] == 1
     assert report["budget"]["task"]["hardStop"] is True
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND,
+                                              client_factory=budget_client))
+async def half_warning_client(lsp_client: LanguageClient, project: Path) -> AsyncIterator[None]:
+    options = {"ledger": {"warnRatios": [0.5], "retentionDays": 7}}
+    await lsp_client.initialize_session(initialize_params(project, options=options))
+    await wait_ready(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_ledger_settings_come_from_the_editor(half_warning_client: LanguageClient) -> None:
+    client = half_warning_client
+    await request(client, "codekeep/ledger/budget", {"daily": 100})
+    await record(client, taskId="any", inputTokens=60)
+    budgets = await wait_for_budgets(client, 1)
+    assert [(b["scope"], b["threshold"], b["used"]) for b in budgets] == [("daily", 0.5, 60)]

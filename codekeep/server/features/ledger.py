@@ -15,9 +15,9 @@ limit, ratio, threshold, scope}`` and a ``window/showMessage`` warning. Each fil
 code lens on its first line: "≈ 12.4k tokens this week" (input tokens attributed to it).
 
 Each folder's :class:`Ledger` is opened here, on the folder's worker thread, with the
-``ledger`` settings object. Other components of this process (the agent) may hold their
-own instance on the same database: a threshold is announced exactly once, by the
-instance whose call crossed it (the database arbitrates).
+``ledger`` settings object as it is at that first use. Other components of this
+process (the agent) may hold their own instance on the same database: a threshold is
+announced exactly once, by the instance whose call crossed it (the database arbitrates).
 """
 
 from __future__ import annotations
