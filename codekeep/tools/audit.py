@@ -55,6 +55,11 @@ class AuditEntry:
     call_id: str | None
 
 
+def _text(value: str | None) -> str | None:
+    """Text SQLite can store even when a model sent undecodable bytes (lone surrogates)."""
+    return None if value is None else value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class AuditLog:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
@@ -86,7 +91,7 @@ class AuditLog:
         call_id: str | None = None,
     ) -> None:
         """Append one entry; arguments are redacted here so no caller can forget to."""
-        payload = json.dumps(redact(arguments), ensure_ascii=False, default=str)
+        payload = json.dumps(redact(arguments), default=str)  # ASCII: lone surrogates survive
         with self._lock:
             self._conn.execute(
                 "INSERT INTO audit (ts, task_id, actor, tool, arguments, outcome, rule, reason, "
@@ -95,11 +100,11 @@ class AuditLog:
                     time.time(),
                     task_id,
                     actor,
-                    tool,
+                    _text(tool),
                     payload,
                     outcome,
                     rule,
-                    reason,
+                    _text(reason),
                     duration_ms,
                     call_id,
                 ),

@@ -92,6 +92,8 @@ class ToolPipeline:
         *,
         call_id: str | None = None,
     ) -> ToolResult:
+        if not isinstance(name, str):
+            name = repr(name)  # a malformed tool call still gets a refusal, not a TypeError
         call = ToolCall(
             name=name,
             raw_arguments=arguments,
@@ -101,7 +103,13 @@ class ToolPipeline:
         started = time.perf_counter()
         result: ToolResult | None = None
         for middleware in self.middlewares:
-            result = await middleware.before(call, ctx)
+            try:
+                result = await middleware.before(call, ctx)
+            except Exception as exc:  # a gate that breaks must block, not crash the agent
+                log.exception("tool middleware %s failed before %s", middleware.name, call.name)
+                result = refusal(
+                    call.name, middleware.name, f"the {middleware.name} check failed: {exc}"
+                )
             if result is not None:
                 break
         if result is None:

@@ -329,3 +329,31 @@ async def test_real_chain_order_observation_before_trace_before_dedup_before_aud
     assert len(ctx.state.trace) == 2 and len(ctx.state.writes) == 2
     assert len(kit.audit.entries(task_id="order")) == 2
     kit.close()
+
+
+async def test_a_failing_gate_blocks_instead_of_raising(kit: ToolKit, ctx: ToolContext) -> None:
+    class BrokenGate(ToolMiddleware):
+        name = "broken_gate"
+
+        async def before(self, call: ToolCall, c: ToolContext) -> ToolResult | None:
+            raise OSError("disk on fire")
+
+    pipeline = ToolPipeline(
+        kit.registry, [ArgumentValidation(), BrokenGate(), AuditRecord(kit.audit)]
+    )
+    result = await pipeline.execute("write_file", {"path": "w.txt", "content": "x"}, ctx)
+    assert result.refused and result.rule == "broken_gate" and "disk on fire" in result.content
+    assert not (kit.root / "w.txt").exists()
+    assert kit.audit.entries(task_id=ctx.task_id)[-1].outcome == "refused"
+
+
+async def test_garbage_names_and_undecodable_paths_are_refused_and_audited(
+    call: Any, kit: ToolKit
+) -> None:
+    nameless = await call(None, {})  # type: ignore[arg-type]
+    assert nameless.refused and nameless.rule == "allowlist"
+    odd = await call("read_file", {"path": "src/\udcff.py"})
+    assert not odd.ok
+    entries = kit.audit.entries(task_id="task-1")
+    assert [e.outcome for e in entries][-2:] == ["refused", odd.outcome]
+    assert "\\udcff" in str(entries[-1].arguments) or "\udcff" in str(entries[-1].arguments)
