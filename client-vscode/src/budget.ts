@@ -25,6 +25,21 @@ export class BudgetTracker implements vscode.Disposable {
     private readonly agentLog: vscode.OutputChannel,
   ) {}
 
+  /**
+   * The task manual records and budgets apply to. The ledger needs a task id for a task
+   * budget, so the first use opens one for this editor session, with the configured
+   * `codekeep.taskBudget` as its limit.
+   */
+  async ensureTask(): Promise<string> {
+    if (!this.taskId) {
+      const now = new Date();
+      const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+      this.taskId = `vscode-${stamp}-${Math.random().toString(16).slice(2, 6)}`;
+      await this.connection.request(Methods.ledgerBudget, { taskId: this.taskId, limit: readSettings().taskBudget });
+    }
+    return this.taskId;
+  }
+
   /** A `codekeep/budget` notification: update the item, warn if it got worse. */
   apply(update: BudgetParams): void {
     if (update.taskId) {
@@ -56,7 +71,8 @@ export class BudgetTracker implements vscode.Disposable {
         this.changed.fire();
       }
     } else {
-      this.item.update(report.total.inputTokens + report.total.outputTokens, readSettings().taskBudget, this.taskId);
+      // No budget in force yet: show what the next task will get.
+      this.item.update(this.taskId ? report.total.inputTokens + report.total.outputTokens : 0, readSettings().taskBudget, this.taskId);
       this.changed.fire();
     }
     return report;

@@ -11,13 +11,13 @@ import * as vscode from 'vscode';
 import {
   LanguageClient,
   State,
-  TransportKind,
   WorkDoneProgress,
   type CancellationToken,
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { initializationOptions, serverEnvironment } from './env';
+import { retargetLensCommand } from './lensCommands';
 import { ServerProgressFeature, type ProgressValue, type ServerProgressEvent } from './progress';
 import { Notifications, type BudgetParams, type NudgeParams } from './protocol';
 import { resolveServerCommand, type ResolveEnvironment } from './serverCommand';
@@ -85,7 +85,8 @@ export class ServerConnection implements vscode.Disposable {
     if (!this.client || !this.isRunning) {
       throw new ServerNotRunningError();
     }
-    return this.client.sendRequest<R>(method, params, token);
+    // Passing `undefined` as the token would send the params as a two-element array.
+    return token ? this.client.sendRequest<R>(method, params, token) : this.client.sendRequest<R>(method, params);
   }
 
   /** Listens to `$/progress` for a token the client put into a request's `workDoneToken`. */
@@ -113,10 +114,11 @@ export class ServerConnection implements vscode.Disposable {
       return;
     }
     this.log.info(`starting ${launch.command} ${launch.args.join(' ')} (from ${launch.source})`);
+    // No `transport`: TransportKind.stdio would append `--stdio`, which `codekeep serve`
+    // does not take (stdio is its default).
     const serverOptions: ServerOptions = {
       command: launch.command,
       args: launch.args,
-      transport: TransportKind.stdio,
       options: { env: serverEnvironment(settings, process.env), cwd: folders[0]?.uri.fsPath },
     };
     const clientOptions: LanguageClientOptions = {
@@ -125,6 +127,17 @@ export class ServerConnection implements vscode.Disposable {
       traceOutputChannel: this.log,
       initializationOptions: initializationOptions(settings),
       synchronize: { configurationSection: 'codekeep' },
+      middleware: {
+        provideCodeLenses: async (document, token, next) => {
+          const lenses = await next(document, token);
+          for (const lens of lenses ?? []) {
+            if (lens.command) {
+              lens.command = retargetLensCommand(lens.command);
+            }
+          }
+          return lenses;
+        },
+      },
       initializationFailedHandler: (error) => {
         this.log.error(`the server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);
         void this.showStartFailure(`CodeKeep's server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);

@@ -49,12 +49,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
 
-  const command = (id: string, title: string, run: () => Promise<unknown>): void => {
+  const command = <A extends unknown[]>(id: string, title: string, run: (...args: A) => Promise<unknown>): void => {
     context.subscriptions.push(vscode.commands.registerCommand(`codekeep.ui.${id}`, guarded(log, title, run)));
   };
   command('findSymbol', 'Find Symbol', () => findSymbol(server));
   command('searchSymbols', 'Search Symbols', () => searchSymbols(server));
-  command('findReferences', 'Find References', () => findReferences(server));
+  command('findReferences', 'Find References', (target?: { symbolId?: string }) => findReferences(server, target));
   command('findRelated', 'Find Related', () => findRelated(server, related));
   command('showRepoMap', 'Show Repo Map', () => showRepoMap(server, documents));
   command('remember', 'Remember', () => remember(server));

@@ -27,7 +27,8 @@ export function compactTokens(value: number): string {
   const abs = Math.abs(value);
   const sign = value < 0 ? '-' : '';
   const scaled = (amount: number, unit: string): string => {
-    const text = amount < 10 ? trimZero(amount.toFixed(1)) : String(Math.round(amount));
+    const tenths = Math.round(amount * 10) / 10;
+    const text = tenths < 10 ? trimZero(tenths.toFixed(1)) : String(Math.round(amount));
     return `${sign}${text}${unit}`;
   };
   if (abs < 1000) {
@@ -98,8 +99,9 @@ export function indexingText(percentage: number | undefined): string {
 /** Settled index: `"CodeKeep: 12,345 symbols"`, or indexing while files are pending. */
 export function indexStatusText(status: IndexStatus): string {
   if (!status.ready) {
-    const done = status.files;
-    const total = status.files + status.pending;
+    // Prefer the background index's own counters; else files known vs still pending.
+    const done = status.toIndex ? (status.indexed ?? 0) : status.files;
+    const total = status.toIndex ? status.toIndex : status.files + status.pending;
     return indexingText(total > 0 ? (done / total) * 100 : undefined);
   }
   const noun = status.symbols === 1 ? 'symbol' : 'symbols';

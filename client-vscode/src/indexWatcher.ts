@@ -7,19 +7,12 @@
 import * as vscode from 'vscode';
 import type { ServerConnection } from './connection';
 import { isIndexingTitle } from './progress';
-import { Methods, type IndexStatus } from './protocol';
-import { mergeStatuses, type IndexStatusItem } from './statusBar';
+import { mergeStatuses, statusesOf } from './indexStatus';
+import { Methods } from './protocol';
+import type { IndexStatusItem } from './statusBar';
 
 const BUSY_POLL_MS = 1000;
 const IDLE_POLL_MS = 15_000;
-
-/** The server answers one status, or one per folder (`{folders: [...]}`) in multi-root. */
-export function statusesOf(result: unknown): IndexStatus[] {
-  if (result && typeof result === 'object' && Array.isArray((result as { folders?: unknown }).folders)) {
-    return (result as { folders: IndexStatus[] }).folders;
-  }
-  return [result as IndexStatus];
-}
 
 export class IndexWatcher implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;

@@ -37,10 +37,10 @@ export function normalizeLedgerReport(raw: unknown): LedgerReport {
   const rows: LedgerRow[] = asArray(data.rows).map((row) => {
     const r = isObject(row) ? row : {};
     return {
-      key: String(r.key ?? r.callType ?? r.type ?? r.group ?? 'other'),
-      calls: num(r.calls ?? r.count),
-      inputTokens: num(r.inputTokens ?? r.input),
-      outputTokens: num(r.outputTokens ?? r.output),
+      key: String(r.key ?? 'other'),
+      calls: num(r.calls),
+      inputTokens: num(r.inputTokens),
+      outputTokens: num(r.outputTokens),
       share: num(r.share),
       costUsd: r.costUsd === undefined ? undefined : num(r.costUsd),
     };
@@ -49,28 +49,41 @@ export function normalizeLedgerReport(raw: unknown): LedgerReport {
   const byFile: LedgerFileRow[] = asArray(data.byFile)
     .map((row) => {
       const r = isObject(row) ? row : {};
-      return { path: String(r.path ?? r.key ?? ''), tokens: num(r.tokens ?? r.inputTokens) };
+      return { path: String(r.path ?? ''), tokens: num(r.tokens) };
     })
     .filter((row) => row.path !== '')
     .sort((a, b) => b.tokens - a.tokens);
   const total = isObject(data.total) ? data.total : {};
   const totals = {
-    calls: num(total.calls ?? total.count ?? sum(rows, (r) => r.calls)),
-    inputTokens: num(total.inputTokens ?? total.input ?? sum(rows, (r) => r.inputTokens)),
-    outputTokens: num(total.outputTokens ?? total.output ?? sum(rows, (r) => r.outputTokens)),
+    calls: num(total.calls ?? sum(rows, (r) => r.calls)),
+    inputTokens: num(total.inputTokens ?? sum(rows, (r) => r.inputTokens)),
+    outputTokens: num(total.outputTokens ?? sum(rows, (r) => r.outputTokens)),
     costUsd: total.costUsd === undefined ? undefined : num(total.costUsd),
   };
   return { rows, byFile, total: totals, budget: normalizeBudget(data.budget) };
 }
 
+/**
+ * The ledger answers `{task, daily}` (each `{used, limit, ratio, taskId | day}` or null);
+ * the status bar shows the task budget, or today's when the task has none.
+ */
 function normalizeBudget(raw: unknown): BudgetState | null {
   if (!isObject(raw)) {
     return null;
   }
+  if ('task' in raw || 'daily' in raw) {
+    const task = isObject(raw.task) ? budgetOf(raw.task, 'task') : null;
+    return task ?? (isObject(raw.daily) ? budgetOf(raw.daily, 'daily') : null);
+  }
+  return budgetOf(raw, 'task');
+}
+
+function budgetOf(raw: Record<string, unknown>, scope: 'task' | 'daily'): BudgetState {
   const limit = raw.limit === null || raw.limit === undefined ? null : num(raw.limit);
   const used = num(raw.used);
   const ratio = raw.ratio === null || raw.ratio === undefined ? (limit ? used / limit : null) : num(raw.ratio);
-  return { taskId: raw.taskId === undefined || raw.taskId === null ? null : String(raw.taskId), used, limit, ratio };
+  const taskId = raw.taskId === undefined || raw.taskId === null ? null : String(raw.taskId);
+  return { taskId, used, limit, ratio, scope };
 }
 
 export function renderLedgerHtml(report: LedgerReport, options: RenderOptions): string {
@@ -126,7 +139,7 @@ function renderBudget(budget: BudgetState | null): string {
   const ratio = budget.ratio ?? budget.used / budget.limit;
   const severity = budgetSeverity(ratio);
   const width = Math.round(Math.min(1, Math.max(0, ratio)) * 1000) / 10;
-  const task = budget.taskId ? `Task ${escapeHtml(budget.taskId)}` : 'Current task';
+  const task = budget.scope === 'daily' ? 'Today' : budget.taskId ? `Task ${escapeHtml(budget.taskId)}` : 'Current task';
   return `<section class="budget ${severity}" id="budget" data-severity="${severity}">
 <p>${task}: <strong>${formatCount(budget.used)}</strong> of ${formatCount(budget.limit)} tokens (${Math.round(ratio * 100)} %)</p>
 <svg class="meter" viewBox="0 0 100 4" preserveAspectRatio="none" role="img" aria-label="${Math.round(ratio * 100)} percent of the budget used">
@@ -140,8 +153,9 @@ function renderTable(report: LedgerReport): string {
   const totalTokens = report.total.inputTokens + report.total.outputTokens;
   const rows = report.rows
     .map((row) => {
-      const share = row.share > 0 ? row.share : totalTokens > 0 ? (row.inputTokens + row.outputTokens) / totalTokens : 0;
-      return `<tr><td>${escapeHtml(row.key)}</td><td class="num">${formatCount(row.calls)}</td><td class="num">${formatCount(row.inputTokens)}</td><td class="num">${formatCount(row.outputTokens)}</td><td class="num">${(share * 100).toFixed(1)} %</td></tr>`;
+      // `share` is a percentage of all tokens; computed here when the server left it out.
+      const share = row.share > 0 ? row.share : totalTokens > 0 ? ((row.inputTokens + row.outputTokens) * 100) / totalTokens : 0;
+      return `<tr><td>${escapeHtml(row.key)}</td><td class="num">${formatCount(row.calls)}</td><td class="num">${formatCount(row.inputTokens)}</td><td class="num">${formatCount(row.outputTokens)}</td><td class="num">${share.toFixed(1)} %</td></tr>`;
     })
     .join('\n');
   return `<table id="by-type">

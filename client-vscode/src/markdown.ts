@@ -27,32 +27,32 @@ export interface AgentStep {
 }
 
 export function agentAnswerMarkdown(task: string, result: AgentRunResult, steps: AgentStep[]): string {
+  const plural = (n: number, word: string): string => `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
+  const stop = result.stopReason ? ` · stopped: ${result.stopReason.replace(/_/g, ' ')}` : '';
   const lines = [
     `# Agent task`,
     '',
     `> ${task.replace(/\n/g, '\n> ')}`,
     '',
-    `Task \`${result.taskId}\` · ${result.iterations} iteration${result.iterations === 1 ? '' : 's'} · ${formatCount(result.tokens)} tokens`,
+    `Task \`${result.taskId}\` · ${plural(result.iterations, 'iteration')} · ${plural(result.toolCalls, 'tool call')} · ${formatCount(result.tokens)} tokens${stop}`,
     '',
     '## Answer',
     '',
     result.answer.trim() || '_The agent returned no answer._',
     '',
   ];
-  const toolCalls = result.toolCalls ?? [];
-  if (toolCalls.length > 0) {
-    lines.push('## Tool calls', '');
-    toolCalls.forEach((call, i) => {
-      const status = call.ok === false ? ' — failed' : '';
-      const summary = call.summary ? `: ${call.summary.replace(/\s+/g, ' ')}` : '';
-      lines.push(`${i + 1}. \`${call.name}\`${status}${summary}`);
-    });
-    lines.push('');
-  }
   if (steps.length > 0) {
     lines.push('## Progress', '');
     for (const step of steps) {
       lines.push(`- ${step.phase ? `**${step.phase}** ` : ''}${step.message}`);
+    }
+    lines.push('');
+  }
+  const nudges = result.nudges ?? [];
+  if (nudges.length > 0) {
+    lines.push('## Nudges', '');
+    for (const nudge of nudges) {
+      lines.push(`- _${nudge.type.replace(/_/g, ' ')}_: ${nudge.text.replace(/\s+/g, ' ')}`);
     }
     lines.push('');
   }

@@ -87,6 +87,9 @@ export interface IndexStatus {
   languages: Record<string, number>;
   pending: number;
   ready: boolean;
+  /** Files the running background index has done / has to do (per folder). */
+  indexed?: number;
+  toIndex?: number;
 }
 
 export interface MemoryInfo {
@@ -114,6 +117,7 @@ export interface LedgerRow {
   calls: number;
   inputTokens: number;
   outputTokens: number;
+  /** Percentage (0–100) of all tokens. */
   share: number;
   costUsd?: number;
 }
@@ -124,6 +128,8 @@ export interface LedgerFileRow {
 }
 
 export interface BudgetState {
+  /** Which budget this is: the task's own, or the daily one when the task has none. */
+  scope?: 'task' | 'daily';
   taskId: string | null;
   used: number;
   limit: number | null;
@@ -155,5 +161,9 @@ export interface AgentRunResult {
   answer: string;
   iterations: number;
   tokens: number;
-  toolCalls?: { name: string; arguments?: unknown; ok?: boolean; summary?: string }[];
+  /** How many tool calls the agent made. */
+  toolCalls: number;
+  phase?: string;
+  stopReason?: string;
+  nudges?: { type: string; text: string }[];
 }

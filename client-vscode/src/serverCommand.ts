@@ -101,7 +101,7 @@ export function findExecutable(name: string, env: ResolveEnvironment): string | 
       continue;
     }
     for (const ext of extensions) {
-      const candidate = path.join(dir, name + ext);
+      const candidate = (env.platform === 'win32' ? path.win32 : path.posix).join(dir, name + ext);
       if (env.isExecutable(candidate)) {
         return candidate;
       }

@@ -11,6 +11,7 @@ export const SECTION = 'codekeep';
 export interface ExtensionSettings {
   serverCommand: string;
   python: string;
+  /** Empty when unset: the server's environment decides. */
   model: string;
   baseUrl: string;
   apiKeyEnvVar: string;
@@ -24,8 +25,8 @@ export function readSettings(scope?: vscode.ConfigurationScope): ExtensionSettin
   return {
     serverCommand: config.get<string>('serverCommand', 'codekeep serve'),
     python: config.get<string>('python', ''),
-    model: config.get<string>('model', ''),
-    baseUrl: config.get<string>('baseUrl', ''),
+    model: config.get<string | null>('agent.model') ?? '',
+    baseUrl: config.get<string | null>('agent.baseUrl') ?? '',
     apiKeyEnvVar: config.get<string>('apiKeyEnvVar', 'OPENAI_API_KEY'),
     taskBudget: config.get<number>('taskBudget', 150000),
     exclude: config.get<string[]>('exclude', []),
@@ -34,7 +35,9 @@ export function readSettings(scope?: vscode.ConfigurationScope): ExtensionSettin
 }
 
 /** Settings read only when the server process starts; changing one restarts it. */
-const RESTART_KEYS = ['serverCommand', 'python', 'model', 'baseUrl', 'apiKeyEnvVar', 'taskBudget', 'exclude'];
+// `agent.*` and `exclude` reach the running server through workspace/configuration; the
+// environment (model, base URL, key) is only read at start, hence the restart.
+const RESTART_KEYS = ['serverCommand', 'python', 'agent.model', 'agent.baseUrl', 'apiKeyEnvVar'];
 
 export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
   return RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`));

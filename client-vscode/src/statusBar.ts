@@ -15,6 +15,7 @@ import {
   indexStatusTooltip,
   type BudgetSeverity,
 } from './format';
+import { mergeStatuses } from './indexStatus';
 import type { IndexStatus } from './protocol';
 
 export class IndexStatusItem implements vscode.Disposable {
@@ -58,22 +59,6 @@ export class IndexStatusItem implements vscode.Disposable {
   dispose(): void {
     this.item.dispose();
   }
-}
-
-/** Sums the status of several workspace folders into one line. */
-export function mergeStatuses(statuses: IndexStatus[]): IndexStatus {
-  const merged: IndexStatus = { files: 0, symbols: 0, references: 0, languages: {}, pending: 0, ready: true };
-  for (const status of statuses) {
-    merged.files += status.files;
-    merged.symbols += status.symbols;
-    merged.references += status.references;
-    merged.pending += status.pending;
-    merged.ready &&= status.ready;
-    for (const [language, files] of Object.entries(status.languages ?? {})) {
-      merged.languages[language] = (merged.languages[language] ?? 0) + files;
-    }
-  }
-  return merged;
 }
 
 export class BudgetStatusItem implements vscode.Disposable {

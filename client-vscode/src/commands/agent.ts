@@ -11,6 +11,7 @@ import { agentAnswerMarkdown, type AgentStep } from '../markdown';
 import type { MarkdownDocuments } from '../markdownDocs';
 import { isIndexingTitle, type ProgressValue } from '../progress';
 import { Methods, type AgentRunResult } from '../protocol';
+import { readSettings } from '../settings';
 
 export async function runAgentTask(
   connection: ServerConnection,
@@ -38,6 +39,7 @@ export async function runAgentTask(
         if (!message) {
           return;
         }
+        // The server reports "EXPLORE · step 3/24": the phase word leads.
         const phase = /^([A-Z]{3,})\b/.exec(message)?.[1];
         steps.push({ phase, message: phase ? message.slice(phase.length).replace(/^[\s:·-]+/, '') : message });
         agentLog.appendLine(`[${new Date().toTimeString().slice(0, 8)}] [progress] ${message}`);
@@ -54,7 +56,18 @@ export async function runAgentTask(
         }),
       ];
       try {
-        return await connection.request<AgentRunResult>(Methods.agentRun, { task: task.trim(), workDoneToken: token }, cancellation);
+        const editor = vscode.window.activeTextEditor;
+        return await connection.request<AgentRunResult>(
+          Methods.agentRun,
+          {
+            task: task.trim(),
+            budget: readSettings().taskBudget,
+            workDoneToken: token,
+            // Multi-root: the agent works in the folder of the active editor.
+            ...(editor?.document.uri.scheme === 'file' ? { uri: editor.document.uri.toString() } : {}),
+          },
+          cancellation,
+        );
       } finally {
         subscriptions.forEach((s) => s.dispose());
       }

@@ -95,7 +95,7 @@ export async function setTaskBudget(connection: ServerConnection, budget: Budget
   if (!limit) {
     return;
   }
-  await connection.request(Methods.ledgerBudget, budget.taskId ? { taskId: budget.taskId, limit } : { limit });
+  await connection.request(Methods.ledgerBudget, { taskId: await budget.ensureTask(), limit });
   await budget.refresh();
   vscode.window.setStatusBarMessage(`CodeKeep: task budget set to ${formatCount(limit)} tokens`, 4000);
 }
@@ -144,7 +144,7 @@ export async function recordUsage(connection: ServerConnection, budget: BudgetTr
   }
   const outputTokens = output.trim() === '0' ? 0 : (parseTokenAmount(output) ?? 0);
   await connection.request(Methods.ledgerRecord, {
-    ...(budget.taskId ? { taskId: budget.taskId } : {}),
+    taskId: await budget.ensureTask(),
     callType: callType.label,
     model: model.trim(),
     inputTokens,

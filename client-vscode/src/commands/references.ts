@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { ServerConnection } from '../connection';
 import { Methods, type FindReferencesResult, type ReferenceInfo } from '../protocol';
 import type { SymbolTree, SymbolTreeInput, SymbolTreeModel } from '../referencesView';
+import { symbolNameFromId } from '../lensCommands';
 import { displayPath, toRange } from '../ui';
 import { pickSymbolByName } from './symbols';
 
@@ -28,12 +29,20 @@ interface ReferenceNode {
 
 type Node = FileNode | ReferenceNode;
 
-export async function findReferences(connection: ServerConnection): Promise<void> {
+/**
+ * `target` comes from a code lens (`{symbolId}`); without it the symbol at the cursor is
+ * used, or one picked by name when no file editor is active.
+ */
+export async function findReferences(connection: ServerConnection, target?: { symbolId?: string }): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   let params: Record<string, unknown>;
-  let anchor: vscode.Location;
+  let anchor: vscode.Location | undefined;
   let title: string;
-  if (editor && editor.document.uri.scheme === 'file') {
+  if (target?.symbolId) {
+    params = { symbolId: target.symbolId, limit: 1000 };
+    anchor = editor ? new vscode.Location(editor.document.uri, editor.selection.active) : undefined;
+    title = `References to ${symbolNameFromId(target.symbolId)}`;
+  } else if (editor && editor.document.uri.scheme === 'file') {
     const position = editor.selection.active;
     params = { uri: editor.document.uri.toString(), position: { line: position.line, character: position.character }, limit: 1000 };
     anchor = new vscode.Location(editor.document.uri, position);
@@ -58,11 +67,12 @@ export async function findReferences(connection: ServerConnection): Promise<void
 
 async function showReferences(
   connection: ServerConnection,
-  anchor: vscode.Location,
+  requestedAnchor: vscode.Location | undefined,
   title: string,
   result: FindReferencesResult,
 ): Promise<void> {
   const files = groupByFile(connection, result.references);
+  const anchor = requestedAnchor ?? files[0].references[0].location;
   const api = await referencesViewApi();
   if (!api) {
     const locations = files.flatMap((file) => file.references.map((ref) => ref.location));

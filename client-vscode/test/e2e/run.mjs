@@ -1,0 +1,287 @@
+// End-to-end test of the packaged extension in a real VS Code (code-server 4.100.3 =
+// VS Code 1.100) driven in a real browser (Debian's chromium via playwright-core), against
+// the real `codekeep serve`. Everything listens on 127.0.0.1; every wait is bounded.
+//
+// Usage: node test/e2e/run.mjs [<venv bin dir with codekeep>]   (or CODEKEEP_BIN_DIR)
+// Needs the .vsix (`npm run package`) and code-server (scripts/install-code-server.sh).
+// Screenshots go to test-artifacts/; the last line is "N passed, N failed".
+
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { LONG, SHORT, Workbench } from './workbench.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extensionRoot = path.resolve(here, '../..');
+const artifacts = path.join(extensionRoot, 'test-artifacts');
+const TOTAL_TIMEOUT_MS = 6 * 60_000;
+
+const results = [];
+let codeServer;
+let browser;
+let workDir;
+
+async function main() {
+  const binDir = process.argv[2] || process.env.CODEKEEP_BIN_DIR;
+  if (!binDir || !fs.existsSync(path.join(binDir, 'codekeep'))) {
+    throw new Error(`pass the bin directory that holds the codekeep command (got ${binDir ?? 'nothing'})`);
+  }
+  const version = JSON.parse(fs.readFileSync(path.join(extensionRoot, 'package.json'), 'utf8')).version;
+  const vsix = path.join(extensionRoot, `codekeep-${version}.vsix`);
+  if (!fs.existsSync(vsix)) {
+    throw new Error(`${vsix} is missing: run "npm run package" first`);
+  }
+  const codeServerBin = process.env.CODE_SERVER_BIN || installCodeServer();
+
+  fs.rmSync(artifacts, { recursive: true, force: true });
+  fs.mkdirSync(artifacts, { recursive: true });
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codekeep-e2e-'));
+  const workspace = path.join(workDir, 'shop');
+  fs.cpSync(path.join(here, 'fixture'), workspace, { recursive: true });
+  const userData = path.join(workDir, 'user-data');
+  const extensionsDir = path.join(workDir, 'extensions');
+  writeSettings(userData, binDir);
+
+  execFileSync(codeServerBin, ['--user-data-dir', userData, '--extensions-dir', extensionsDir, '--install-extension', vsix], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 120_000,
+  });
+
+  const port = await freePort();
+  const logFile = fs.openSync(path.join(artifacts, 'code-server.log'), 'w');
+  codeServer = spawn(
+    codeServerBin,
+    ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+      '--disable-workspace-trust', '--user-data-dir', userData, '--extensions-dir', extensionsDir, workspace],
+    { detached: true, stdio: ['ignore', logFile, logFile], env: { ...process.env, PATH: `${binDir}:${process.env.PATH}` } },
+  );
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`, LONG);
+
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    timeout: LONG,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  page.setDefaultTimeout(SHORT);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { timeout: LONG });
+  const bench = new Workbench(page);
+  await bench.waitReady();
+  await runSteps(bench, page);
+}
+
+async function runSteps(bench, page) {
+  const serverUp = await step('status bar shows the indexed symbol count', async () => {
+    const item = await bench.waitForStatus(/CodeKeep: [\d,]+ symbols/, 90_000);
+    const text = await item.innerText();
+    const symbols = Number(/([\d,]+) symbols/.exec(text)[1].replace(/,/g, ''));
+    expect(symbols >= 8, `expected the fixture's symbols to be indexed, status bar says "${text}"`);
+    await shot(page, '01-status-bar');
+    await page.locator('.statusbar').screenshot({ path: path.join(artifacts, 'status-bar.png') });
+  });
+  if (!serverUp) {
+    return; // every later step needs the server; its log is in test-artifacts/logs
+  }
+
+  await step('Find Symbol from the palette opens the definition at its line', async () => {
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input.input').fill('>CodeKeep: ');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'CodeKeep: Find Symbol' }).first().waitFor();
+    await shot(page, '02-command-palette');
+    await page.keyboard.press('Escape');
+    await bench.runCommand('CodeKeep: Find Symbol');
+    await bench.answer('Inventory', { title: 'CodeKeep: Find Symbol' });
+    await bench.acceptPick('Inventory', { title: 'definition' });
+    await page.locator('.tabs-container .tab.active', { hasText: 'inventory.py' }).waitFor();
+    const cursor = await bench.cursor();
+    // `class Inventory:` is line 13; the cursor lands on the name (column 7).
+    expect(cursor.line === 13 && cursor.column === 7, `cursor at Ln ${cursor.line}, Col ${cursor.column}, expected Ln 13, Col 7`);
+    await shot(page, '03-find-symbol');
+  });
+
+  await step('Set Task Budget and Record Model Usage update the budget in the status bar', async () => {
+    await bench.runCommand('CodeKeep: Set Task Budget');
+    await bench.answer('1000', { title: 'CodeKeep: Set Task Budget' });
+    await bench.waitForStatus('0 / 1k tokens');
+    await recordUsage(bench, 300);
+    const item = await bench.waitForStatus('300 / 1k tokens');
+    expect(!(await hasKind(item, 'warning')), 'the budget item is already in the warning state at 30 %');
+  });
+
+  await step('Ledger Report shows the table by call type', async () => {
+    await bench.runCommand('CodeKeep: Ledger Report');
+    const frame = await bench.webviewFrame('#by-type');
+    const table = await frame.locator('#by-type').innerText();
+    expect(/plan\s+1\s+300\s+0/.test(table), `the table does not list the recorded plan call:\n${table}`);
+    expect((await frame.locator('#chart rect.bar.input').count()) === 1, 'the bar chart has no bar for the call');
+    await shot(page, '04-ledger-report');
+  });
+
+  await step('crossing 75 % of the budget turns the status bar to warning and notifies', async () => {
+    await recordUsage(bench, 500);
+    const item = await bench.waitForStatus('800 / 1k tokens');
+    await waitUntil(() => hasKind(item, 'warning'), SHORT, 'the budget item never turned to the warning colour');
+    await bench.waitForNotification('80 % of its token budget');
+    await shot(page, '05-budget-warning');
+  });
+}
+
+async function recordUsage(bench, tokens) {
+  await bench.runCommand('CodeKeep: Record Model Usage');
+  await bench.acceptPick('plan', { title: 'call type' });
+  await bench.answer('gpt-4o-mini', { title: 'model' });
+  await bench.answer(String(tokens), { title: 'input tokens' });
+  await bench.answer('0', { title: 'output tokens' });
+}
+
+/** VS Code marks status bar entries with a warning/error background by a `*-kind` class. */
+async function hasKind(item, kind) {
+  return ((await item.getAttribute('class')) ?? '').includes(`${kind}-kind`);
+}
+
+// -- plumbing -----------------------------------------------------------------------
+
+function expect(condition, message) {
+  if (!condition) {
+    throw new Error(message);
+  }
+}
+
+async function step(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    results.push({ name, ok: true });
+    console.log(`PASS ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    return true;
+  } catch (error) {
+    results.push({ name, ok: false });
+    console.log(`FAIL ${name}: ${error instanceof Error ? error.message : error}`);
+    if (browser) {
+      const page = browser.contexts()[0]?.pages()[0];
+      if (page) {
+        await shot(page, `failed-${results.length}`).catch(() => undefined);
+      }
+    }
+    return false;
+  }
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`) });
+}
+
+async function waitUntil(predicate, timeout, message) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (await predicate()) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(message);
+}
+
+function installCodeServer() {
+  const output = execFileSync('bash', [path.join(extensionRoot, 'scripts/install-code-server.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 20 * 60_000,
+  });
+  return output.trim().split('\n').pop();
+}
+
+function writeSettings(userData, binDir) {
+  const settings = {
+    'codekeep.serverCommand': `${path.join(binDir, 'codekeep')} serve`,
+    'codekeep.trace.server': 'messages',
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    'chat.commandCenter.enabled': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  };
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHttp(url, timeout) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`${url} did not answer within ${timeout} ms`);
+}
+
+async function cleanup() {
+  await browser?.close().catch(() => undefined);
+  if (codeServer?.pid) {
+    try {
+      process.kill(-codeServer.pid, 'SIGTERM'); // the whole group: code-server, its extension host, codekeep serve
+    } catch {
+      // already gone
+    }
+  }
+  if (workDir) {
+    // The extension's and the server's logs (LogOutputChannel files) outlive the run.
+    const logs = path.join(workDir, 'user-data', 'logs');
+    if (fs.existsSync(logs)) {
+      fs.cpSync(logs, path.join(artifacts, 'logs'), { recursive: true });
+    }
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.log(`FAIL the end-to-end run exceeded ${TOTAL_TIMEOUT_MS / 1000} s`);
+  results.push({ name: 'overall time limit', ok: false });
+  void cleanup().finally(() => finish());
+}, TOTAL_TIMEOUT_MS);
+
+function finish() {
+  clearTimeout(watchdog);
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  console.log(`e2e: ${passed} passed, ${failed} failed`);
+  process.exit(failed > 0 || passed === 0 ? 1 : 0);
+}
+
+try {
+  await main();
+} catch (error) {
+  console.log(`FAIL setup: ${error instanceof Error ? error.stack : error}`);
+  results.push({ name: 'setup', ok: false });
+} finally {
+  await cleanup();
+  finish();
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { mergeStatuses, statusesOf } from '../../src/indexStatus';
+import { agentAnswerMarkdown, fenced, repoMapMarkdown } from '../../src/markdown';
+
+describe('markdown previews', () => {
+  it('fences text with a fence longer than any backtick run inside it', () => {
+    expect(fenced('plain')).toBe('```\nplain\n```');
+    expect(fenced('has ```` four')).toBe('`````\nhas ```` four\n`````');
+  });
+
+  it('shows the repo map verbatim with its token count', () => {
+    const md = repoMapMarkdown({ text: 'app.py:\n  def main()\n', tokens: 812 }, 1024, 'shop');
+    expect(md).toContain('# Repo map — shop');
+    expect(md).toContain('812 tokens (budget 1,024)');
+    expect(md).toContain('```\napp.py:\n  def main()\n```');
+  });
+
+  it('shows the answer, counts, progress steps and nudges of an agent run', () => {
+    const md = agentAnswerMarkdown(
+      'Explain X',
+      {
+        taskId: 't7',
+        answer: 'X does Y.',
+        iterations: 3,
+        tokens: 4200,
+        toolCalls: 1,
+        stopReason: 'answered',
+        nudges: [{ type: 'force_exit', text: 'Answer  now.' }],
+      },
+      [{ phase: 'EXPLORE', message: 'step 2/24' }, { message: 'answered after 3 steps' }],
+    );
+    expect(md).toContain('> Explain X');
+    expect(md).toContain('Task `t7` · 3 iterations · 1 tool call · 4,200 tokens · stopped: answered');
+    expect(md).toContain('## Answer\n\nX does Y.');
+    expect(md).toContain('- **EXPLORE** step 2/24\n- answered after 3 steps');
+    expect(md).toContain('- _force exit_: Answer now.');
+  });
+
+  it('says so when the agent gave no answer', () => {
+    const md = agentAnswerMarkdown('t', { taskId: 'a', answer: '  ', iterations: 1, tokens: 0, toolCalls: 0 }, []);
+    expect(md).toContain('_The agent returned no answer._');
+    expect(md).not.toContain('## Progress');
+  });
+});
+
+describe('index status of several folders', () => {
+  const folder = (symbols: number, ready: boolean) => ({
+    files: 2, symbols, references: 1, languages: { python: 2 }, pending: ready ? 0 : 3, ready, indexed: 2, toIndex: 5,
+  });
+
+  it('uses the per-folder list when the server sends one', () => {
+    expect(statusesOf({ files: 4, folders: [folder(1, true), folder(2, true)] })).toHaveLength(2);
+    expect(statusesOf(folder(1, true))).toHaveLength(1);
+  });
+
+  it('sums counts and is ready only when every folder is', () => {
+    const merged = mergeStatuses([folder(10, true), folder(5, false)]);
+    expect(merged).toMatchObject({ files: 4, symbols: 15, pending: 3, ready: false, indexed: 4, toIndex: 10, languages: { python: 4 } });
+    expect(mergeStatuses([]).ready).toBe(false);
+  });
+});
