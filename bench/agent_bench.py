@@ -180,6 +180,8 @@ async def _measure(root: Path, symbols: list[str], services: dict[str, Any]) -> 
         # the most generous reference: each file whole in ONE read (no result cap)
         "wholeFileOneReadTokensTotal": single_total,
         "ratioOneReadTotal": round(mapped_total / single_total, 4),
+        "ratioOneReadMedian": round(statistics.median(q["ratioOneRead"] for q in questions), 4),
+        "ratioOneReadMax": round(max(q["ratioOneRead"] for q in questions), 4),
         # the same system prompt + tool schemas ride along in every call of either strategy
         "overheadPerCallMedian": statistics.median(q["overheadPerCall"] for q in questions),
         "ratioExcludingFixedOverhead": round((mapped_total - mapped_fixed)
