@@ -40,6 +40,8 @@ def as_object(params: Any) -> dict[str, Any]:
     if params is None:
         return {}
     plain = to_plain(params)
+    if plain == []:
+        return {}  # Lua clients encode an empty table {} as []
     if isinstance(plain, list) and len(plain) == 1 and isinstance(plain[0], dict):
         return plain[0]  # by-position params: [ {...} ]
     if not isinstance(plain, dict):

@@ -52,6 +52,7 @@ def recording_client() -> LanguageClient:
         kind = value.kind if hasattr(value, "kind") else value["kind"]
         if str(token).startswith("codekeep-agent-"):
             client.timeline.append(("progress", kind, value))  # type: ignore[attr-defined]
+            client.agent_token = token  # type: ignore[attr-defined]
         return original_progress(params)
 
     features[types.PROGRESS] = on_progress
@@ -175,6 +176,23 @@ async def test_cancel_request_stops_a_slow_model_call(
     model_server.push(say("still alive"))
     result = await request(client, "codekeep/agent/run", {"task": "Are you there?"})
     assert result["answer"] == "still alive"
+
+
+@pytest.mark.slow
+async def test_cancel_button_on_the_progress_stops_the_task(
+        client: LanguageClient, model_server: ScriptedModelServer) -> None:
+    model_server.push(say("never", delay=10.0))
+    future = client.protocol.send_request("codekeep/agent/run", {"task": "Think long"})
+    for _ in range(100):
+        if model_server.requests:
+            break
+        await asyncio.sleep(0.05)
+    started = time.monotonic()
+    client.protocol.notify(types.WINDOW_WORK_DONE_PROGRESS_CANCEL,
+                           types.WorkDoneProgressCancelParams(token=client.agent_token))  # type: ignore[attr-defined]
+    with pytest.raises(JsonRpcException, match=r"(?i)cancel"):
+        await asyncio.wait_for(asyncio.wrap_future(future), 5)
+    assert time.monotonic() - started < 3
 
 
 async def test_bad_params_are_json_rpc_errors(client: LanguageClient) -> None:

@@ -11,6 +11,7 @@ every other feature keeps working.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Callable, Mapping
@@ -54,7 +55,8 @@ class _Progress:
         self._token = f"codekeep-agent-{uuid.uuid4().hex[:8]}"
         self._active = False
 
-    async def begin(self) -> None:
+    async def begin(self, on_cancel: Callable[[], None]) -> None:
+        """Start showing progress; the client's cancel button calls ``on_cancel``."""
         window = self._server.client_capabilities.window
         if window is None or not window.work_done_progress:
             return
@@ -64,6 +66,9 @@ class _Progress:
             logger.info("client refused a progress token: %s", error)
             return
         self._active = True
+        # pygls cancels the token's future on window/workDoneProgress/cancel
+        cancelled = self._server.work_done_progress.tokens[self._token]
+        cancelled.add_done_callback(lambda future: on_cancel() if future.cancelled() else None)
         self._server.work_done_progress.begin(
             self._token, types.WorkDoneProgressBegin(title=self._title, cancellable=True)
         )
@@ -168,7 +173,10 @@ def register(server: CodeKeepServer) -> None:
         extra = ls.settings.extra
         codemap, memory, ledger = await handle.run(lambda s: _services_of(s, extra, stores))
         progress = _Progress(ls, task)
-        await progress.begin()
+        running = asyncio.current_task()
+        assert running is not None  # pygls runs every async handler as a task
+        event_loop = asyncio.get_running_loop()
+        await progress.begin(lambda: event_loop.call_soon_threadsafe(running.cancel))
 
         async def on_services(fn: Callable[[], Any]) -> Any:
             return await handle.run(lambda _services: fn())

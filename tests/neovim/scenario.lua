@@ -1,0 +1,130 @@
+-- Drives real Neovim against `codekeep serve`; writes what it saw as JSON to $CK_OUT.
+-- Every wait is bounded, so a hang fails fast instead of blocking the test run.
+local root = assert(os.getenv('CK_ROOT'))
+local out = assert(os.getenv('CK_OUT'))
+local python = assert(os.getenv('CK_PYTHON'))
+local editors = assert(os.getenv('CK_EDITORS'))
+local results = { steps = {} }
+
+local function write_results()
+  local file = assert(io.open(out, 'w'))
+  file:write(vim.json.encode(results))
+  file:close()
+end
+
+local function wait(label, ms, predicate)
+  if not vim.wait(ms, predicate, 20) then
+    error('timed out waiting for ' .. label)
+  end
+  table.insert(results.steps, label)
+end
+
+local function client()
+  return vim.lsp.get_clients({ name = 'codekeep' })[1]
+end
+
+local function request(method, params, bufnr)
+  -- A real buffer number: Neovim flushes pending didChange only for that buffer.
+  local response, err = client():request_sync(
+    method, params, 10000, bufnr or vim.api.nvim_get_current_buf()
+  )
+  if not response then
+    error(method .. ': ' .. tostring(err))
+  end
+  if response.err then
+    error(method .. ': ' .. vim.inspect(response.err))
+  end
+  return response.result
+end
+
+local function scenario()
+  vim.opt.runtimepath:prepend(editors)
+  vim.cmd('filetype on')
+  vim.cmd('runtime plugin/codekeep.lua')
+  vim.lsp.config('codekeep', {
+    cmd = { python, '-m', 'codekeep.server', '--log-level', 'WARNING' },
+    root_markers = { '.git' },
+  })
+  vim.lsp.enable('codekeep')
+
+  -- 1. Open a real file and wait for the client to attach and the index to be ready.
+  vim.cmd.edit(root .. '/pkg/geometry.py')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('attached', 20000, function() return client() ~= nil and client().initialized end)
+  results.encoding = client().offset_encoding
+  wait('indexed', 20000, function() return request('codekeep/indexStatus', {}).ready end)
+
+  -- 2. Edit the buffer: add a function after the non-ASCII docstring line.
+  vim.api.nvim_buf_set_lines(buf, 1, 1, false, {
+    'ÉTIQUETTE = "形状"; added_const = 1',
+    'def added_in_nvim(x):',
+    '    return x',
+  })
+  results.find_added = request('codekeep/findSymbol', { name = 'added_in_nvim' })
+  results.find_const = request('codekeep/findSymbol', { name = 'added_const' })
+
+  -- 3. Go to definition with Neovim's own LSP client: from app.py's call of total_area.
+  vim.cmd.edit(root .. '/pkg/app.py')
+  local app = vim.api.nvim_get_current_buf()
+  wait('app attached', 10000, function()
+    return #vim.lsp.get_clients({ name = 'codekeep', bufnr = app }) > 0
+  end)
+  local call_line = vim.fn.search('total_area(circles)')
+  vim.api.nvim_win_set_cursor(0, { call_line, vim.fn.col('.') + 1 })
+  vim.lsp.buf.definition()
+  wait('jumped to definition', 10000, function()
+    return vim.api.nvim_buf_get_name(0):match('geometry%.py$') ~= nil
+  end)
+  local cursor = vim.api.nvim_win_get_cursor(0)
+  results.definition = { file = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ':t'),
+                         line = cursor[1], col = cursor[2] }
+
+  -- 4. References through buf_request_sync (on the definition under the cursor).
+  local params = vim.lsp.util.make_position_params(0, client().offset_encoding)
+  params.context = { includeDeclaration = false }
+  local responses = vim.lsp.buf_request_sync(0, 'textDocument/references', params, 10000)
+  results.references = {}
+  for _, response in pairs(responses or {}) do
+    for _, location in ipairs(response.result or {}) do
+      table.insert(results.references, { uri = location.uri, line = location.range.start.line })
+    end
+  end
+
+  -- 5. A file changed on disk outside the editor is picked up.
+  local file = assert(io.open(root .. '/pkg/outside.py', 'w'))
+  file:write('def written_outside():\n    return 1\n')
+  file:close()
+  wait('outside change indexed', 15000, function()
+    return #request('codekeep/findSymbol', { name = 'written_outside' }).symbols == 1
+  end)
+
+  -- 6. The user commands fill the quickfix list / a scratch buffer.
+  vim.cmd('CodeKeepFind Circle')
+  wait('quickfix from :CodeKeepFind', 10000, function() return #vim.fn.getqflist() > 0 end)
+  local item = vim.fn.getqflist()[1]
+  results.quickfix = { text = item.text, lnum = item.lnum, col = item.col,
+                       file = vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ':t') }
+  vim.cmd('cclose')
+  vim.cmd('CodeKeepSearch totar')
+  wait('quickfix from :CodeKeepSearch', 10000, function()
+    return (vim.fn.getqflist()[1] or {}).text ~= item.text
+  end)
+  results.search_first = vim.fn.getqflist()[1].text
+  vim.cmd('cclose')
+  vim.cmd('CodeKeepMap 300')
+  wait('repo map buffer', 10000, function()
+    return vim.api.nvim_buf_get_name(0):match('^codekeep://repo%-map') ~= nil
+  end)
+  results.map = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+end
+
+local ok, err = xpcall(scenario, debug.traceback)
+if not ok then
+  results.error = err
+end
+write_results()
+for _, c in ipairs(vim.lsp.get_clients()) do
+  c:stop()
+end
+vim.wait(3000, function() return #vim.lsp.get_clients() == 0 end, 20)
+vim.cmd(ok and 'qall!' or 'cquit!')
