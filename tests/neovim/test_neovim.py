@@ -80,7 +80,8 @@ def test_neovim_session(tmp_path: Path) -> None:
     [added] = results["find_added"]["symbols"]
     assert added["selectionRange"]["start"] == {"line": 2, "character": 4}
     assert added["uri"].endswith("/pkg/geometry.py")
-    # On the non-ASCII line itself, columns are UTF-8 bytes: 'ÉTIQUETTE = "形状"; ' is 23 bytes (18 in UTF-16).
+    # On the non-ASCII line itself, columns are UTF-8 bytes:
+    # 'ÉTIQUETTE = "形状"; ' is 23 bytes (18 in UTF-16).
     [const] = results["find_const"]["symbols"]
     assert const["selectionRange"]["start"] == {"line": 1, "character": 23}
     # vim.lsp.buf.definition() jumped to total_area (moved down 3 lines by the edit).
