@@ -55,7 +55,7 @@ class _Progress:
         self._token = f"codekeep-agent-{uuid.uuid4().hex[:8]}"
         self._active = False
 
-    async def begin(self, on_cancel: Callable[[], None]) -> None:
+    async def begin(self, on_cancel: Callable[[], object]) -> None:
         """Start showing progress; the client's cancel button calls ``on_cancel``."""
         window = self._server.client_capabilities.window
         if window is None or not window.work_done_progress:
