@@ -71,10 +71,10 @@ class ToolSettings:
     allow_shell: bool = False
     command_timeout: float = 60.0
     output_cap: int = 20_000  # characters of command output kept
-    read_cap: int = 200_000  # characters one read_file may return
+    read_cap: int = 10_000  # characters (with line numbers) one read_file may return
     search_max_matches: int = 2_000
     search_max_file_bytes: int = 1_000_000
-    result_chars: int = 6_000  # compression target for what enters the context
+    result_chars: int = 12_000  # compression target for what enters the context
     forge_ttl_seconds: float = 30 * 60
     forge_generate: bool = False
     sandbox_timeout: float = 10.0

@@ -47,11 +47,14 @@ async def test_read_file_errors_are_actionable(call: Any, workspace: Path) -> No
 
 async def test_read_file_size_cap_says_where_to_continue(kit: ToolKit, workspace: Path) -> None:
     (workspace / "big.txt").write_text("".join(f"line {i:05d}\n" for i in range(1, 5001)))
-    ctx = ToolContext.create(workspace, "t", "chat", settings=ToolSettings(read_cap=1100))
+    ctx = ToolContext.create(workspace, "t", "chat", settings=ToolSettings(read_cap=1800))
     result = await kit.pipeline.execute("read_file", {"path": "big.txt"}, ctx)
     assert result.ok and result.data["truncated"]
     last = result.data["end_line"]
-    assert last == 100  # 11 characters per line
+    assert last == 100  # 11 characters per line + 7 for the line number
+    assert result.dropped is not None and "start_line=101" in result.dropped
+    assert result.files_read == {"big.txt": len(result.data["text"])}
+    assert "line 00100" in result.content and "line 00101" not in result.content
     assert f"request start_line={last + 1} for more" in result.content
     assert result.data["total_lines"] == 5000
 
@@ -143,3 +146,13 @@ async def test_explore_cannot_write(kit: ToolKit, workspace: Path) -> None:
     result = await kit.pipeline.execute("write_file", {"path": "x.txt", "content": "x"}, ctx)
     assert result.refused and result.rule == "allowlist"
     assert not (workspace / "x.txt").exists()
+
+
+async def test_default_reads_are_never_cut_again_by_compression(call: Any, workspace: Path) -> None:
+    (workspace / "long.py").write_text(
+        "".join(f"value_{i} = {i}  # some code here\n" for i in range(3000))
+    )
+    result = await call("read_file", {"path": "long.py"})
+    shown_lines = [ln for ln in result.content.splitlines() if ln[:5].strip().isdigit()]
+    assert len(shown_lines) == result.data["end_line"]  # every line read is in the context
+    assert "more characters" not in result.content

@@ -16,6 +16,8 @@ from codekeep.tools.result import ToolError, ToolOutput
 from codekeep.tools.spec import Param, tool
 
 DIFF_CHARS = 3_000
+LINE_NUMBER_WIDTH = 7  # "{n:>5}  " in front of every line read
+HEADER_ROOM = 300  # the "path lines a-b of n" header and the continuation note
 LIST_LIMIT = 500
 
 
@@ -37,15 +39,19 @@ async def read_file(
     real = ctx.guard.check(path, "read")
     if end_line is not None and end_line < start_line:
         raise ToolError(f"end_line {end_line} is before start_line {start_line}", rule="arguments")
-    data = await asyncio.to_thread(
-        _read_range, real, path, start_line, end_line, ctx.settings.read_cap
-    )
+    data = await asyncio.to_thread(_read_range, real, path, start_line, end_line, read_budget(ctx))
     return ToolOutput(
         data=data,
         files=[path],
         files_read={path: len(data["text"])},
         query=f"{path}:{start_line}-{end_line}",
     )
+
+
+def read_budget(ctx: ToolContext) -> int:
+    """Characters a read may return so that compression never has to cut it again:
+    what the ledger attributes is then exactly what the model saw."""
+    return max(min(ctx.settings.read_cap, ctx.settings.result_chars - HEADER_ROOM), 200)
 
 
 def _read_range(real: Path, path: str, start: int, end: int | None, cap: int) -> dict[str, Any]:
@@ -71,11 +77,12 @@ def _read_range(real: Path, path: str, start: int, end: int | None, cap: int) ->
             total = number
             if number < start or (end is not None and number > end) or truncated:
                 continue
-            if size + len(line) > cap and kept:
+            shown = len(line) + LINE_NUMBER_WIDTH  # as the model will see it
+            if size + shown > cap and kept:
                 truncated = True
                 continue
             kept.append(line.rstrip("\n"))
-            size += len(line)
+            size += shown
             last = number
     if start > max(total, 1):
         raise ToolError(
