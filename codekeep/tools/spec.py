@@ -91,6 +91,8 @@ def tool(
     dedup_on: tuple[str, ...] | None = None,
     cacheable: bool | None = None,
     parameters: dict[str, Any] | None = None,
+    paths: dict[str, PathAccess] | None = None,
+    command: str | None = None,
 ) -> Callable[[Handler], ToolSpec]:
     """Declare a tool from an async handler ``async def f(ctx, *, arg: Annotated[T, Param(..)])``.
 
@@ -98,6 +100,8 @@ def tool(
     from the signature unless written out explicitly with ``parameters=``. ``read_only``
     tools change nothing in the workspace or memory; they are cached unless
     ``cacheable=False`` (results that depend on task state, like the tool listing).
+    With an explicit ``parameters`` schema, ``paths`` / ``command`` name the parameters
+    the safety gate must check (``Param(path=..., command=...)`` does it otherwise).
     """
 
     def decorate(handler: Handler) -> ToolSpec:
@@ -109,8 +113,10 @@ def tool(
         text = description or inspect.getdoc(handler) or ""
         if not text:
             raise ValueError(f"tool {tool_name} needs a description (docstring)")
-        derived, path_params, command_param = derive_parameters(handler)
-        schema = parameters if parameters is not None else derived
+        if parameters is None:
+            schema, path_params, command_param = derive_parameters(handler)
+        else:  # written beside the handler: the safety markers are given explicitly too
+            schema, path_params, command_param = parameters, dict(paths or {}), command
         return ToolSpec(
             name=tool_name,
             description=" ".join(text.split()),

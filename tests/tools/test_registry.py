@@ -155,3 +155,34 @@ def test_temporary_tools_expire() -> None:
     now[0] += 2
     assert registry.get("shortlived") is None
     assert "shortlived" not in registry.names()
+
+
+async def test_schema_may_be_written_beside_the_handler(kit: ToolKit) -> None:
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"word": {"type": "string", "description": "A word.", "minLength": 1}},
+        "required": ["word"],
+        "additionalProperties": False,
+    }
+
+    @tool(category="files", read_only=True, parameters=schema, paths={"word": "read"})
+    async def shout(ctx: ToolContext, word: str) -> ToolOutput:
+        """Upper-case a word."""
+        return ToolOutput(data=word.upper())
+
+    assert shout.parameters is schema and shout.path_params == {"word": "read"}
+    Draft202012Validator.check_schema(shout.parameters)
+    kit.registry.register(shout)
+    ctx = kit.context("t", "explore")
+    refused = await kit.pipeline.execute("shout", {"word": "hi"}, ctx)
+    assert refused.rule == "allowlist"  # not in any preset's allow list
+    from codekeep.tools import ToolPipeline
+    from codekeep.tools.middleware import ArgumentValidation, SafetyGate
+
+    direct = ToolPipeline(kit.registry, [ArgumentValidation(), SafetyGate()])
+    assert (await direct.execute("shout", {"word": "hi"}, ctx)).data == "HI"
+    escape = await direct.execute("shout", {"word": "../x"}, ctx)
+    assert escape.rule == "path.outside"
+    bad = await direct.execute("shout", {"word": ""}, ctx)
+    assert bad.rule == "arguments" and "should be non-empty" in bad.content
