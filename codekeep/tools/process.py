@@ -39,29 +39,16 @@ def scrubbed_environment() -> dict[str, str]:
 async def run_plan(plan: CommandPlan, cwd: Path, timeout: float, cap: int) -> ProcessResult:
     """Run ``plan``; output beyond ``cap`` characters keeps its head and tail."""
     started = time.perf_counter()
-    if plan.argv is not None:
-        process = await asyncio.create_subprocess_exec(
-            *plan.argv,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            env=scrubbed_environment(),
-            start_new_session=True,
-        )
-    else:
-        assert plan.shell is not None
-        process = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            plan.shell,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            env=scrubbed_environment(),
-            start_new_session=True,
-        )
+    argv = plan.argv if plan.argv is not None else ("/bin/sh", "-c", plan.shell or "")
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env=scrubbed_environment(),
+        start_new_session=True,  # its own process group: a timeout kills every child
+    )
     buffer = _HeadTail(cap)
     timed_out = False
 
