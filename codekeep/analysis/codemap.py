@@ -158,8 +158,7 @@ class CodeMap:
     def find_symbol(self, name: str, kind: str | None = None,
                     limit: int | None = None) -> list[Symbol]:
         with self._lock:
-            found = queries.find_symbol(self._store, name.strip(), kind)
-        return found[:limit] if limit is not None else found
+            return queries.find_symbol(self._store, name.strip(), kind, limit)
 
     def symbol(self, symbol_id: str) -> Symbol | None:
         """The symbol with this id, if it still exists."""
@@ -185,8 +184,7 @@ class CodeMap:
         with self._lock:
             results: list[tuple[Symbol, float]] = []
             for name, score in self._name_index().search(query, limit):
-                symbols = sorted(self._store.symbols_named(name),
-                                 key=lambda s: (queries.KIND_ORDER.get(s.kind, 5), s.path))
+                symbols = self._store.symbols_named(name, limit=limit - len(results))
                 results += [(s, round(score, 4)) for s in symbols]
                 if len(results) >= limit:
                     break

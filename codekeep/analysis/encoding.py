@@ -25,6 +25,19 @@ SYMBOL_KINDS = (
     "variable", "module", "namespace", "macro", "field",
 )
 _SYMBOL_KIND_CODES = {kind: code for code, kind in enumerate(SYMBOL_KINDS)}
+# When several definitions share a name, kinds that say more about structure come first.
+KIND_RANK = {
+    "class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 1, "type": 1,
+    "function": 2, "method": 2, "constant": 3, "module": 3, "namespace": 3, "macro": 3,
+    "field": 4, "variable": 4,
+}
+
+
+def kind_rank_sql(column: str) -> str:
+    """A SQL expression giving the stored kind code in ``column`` its KIND_RANK."""
+    cases = " ".join(f"WHEN {_SYMBOL_KIND_CODES[kind]} THEN {rank}"
+                     for kind, rank in KIND_RANK.items())
+    return f"CASE {column} {cases} ELSE 5 END"
 
 
 def kind_code(kind: str) -> int | str:

@@ -14,7 +14,9 @@ from collections.abc import Iterable
 
 # How many candidates get the full (Python) alignment score; the rest of a huge candidate
 # set (one- or two-letter queries) is ranked by the cheap substring score alone.
-FULL_SCORE_LIMIT = 2000
+FULL_SCORE_LIMIT = 600
+# The typo pass (one forgiven letter) runs only when the query found almost nothing.
+TYPO_PASS_BELOW = 3
 
 
 def word_starts(name: str) -> frozenset[int]:
@@ -191,7 +193,7 @@ class NameIndex:
                 value = score(query.strip(), name)
                 if value is not None:
                     scored.append((name, value))
-        if len(scored) < limit and len(q) >= 3:
+        if len(scored) < min(limit, TYPO_PASS_BELOW) and len(q) >= 3:
             have = {name for name, _ in scored}
             for lower in self._typo_candidates(q):
                 for name in self._originals[lower]:

@@ -8,14 +8,24 @@ else with the same name is a *name* match only.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from codekeep.analysis.extract import ImportFact
-from codekeep.analysis.model import Symbol
 from codekeep.analysis.registry import LanguageRegistry
 from codekeep.analysis.resolve import ModuleResolver
 from codekeep.analysis.store import IndexStore
 
 
-def top_level_name(symbol: Symbol) -> str:
+class Definition(Protocol):
+    @property
+    def path(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def container(self) -> str | None: ...
+
+
+def top_level_name(symbol: Definition) -> str:
     return symbol.container.split(".", 1)[0] if symbol.container else symbol.name
 
 
@@ -60,7 +70,7 @@ class ImportGraph:
             self._cache[path] = found
         return found
 
-    def resolves(self, use_path: str, definition: Symbol) -> bool:
+    def resolves(self, use_path: str, definition: Definition) -> bool:
         if use_path == definition.path:
             return True
         imported = self.imports_of(use_path)

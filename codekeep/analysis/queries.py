@@ -9,22 +9,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from codekeep.analysis.imports import ImportGraph
+from codekeep.analysis.encoding import decode_spans
+from codekeep.analysis.imports import ImportGraph, top_level_name
 from codekeep.analysis.model import Reference, Related, Symbol
-from codekeep.analysis.store import IndexStore, RefRow
+from codekeep.analysis.store import DefinitionKey, IndexStore, RefRow
 
 RELATED_LIMIT = 25
 # Uses of these kinds are "what it calls"; the rest (types, classes...) are "related".
 CALL_KINDS = frozenset({"call", "macro", "new"})
-# Kinds that say more about code structure come first when names tie.
-KIND_ORDER = {
-    "class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 1, "type": 1,
-    "function": 2, "method": 2, "constant": 3, "module": 3, "namespace": 3, "macro": 3,
-    "field": 4, "variable": 4,
-}
-
-
-def find_symbol(store: IndexStore, name: str, kind: str | None = None) -> list[Symbol]:
+def find_symbol(
+    store: IndexStore, name: str, kind: str | None = None, limit: int | None = None
+) -> list[Symbol]:
     """Exact name, ``Container.name`` (``::`` works too) or a full id ``path::Container.name``."""
     by_id = symbol_by_id(store, name) if "::" in name else None
     if by_id is not None:
@@ -32,14 +27,12 @@ def find_symbol(store: IndexStore, name: str, kind: str | None = None) -> list[S
     elif "." in name or "::" in name:
         container, last = name.replace("::", ".").rsplit(".", 1)
         symbols = [
-            s for s in store.symbols_named(last)
+            s for s in store.symbols_named(last, kind)
             if s.container and (s.container == container or s.container.endswith("." + container))
         ]
     else:
-        symbols = store.symbols_named(name)
-    if kind:
-        symbols = [s for s in symbols if s.kind == kind]
-    return sorted(symbols, key=lambda s: (KIND_ORDER.get(s.kind, 5), s.path, s.range.start.line))
+        return store.symbols_named(name, kind, limit)
+    return symbols[:limit] if limit is not None else symbols
 
 
 def symbol_by_id(store: IndexStore, symbol_id: str) -> Symbol | None:
@@ -66,34 +59,61 @@ def symbol_at(store: IndexStore, path: str, line: int, byte_col: int | None) -> 
     return _innermost(store.symbols_in_file(path), line, byte_col)
 
 
-def resolve_use(graph: ImportGraph, row: RefRow, definitions: list[Symbol]) -> Reference:
+def _target_in(
+    graph: ImportGraph, path: str, by_path: dict[str, list[DefinitionKey]]
+) -> str | None:
+    """The one definition a use in ``path`` follows to (same file first), or None."""
+    local = by_path.get(path, [])
+    if len(local) == 1:
+        return local[0].id  # a definition in the same file shadows imported ones
+    targets = list(local)
+    for imported, names in graph.imports_of(path).items():
+        targets += [d for d in by_path.get(imported, ())
+                    if names is None or top_level_name(d) in names or d.name in names]
+    return targets[0].id if len(targets) == 1 else None
+
+
+def resolve_use(graph: ImportGraph, row: RefRow, definitions: list[DefinitionKey]) -> Reference:
     """Label one use with the single definition it follows to, if there is one."""
-    targets = [d for d in definitions if graph.resolves(row.path, d)]
-    if len(targets) > 1:  # prefer a definition in the same file (shadowing)
-        local = [d for d in targets if d.path == row.path]
-        targets = local if len(local) == 1 else targets
-    if len(targets) == 1:
-        return row.as_reference(targets[0].id, True)
-    return row.as_reference(None, False)
+    target = _target_in(graph, row.path, _by_path(definitions))
+    return row.as_reference(target, target is not None)
+
+
+def _by_path(definitions: list[DefinitionKey]) -> dict[str, list[DefinitionKey]]:
+    by_path: dict[str, list[DefinitionKey]] = {}
+    for definition in definitions:
+        by_path.setdefault(definition.path, []).append(definition)
+    return by_path
 
 
 def find_references(
     store: IndexStore, graph: ImportGraph, *, target: Symbol | None, name: str | None,
     limit: int | None,
 ) -> tuple[list[Reference], int]:
+    """Uses resolved first, then name-only, each by path and position.
+
+    Whether a use resolves depends only on the file it is in, so files are labelled
+    first and only the files needed to fill ``limit`` are decoded; ``total`` is counted
+    from the packed rows without decoding them.
+    """
     wanted = target.name if target else name
     if not wanted:
         return [], 0
-    rows = store.refs_named(wanted)
+    groups = store.ref_groups_named(wanted)
     if target is not None:
-        refs = [row.as_reference(target.id, True) if graph.resolves(row.path, target)
-                else row.as_reference(None, False) for row in rows]
+        labelled = [(target.id if graph.resolves(path, target) else None, path, spans)
+                    for path, spans in groups]
     else:
-        definitions = store.symbols_named(wanted)
-        refs = [resolve_use(graph, row, definitions) for row in rows]
-    refs.sort(key=lambda r: (r.confidence != "resolved", r.path, r.range.start.line,
-                             r.range.start.byte_col))
-    total = len(refs)
+        by_path = _by_path(store.definition_keys(wanted))
+        labelled = [(_target_in(graph, path, by_path), path, spans) for path, spans in groups]
+    labelled.sort(key=lambda item: (item[0] is None, item[1]))
+    total = sum(spans.count(";") + 1 for _target, _path, spans in labelled)
+    refs: list[Reference] = []
+    for symbol_id, path, spans in labelled:
+        if limit is not None and len(refs) >= limit:
+            break
+        refs += [RefRow.of(path, fact).as_reference(symbol_id, symbol_id is not None)
+                 for fact in decode_spans(wanted, spans)]
     return (refs[:limit] if limit is not None else refs), total
 
 
@@ -103,7 +123,7 @@ def reference_at(
     for row in store.refs_in_file(path):
         r = row.range
         if r.start.line == line and r.start.byte_col <= byte_col <= r.end.byte_col:
-            return resolve_use(graph, row, store.symbols_named(row.name))
+            return resolve_use(graph, row, store.definition_keys(row.name))
     return None
 
 
@@ -111,16 +131,17 @@ def _targets(
     store: IndexStore, graph: ImportGraph, path: str, names: Counter[str], own: set[str]
 ) -> list[Symbol]:
     """Definitions of the used names, resolved ones first, then by how often they are used."""
-    ranked: list[tuple[int, int, Symbol]] = []
+    ranked: list[tuple[int, int, DefinitionKey]] = []
     for name, count in names.items():
-        definitions = [d for d in store.symbols_named(name) if d.id not in own]
-        resolved = [d for d in definitions if graph.resolves(path, d)]
+        keys = [k for k in store.definition_keys(name) if k.id not in own]
+        resolved = [k for k in keys if graph.resolves(path, k)]
         if resolved:
-            ranked += [(0, -count, d) for d in resolved]
-        elif len(definitions) <= 3:  # an unresolved name with many homonyms is noise
-            ranked += [(1, -count, d) for d in definitions]
-    ranked.sort(key=lambda item: (item[0], item[1], item[2].path, item[2].range.start.line))
-    return [item[2] for item in ranked[:RELATED_LIMIT]]
+            ranked += [(0, -count, k) for k in resolved]
+        elif len(keys) <= 3:  # an unresolved name with many homonyms is noise
+            ranked += [(1, -count, k) for k in keys]
+    ranked.sort(key=lambda item: (item[0], item[1], item[2].path, item[2].id))
+    found = (symbol_by_id(store, item[2].id) for item in ranked[:RELATED_LIMIT])
+    return [s for s in found if s is not None]
 
 
 def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) -> Related:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from codekeep.analysis.encoding import (
     EncodedFacts,
@@ -23,7 +24,9 @@ from codekeep.analysis.encoding import (
     dup_of,
     encode_imports,
     group_refs,
+    kind_code,
     kind_name,
+    kind_rank_sql,
     nn,
     qual_of,
     symbol_fact,
@@ -81,6 +84,7 @@ _SYMBOL_COLUMNS = (
     "s.name_line, s.name_col, s.name_ucol, s.name_end_col, s.name_end_ucol"
 )
 SYMBOL_SELECT = f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+_KIND_RANK = kind_rank_sql("s.kind")
 
 
 def _pos(line: int, col: int, ucol: int | None) -> Position:
@@ -103,20 +107,28 @@ def symbol_from_row(row: Sequence) -> Symbol:
     )
 
 
+class DefinitionKey(NamedTuple):
+    """Just enough of a definition to decide whether a use resolves to it."""
+
+    id: str
+    path: str
+    name: str
+    container: str | None
+
+
 @dataclass(frozen=True, slots=True)
 class RefRow:
     """A reference as stored, before deciding how sure we are of its target."""
 
-    file_id: int
     path: str
     name: str
     kind: str
     range: Range
 
     @classmethod
-    def of(cls, file_id: int, path: str, ref: RefFact) -> RefRow:
+    def of(cls, path: str, ref: RefFact) -> RefRow:
         span = ref.span
-        return cls(file_id, path, ref.name, ref.kind, Range(
+        return cls(path, ref.name, ref.kind, Range(
             Position(span.line, span.col, span.ucol),
             Position(span.end_line, span.end_col, span.end_ucol)))
 
@@ -286,8 +298,19 @@ class IndexStore:
         return FileFacts(tuple(symbols), tuple(refs), tuple(imports))
 
     # ---- queries -------------------------------------------------------------
-    def symbols_named(self, name: str) -> list[Symbol]:
-        rows = self.conn.execute(f"{SYMBOL_SELECT} WHERE s.name = ?", (name,))
+    def symbols_named(
+        self, name: str, kind: str | None = None, limit: int | None = None
+    ) -> list[Symbol]:
+        """Definitions named ``name``, structural kinds first, then by path and line."""
+        where = "s.name = ?"
+        params: list[object] = [name]
+        if kind is not None:
+            where += " AND s.kind = ?"
+            params.append(kind_code(kind))
+        rows = self.conn.execute(
+            f"{SYMBOL_SELECT} WHERE {where} ORDER BY {_KIND_RANK}, f.path, s.line LIMIT ?",
+            (*params, -1 if limit is None else limit),
+        )
         return [symbol_from_row(r) for r in rows]
 
     def symbol(self, path: str, qual: str) -> Symbol | None:
@@ -311,21 +334,26 @@ class IndexStore:
         rows = self.conn.execute(f"{SYMBOL_SELECT} ORDER BY f.path, s.line, s.col")
         return [symbol_from_row(r) for r in rows]
 
-    def refs_named(self, name: str) -> list[RefRow]:
-        rows = self.conn.execute(
-            "SELECT r.file_id, f.path, r.spans FROM refs r JOIN files f ON f.id = r.file_id "
+    def ref_groups_named(self, name: str) -> list[tuple[str, str]]:
+        """(path, packed spans) of every file that uses ``name``, still encoded."""
+        return self.conn.execute(
+            "SELECT f.path, r.spans FROM refs r JOIN files f ON f.id = r.file_id "
             "WHERE r.name = ?", (name,),
-        )
-        return [RefRow.of(file_id, path, ref)
-                for file_id, path, spans in rows for ref in decode_spans(name, spans)]
+        ).fetchall()
+
+    def definition_keys(self, name: str) -> list[DefinitionKey]:
+        rows = self.conn.execute(
+            "SELECT f.path, s.name, s.container, s.dup FROM symbols s "
+            "JOIN files f ON f.id = s.file_id WHERE s.name = ?", (name,))
+        return [DefinitionKey(f"{path}::{qual_of(name, container, dup)}", path, name, container)
+                for path, name, container, dup in rows]
 
     def refs_in_file(self, path: str) -> list[RefRow]:
         rows = self.conn.execute(
-            "SELECT r.file_id, r.name, r.spans FROM refs r JOIN files f ON f.id = r.file_id "
+            "SELECT r.name, r.spans FROM refs r JOIN files f ON f.id = r.file_id "
             "WHERE f.path = ?", (path,),
         )
-        found = [RefRow.of(file_id, path, ref)
-                 for file_id, name, spans in rows for ref in decode_spans(name, spans)]
+        found = [RefRow.of(path, ref) for name, spans in rows for ref in decode_spans(name, spans)]
         found.sort(key=lambda r: (r.range.start.line, r.range.start.byte_col))
         return found
 
