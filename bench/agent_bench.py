@@ -125,7 +125,8 @@ async def _ask(root: Path, server: ScriptedModelServer, services: dict[str, Any]
     server.set_responder(strategy(symbol))
     settings = ModelSettings(model="scripted-model", base_url=server.base_url,
                              context_window=1_000_000)  # no compression: raw strategy cost
-    tools = replace(ToolSettings.load(root), result_chars=10_000_000) if uncapped else None
+    unlimited = {"result_chars": 10_000_000, "read_cap": 10_000_000}
+    tools = replace(ToolSettings.load(root), **unlimited) if uncapped else None
     loop = build_loop(root, settings, tool_settings=tools, **services)
     first_request = len(server.requests)
     started = time.perf_counter()
