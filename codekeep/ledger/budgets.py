@@ -1,6 +1,8 @@
 """Budgets per task and per day, and noticing when a call crosses a threshold.
 
-Usage is counted in tokens (input + output; cached input is part of input). Each
+Usage is counted in tokens (input + output; cached input is part of input). A budget set
+on a task name covers every incarnation of it (``X``, ``X#2`` …: a long job with pauses
+cannot slip past its budget); one set on a continuation ``X#2`` covers only that. Each
 threshold (default 75 % and 100 %) of each limit is announced exactly once, even across
 processes: a crossing becomes a :class:`Claim` that the database accepts only once.
 """
@@ -68,24 +70,21 @@ class BudgetTracker:
         self._store.set_budget(scope, key, budget)
         self.reload_budgets()
 
-    def task_budget(self, task_id: str, root: str) -> Budget | None:
-        return self._budgets.get((TASK, task_id)) or self._budgets.get((TASK, root))
-
     def daily_budget(self) -> Budget | None:
         return self._budgets.get((DAILY, DAILY_KEY))
 
     def add(self, task_id: str, root: str, day: str, tokens: int, now: float) -> Crossings | None:
         """Count a call; return the thresholds it crossed (``None`` when nothing to do)."""
-        task_used = self._bump((TASK, task_id), tokens)
-        day_used = self._bump((DAY, day), tokens)
+        usage = [(TASK, task_id, self._bump((TASK, task_id), tokens))]
+        if root != task_id:  # the task's name: all its incarnations
+            usage.append((TASK, root, self._bump((TASK, root), tokens)))
+        usage.append((DAILY, day, self._bump((DAY, day), tokens)))
         if not self._budgets:
             return None
         claims: list[Claim] = []
         hard: HardStop | None = None
-        for scope, key, used, budget in (
-            (TASK, task_id, task_used, self.task_budget(task_id, root)),
-            (DAILY, day, day_used, self.daily_budget()),
-        ):
+        for scope, key, used in usage:
+            budget = self._budgets.get((scope, DAILY_KEY if scope == DAILY else key))
             if budget is None:
                 continue
             claims.extend(self._new_claims(scope, key, used, budget, now, task_id))
@@ -107,13 +106,17 @@ class BudgetTracker:
             self._snapshots.pop(key, None)
 
     def state(self, task_id: str | None, root: str | None, day: str) -> dict[str, Any]:
-        """``{task, daily}`` budget states for reports (``None`` where no limit is set)."""
+        """``{task, daily}`` budget states for reports (``None`` where no limit is set).
+
+        The task state is that of the budget governing ``task_id``: its own, else its
+        name's (``root``), with the usage that budget counts.
+        """
         task_state = None
-        if task_id is not None:
-            budget = self.task_budget(task_id, root or task_id)
+        for key in dict.fromkeys(k for k in (task_id, root) if k is not None):
+            budget = self._budgets.get((TASK, key))
             if budget is not None:
-                used = self._store.task_usage(task_id)
-                task_state = _state_json({"taskId": task_id}, used, budget)
+                task_state = _state_json({"taskId": key}, self._store.task_usage(key), budget)
+                break
         daily = self.daily_budget()
         daily_state = None
         if daily is not None:

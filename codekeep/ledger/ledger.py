@@ -76,7 +76,10 @@ class _Batch:
         tokens: dict[UsageKey, int] = {}
         for call in self.calls:
             spent = call.input_tokens + call.output_tokens
-            for key in ((TASK, call.task_id), (DAY, call.day)):
+            keys: tuple[UsageKey, ...] = ((TASK, call.task_id), (DAY, call.day))
+            if call.task_root != call.task_id:
+                keys += ((TASK, call.task_root),)
+            for key in keys:
                 tokens[key] = tokens.get(key, 0) + spent
         return tokens
 
@@ -188,7 +191,7 @@ class Ledger:
             task = self._tasks.resolve(task_id, now)
             record = CallRecord(
                 id=f"{self._id_prefix}{next(self._ids):x}", ts=now, day=day_of(now),
-                task_id=task,
+                task_id=task, task_root=self._tasks.root_of(task),
                 session_id=session_id or self.session_id, call_type=stored_type, model=model,
                 input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
                 cached_tokens=usage.cached_tokens, reasoning_tokens=usage.reasoning_tokens,
@@ -202,7 +205,7 @@ class Ledger:
                 record.prompt_text = _redacted(prompt_text)
                 record.completion_text = _redacted(completion_text)
             self._buffer.append(record)
-            crossings = self._budgets.add(task, self._tasks.root_of(task), record.day,
+            crossings = self._budgets.add(task, record.task_root, record.day,
                                           record.total_tokens, now)
             if crossings and crossings.claims:
                 self._claims.extend(crossings.claims)  # worth a write: warnings must survive
@@ -276,10 +279,11 @@ class Ledger:
     def budget_state(self, task_id: str | None = None) -> dict[str, Any]:
         """``{task, daily}``: used, limit, ratio and hard stop of the budgets in force."""
         self.flush()
+        row = self._store.task(task_id) if task_id else None
+        root = row.parent if row and row.parent else task_id
         with self._lock:
             self._budgets.reload_budgets()
-            target = self._latest_incarnation(task_id) if task_id else None
-            return self._budgets.state(target, task_id, day_of(self._clock()))
+            return self._budgets.state(task_id, root, day_of(self._clock()))
 
     def subscribe(self, listener: BudgetListener) -> None:
         """Call ``listener`` once for every threshold of every budget crossed."""
@@ -316,10 +320,6 @@ class Ledger:
         window = Window.since(since, self._raw_kept_from())
         return self._store.tokens_for_path(normalise_path(path, self.root), window)
 
-    def _latest_incarnation(self, task_id: str) -> str:
-        incarnations = self._store.incarnations(task_id)
-        return incarnations[-1].id if incarnations else task_id
-
     # -- import -----------------------------------------------------------------------
 
     def import_calls(self, calls: Iterable[ImportedCall]) -> ImportResult:
@@ -349,7 +349,7 @@ class Ledger:
         price = self._models.lookup(call.model).price
         return CallRecord(
             id=f"{self._id_prefix}{next(self._ids):x}", ts=call.ts, day=day_of(call.ts),
-            task_id=call.task_id,
+            task_id=call.task_id, task_root=call.task_id,
             session_id=call.session_id, call_type=classify_call_type(call.call_type, 0),
             model=call.model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
             cached_tokens=usage.cached_tokens, reasoning_tokens=0, token_source="provider",

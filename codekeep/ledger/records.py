@@ -48,7 +48,8 @@ class CallRecord:
     id: str
     ts: float
     day: str                       # UTC day of ts (YYYY-MM-DD), the roll-up key
-    task_id: str
+    task_id: str                   # the task the call landed on (X, or a continuation X#2)
+    task_root: str                 # the name it continues (X); task_id when not a continuation
     session_id: str
     call_type: str
     model: str
@@ -76,7 +77,7 @@ class CallRecord:
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "ts": self.ts, "day": self.day, "taskId": self.task_id,
-            "sessionId": self.session_id,
+            "taskRoot": self.task_root, "sessionId": self.session_id,
             "callType": self.call_type, "model": self.model,
             "inputTokens": self.input_tokens, "outputTokens": self.output_tokens,
             "cachedTokens": self.cached_tokens, "reasoningTokens": self.reasoning_tokens,

@@ -212,8 +212,9 @@ class LedgerStore:
                                                        bool(row["hard_stop"])) for row in rows}
 
     def task_usage(self, task_id: str) -> int:
+        """Tokens of ``task_id`` and its continuations (a continuation has none)."""
         return self._scalar("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) "
-                            "FROM rollup_task WHERE task_id = ?", (task_id,))
+                            f"FROM rollup_task WHERE {_TASK_FILTER}", {"task": task_id})
 
     def day_usage(self, day: str) -> int:
         return self._scalar("SELECT COALESCE(SUM(input_tokens + output_tokens), 0) "

@@ -11,8 +11,8 @@ task):
   ``task-YYYYmmdd-HHMMSS-xxxx`` is opened and becomes current.
 * ``task_id="X"`` lands on the newest open incarnation of X. X unknown: task X is
   opened. X (and every continuation) closed: a continuation ``X#2`` (``#3`` …) is
-  opened with ``parent = X``. Reports for X include its continuations; a budget set for
-  X applies to each incarnation separately (each starts from zero).
+  opened with ``parent = X``. Reports for X include its continuations, and so does a
+  budget set for X (a budget set for ``X#2`` counts only ``X#2``).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ class TaskTracker:
         self._timeout = timeout_s
         self._states: dict[str, _TaskState] = {}
         self._latest: dict[str, _TaskState] = {}   # root -> newest incarnation
+        self._families: set[str] = set()           # roots whose incarnations are loaded
         self._dirty: dict[str, _TaskState] = {}
         self._current: _TaskState | None = None
 
@@ -65,7 +66,7 @@ class TaskTracker:
             raise ValueError("task id must not be empty")
         known = self._lookup(requested)
         root = known.root if known else requested
-        latest = self._latest.get(root) or self._load_latest(root)
+        latest = self._newest(root)
         if latest is None:
             state = self._open(requested, None, now)
         elif self._is_open(latest, now):
@@ -104,6 +105,7 @@ class TaskTracker:
                 del self._states[state.id]
                 if self._latest.get(state.root) is state:
                     del self._latest[state.root]
+                    self._families.discard(state.root)
 
     def take_dirty(self) -> list[TaskRow]:
         """Rows to write with the next flush (new tasks, activity, closures)."""
@@ -154,12 +156,14 @@ class TaskTracker:
                 self._remember(state)
         return state
 
-    def _load_latest(self, root: str) -> _TaskState | None:
-        rows = self._store.incarnations(root)
-        for row in rows:
-            if row.id not in self._states:
-                self._remember(_TaskState(row.id, row.parent, row.opened_ts, row.last_ts,
-                                          row.closed_ts))
+    def _newest(self, root: str) -> _TaskState | None:
+        """The newest incarnation of ``root``, loading its family from the database once."""
+        if root not in self._families:
+            for row in self._store.incarnations(root):
+                if row.id not in self._states:
+                    self._remember(_TaskState(row.id, row.parent, row.opened_ts, row.last_ts,
+                                              row.closed_ts))
+            self._families.add(root)
         return self._latest.get(root)
 
     def _continuation_id(self, root: str) -> str:

@@ -73,11 +73,40 @@ def test_task_kept_busy_by_another_writer_stays_open(
     assert call(first, "shared") == "shared"
 
 
-def test_budget_of_a_task_applies_to_each_continuation(
+def test_a_budget_on_a_task_name_covers_its_continuations(
         ledger: Ledger, clock: FakeClock) -> None:
+    thresholds: list[tuple[str, float, int]] = []
+    ledger.subscribe(lambda e: thresholds.append((e.task_id, e.threshold, e.used)))
     ledger.set_budget("job", limit=100)
-    call(ledger, "job", 90)
+    call(ledger, "job", 80)
+    clock.advance(IDLE + 1)                  # a pause does not reset the budget
+    assert call(ledger, "job", 30) == "job#2"
+    assert thresholds == [("job", 0.75, 80), ("job#2", 1.0, 110)]
+    for asked in ("job", "job#2"):
+        state = ledger.budget_state(asked)["task"]
+        assert (state["taskId"], state["used"], state["limit"]) == ("job", 110, 100)
+
+
+def test_a_budget_on_a_continuation_covers_only_it(ledger: Ledger, clock: FakeClock) -> None:
+    call(ledger, "job", 500)
     clock.advance(IDLE + 1)
+    call(ledger, "job", 1)
+    ledger.set_budget("job#2", limit=100)
     call(ledger, "job", 10)
-    state = ledger.budget_state("job")["task"]
-    assert (state["taskId"], state["used"], state["limit"]) == ("job#2", 10, 100)
+    state = ledger.budget_state("job#2")["task"]
+    assert (state["taskId"], state["used"]) == ("job#2", 11)
+
+
+def test_continuation_usage_survives_a_restart(open_ledger: LedgerFactory,
+                                               clock: FakeClock) -> None:
+    first = open_ledger()
+    first.set_budget("job", limit=1000)
+    call(first, "job", 300)
+    clock.advance(IDLE + 1)
+    call(first, "job", 300)
+    first.close()
+    second = open_ledger()
+    events: list[float] = []
+    second.subscribe(lambda e: events.append(e.threshold))
+    assert call(second, "job", 200) == "job#2"      # 800 of 1000 for the whole job
+    assert events == [0.75]
