@@ -210,7 +210,8 @@ def register(server: CodeKeepServer) -> None:
     registry = LedgerRegistry(server)
     server.on_close.append(registry.close)
     server.contributions.file_lens.append(file_lens(registry))
-    server.client_notifications.append(BUDGET_NOTIFICATION)
+    if BUDGET_NOTIFICATION not in server.client_notifications:  # the agent sends it too
+        server.client_notifications.append(BUDGET_NOTIFICATION)
 
     async def on_ledger(params: dict[str, Any], action: Callable[[Ledger], Any]) -> Any:
         registry.loop = asyncio.get_running_loop()
