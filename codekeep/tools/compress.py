@@ -54,7 +54,8 @@ def compress_search(data: Any, limit: int) -> Compressed:
             f"more files (and beyond the best lines shown) omitted; narrow the pattern or path"
         )
     if data.get("truncated"):
-        notes.append("… search stopped at the match limit; results are incomplete")
+        reason = data.get("stopped") or "the search stopped early"
+        notes.append(f"… {reason}; results are incomplete")
     return _with_notes(lines, notes, limit)
 
 

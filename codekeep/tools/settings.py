@@ -74,6 +74,7 @@ class ToolSettings:
     read_cap: int = 10_000  # characters (with line numbers) one read_file may return
     search_max_matches: int = 2_000
     search_max_file_bytes: int = 1_000_000
+    search_timeout: float = 10.0  # seconds a model-written regex may run in total
     result_chars: int = 12_000  # compression target for what enters the context
     forge_ttl_seconds: float = 30 * 60
     forge_generate: bool = False

@@ -156,3 +156,22 @@ async def test_default_reads_are_never_cut_again_by_compression(call: Any, works
     shown_lines = [ln for ln in result.content.splitlines() if ln[:5].strip().isdigit()]
     assert len(shown_lines) == result.data["end_line"]  # every line read is in the context
     assert "more characters" not in result.content
+
+
+async def test_catastrophic_patterns_are_stopped(workspace: Path, kit: ToolKit) -> None:
+    (workspace / "trap.txt").write_text("a" * 40 + "!\n")
+    ctx = ToolContext.create(workspace, "t", "chat", settings=ToolSettings(search_timeout=0.3))
+    result = await kit.pipeline.execute(
+        "search_code", {"pattern": "(a|aa)+$", "path": "trap.txt"}, ctx
+    )
+    assert result.ok and result.data["truncated"]
+    assert "simplify it" in result.content and "results are incomplete" in result.content
+
+
+async def test_multiple_matches_on_one_line_count_once(call: Any, workspace: Path) -> None:
+    (workspace / "dup.txt").write_text("x x x\ny\nx\n")
+    result = await call("search_code", {"pattern": "x", "path": "dup.txt"})
+    assert result.data["files"][0]["count"] == 2
+    assert [m["line"] for m in result.data["files"][0]["matches"]] == [1, 3]
+    anchored = await call("search_code", {"pattern": "^y$", "path": "dup.txt"})
+    assert [m["line"] for m in anchored.data["files"][0]["matches"]] == [2]

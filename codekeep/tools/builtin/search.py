@@ -1,12 +1,20 @@
-"""search_code: a regular expression over the workspace's files, grouped per file."""
+"""search_code: a regular expression over the workspace's files, grouped per file.
+
+Patterns come from a model, so they run under the ``regex`` engine with a time limit:
+a catastrophic pattern such as ``(a|aa)+$`` ends the search with a clear note instead
+of pinning a CPU for ever.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import fnmatch
 import os
-import re
+import time
 from typing import Annotated, Any
+
+import regex
 
 from codekeep.tools.builtin.walking import is_binary, workspace_files
 from codekeep.tools.context import ToolContext
@@ -14,13 +22,14 @@ from codekeep.tools.result import ToolError, ToolOutput
 from codekeep.tools.spec import Param, tool
 
 MAX_LINE_CHARS = 300
+MATCHES_KEPT_PER_FILE = 50
 
 
 @tool(category="files", read_only=True, compression="search")
 async def search_code(
     ctx: ToolContext,
     pattern: Annotated[
-        str, Param("Regular expression (Python syntax) or, with regex=false, plain text.")
+        str, Param("Regular expression (Python syntax); plain text with literal=true.")
     ],
     path: Annotated[
         str, Param("Directory or file to search, relative to the workspace root.", path="read")
@@ -35,11 +44,10 @@ async def search_code(
 ) -> ToolOutput:
     """Search file contents in the workspace (ignored files skipped). Results are grouped
     per file with match counts and the most telling lines."""
+    flags = regex.MULTILINE | (0 if case_sensitive else regex.IGNORECASE)
     try:
-        compiled = re.compile(
-            re.escape(pattern) if literal else pattern, 0 if case_sensitive else re.IGNORECASE
-        )
-    except re.error as exc:
+        compiled = regex.compile(regex.escape(pattern) if literal else pattern, flags)
+    except regex.error as exc:
         raise ToolError(
             f"invalid regular expression {pattern!r}: {exc}; "
             "escape special characters or pass literal=true",
@@ -51,9 +59,10 @@ async def search_code(
 
 
 def _search(
-    ctx: ToolContext, compiled: re.Pattern[str], path: str, glob: str | None
+    ctx: ToolContext, compiled: regex.Pattern[str], path: str, glob: str | None
 ) -> dict[str, Any]:
     settings = ctx.settings
+    deadline = time.monotonic() + settings.search_timeout
     real = ctx.guard.check(path, "read")
     candidates = (
         [(path, real.stat().st_size)] if real.is_file() else workspace_files(ctx.root, path)
@@ -61,7 +70,7 @@ def _search(
     files: list[dict[str, Any]] = []
     total = 0
     searched = 0
-    truncated = False
+    stopped: str | None = None
     for rel, size in candidates:
         if glob and not (
             fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(os.path.basename(rel), glob)
@@ -77,22 +86,45 @@ def _search(
         except OSError:
             continue
         searched += 1
-        matches: list[dict[str, Any]] = []
-        count = 0
-        for number, line in enumerate(text.splitlines(), start=1):
-            if compiled.search(line):
-                count += 1
-                if len(matches) < 50:
-                    matches.append({"line": number, "text": line[:MAX_LINE_CHARS]})
+        try:
+            count, matches = _matching_lines(compiled, text, deadline)
+        except TimeoutError:
+            stopped = (
+                f"the pattern took longer than {settings.search_timeout:g}s; "
+                "simplify it (avoid nested repetition like (a+)+)"
+            )
+            break
         if count:
             files.append({"path": rel, "count": count, "matches": matches})
             total += count
             if total >= settings.search_max_matches:
-                truncated = True
+                stopped = f"stopped at {settings.search_max_matches} matches"
                 break
     return {
         "files": files,
         "total_matches": total,
         "files_searched": searched,
-        "truncated": truncated,
+        "truncated": stopped is not None,
+        "stopped": stopped,
     }
+
+
+def _matching_lines(
+    compiled: regex.Pattern[str], text: str, deadline: float
+) -> tuple[int, list[dict[str, Any]]]:
+    """Lines with at least one match (1-based), counted; the first few kept with their text."""
+    line_starts = [0]
+    line_starts += [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    seen: set[int] = set()
+    kept: list[dict[str, Any]] = []
+    remaining = max(deadline - time.monotonic(), 0.001)
+    for match in compiled.finditer(text, timeout=remaining):
+        index = bisect.bisect_right(line_starts, match.start()) - 1
+        if index in seen:
+            continue
+        seen.add(index)
+        if len(kept) < MATCHES_KEPT_PER_FILE:
+            end = text.find("\n", line_starts[index])
+            line = text[line_starts[index] : end if end != -1 else len(text)]
+            kept.append({"line": index + 1, "text": line[:MAX_LINE_CHARS]})
+    return len(seen), kept
