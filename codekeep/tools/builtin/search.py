@@ -8,7 +8,6 @@ of pinning a CPU for ever.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import fnmatch
 import os
 import time
@@ -113,18 +112,26 @@ def _matching_lines(
     compiled: regex.Pattern[str], text: str, deadline: float
 ) -> tuple[int, list[dict[str, Any]]]:
     """Lines with at least one match (1-based), counted; the first few kept with their text."""
-    line_starts = [0]
-    line_starts += [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-    seen: set[int] = set()
+    count = 0
     kept: list[dict[str, Any]] = []
+    line = 0  # 0-based line of ``position``
+    position = 0
+    last_line = -1
     remaining = max(deadline - time.monotonic(), 0.001)
     for match in compiled.finditer(text, timeout=remaining):
-        index = bisect.bisect_right(line_starts, match.start()) - 1
-        if index in seen:
+        line += text.count("\n", position, match.start())  # matches come in text order
+        position = match.start()
+        if line == last_line:
             continue
-        seen.add(index)
+        last_line = line
+        count += 1
         if len(kept) < MATCHES_KEPT_PER_FILE:
-            end = text.find("\n", line_starts[index])
-            line = text[line_starts[index] : end if end != -1 else len(text)]
-            kept.append({"line": index + 1, "text": line[:MAX_LINE_CHARS]})
-    return len(seen), kept
+            start = text.rfind("\n", 0, position) + 1
+            end = text.find("\n", position)
+            kept.append(
+                {
+                    "line": line + 1,
+                    "text": text[start : end if end != -1 else None][:MAX_LINE_CHARS],
+                }
+            )
+    return count, kept
