@@ -184,6 +184,8 @@ class Ledger:
         if retry < 0 or latency_ms < 0:
             raise ValueError("retry and latency_ms must not be negative")
         price = info.price
+        file_tokens = split_tokens(usage.input_tokens, file_chars)
+        cost = price.cost(usage.input_tokens, usage.output_tokens, usage.cached_tokens)
         with self._lock:
             if self._closed:
                 raise RuntimeError("the ledger is closed")
@@ -195,10 +197,9 @@ class Ledger:
                 session_id=session_id or self.session_id, call_type=stored_type, model=model,
                 input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
                 cached_tokens=usage.cached_tokens, reasoning_tokens=usage.reasoning_tokens,
-                token_source=usage.source, files=file_chars,
-                file_tokens=split_tokens(usage.input_tokens, file_chars),
-                cost_usd=price.cost(usage.input_tokens, usage.output_tokens, usage.cached_tokens),
-                price_input=price.input, price_output=price.output, price_cached=price.cached,
+                token_source=usage.source, files=file_chars, file_tokens=file_tokens,
+                cost_usd=cost, price_input=price.input, price_output=price.output,
+                price_cached=price.cached,
                 latency_ms=float(latency_ms), retry=int(retry), stream=bool(stream),
             )
             if self.settings.store_content:
