@@ -23,41 +23,15 @@ FORGE_GENERATE_ENV = "CODEKEEP_FORGE_GENERATE"
 
 # Programs (or program + leading arguments) the agent may run by default: read-only
 # inspection, version control queries and the usual test/lint runners.
+# fmt: off
 DEFAULT_COMMAND_ALLOW: tuple[str, ...] = (
-    "ls",
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "grep",
-    "rg",
-    "find",
-    "echo",
-    "pwd",
-    "sort",
-    "uniq",
-    "diff",
-    "stat",
-    "file",
-    "tree",
-    "true",
-    "false",
-    "which",
-    "git status",
-    "git log",
-    "git diff",
-    "git show",
-    "git blame",
-    "git grep",
-    "git ls-files",
-    "git rev-parse",
-    "git branch",
-    "pytest",
-    "python -m pytest",
-    "python3 -m pytest",
-    "ruff",
-    "mypy",
+    "ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "echo", "pwd", "sort", "uniq",
+    "diff", "stat", "file", "tree", "true", "false", "which",
+    "git status", "git log", "git diff", "git show", "git blame", "git grep", "git ls-files",
+    "git rev-parse", "git branch --list", "git branch --show-current",
+    "pytest", "python -m pytest", "python3 -m pytest", "ruff", "mypy",
 )
+# fmt: on
 
 
 class SettingsError(ValueError):
@@ -76,7 +50,7 @@ class ToolSettings:
     search_max_file_bytes: int = 1_000_000
     search_timeout: float = 10.0  # seconds a model-written regex may run in total
     result_chars: int = 12_000  # compression target for what enters the context
-    forge_ttl_seconds: float = 30 * 60
+    forge_ttl_seconds: float = 30 * 60.0
     forge_generate: bool = False
     sandbox_timeout: float = 10.0
 
