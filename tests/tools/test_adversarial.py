@@ -105,6 +105,8 @@ COMMANDS = [
     "find . -fprint .git/config",
     "git -c core.pager=id log",
     "git diff --output=.git/config",
+    "git branch -D main",
+    "git checkout -- .",
 ]
 
 
