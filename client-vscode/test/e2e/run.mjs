@@ -109,35 +109,41 @@ async function runSteps(bench, page) {
     await bench.runCommand('CodeKeep: Set Task Budget');
     await bench.answer('1000', { title: 'CodeKeep: Set Task Budget' });
     await bench.waitForStatus('0 / 1k tokens');
-    await recordUsage(bench, 300);
-    const item = await bench.waitForStatus('300 / 1k tokens');
-    expect(!(await hasKind(item, 'warning')), 'the budget item is already in the warning state at 30 %');
+    await recordUsage(bench, 'plan', 300, 0);
+    await bench.waitForStatus('300 / 1k tokens');
+    await recordUsage(bench, 'generate_code', 120, 80);
+    const item = await bench.waitForStatus('500 / 1k tokens');
+    expect(!(await hasKind(item, 'warning')), 'the budget item is already in the warning state at 50 %');
   });
 
   await step('Ledger Report shows the table by call type', async () => {
     await bench.runCommand('CodeKeep: Ledger Report');
     const frame = await bench.webviewFrame('#by-type');
     const table = await frame.locator('#by-type').innerText();
-    expect(/plan\s+1\s+300\s+0/.test(table), `the table does not list the recorded plan call:\n${table}`);
-    expect((await frame.locator('#chart rect.bar.input').count()) === 1, 'the bar chart has no bar for the call');
+    expect(/plan\s+1\s+300\s+0\s/.test(table), `the table does not list the recorded plan call:\n${table}`);
+    expect(/generate_code\s+1\s+120\s+80\s/.test(table), `the table does not list the generate_code call:\n${table}`);
+    expect(/Total\s+2\s+420\s+80\s/.test(table), `the totals are wrong:\n${table}`);
+    expect((await frame.locator('#chart rect.bar.input').count()) === 2, 'the bar chart does not have one bar per call type');
     await shot(page, '04-ledger-report');
   });
 
   await step('crossing 75 % of the budget turns the status bar to warning and notifies', async () => {
-    await recordUsage(bench, 500);
+    await recordUsage(bench, 'read_code', 300, 0);
     const item = await bench.waitForStatus('800 / 1k tokens');
     await waitUntil(() => hasKind(item, 'warning'), SHORT, 'the budget item never turned to the warning colour');
     await bench.waitForNotification('80 % of its token budget');
     await shot(page, '05-budget-warning');
+    const { height } = page.viewportSize();
+    await page.screenshot({ path: path.join(artifacts, 'budget-warning-detail.png'), clip: { x: 0, y: height - 260, width: 1400, height: 260 } });
   });
 }
 
-async function recordUsage(bench, tokens) {
+async function recordUsage(bench, callType, input, output) {
   await bench.runCommand('CodeKeep: Record Model Usage');
-  await bench.acceptPick('plan', { title: 'call type' });
+  await bench.acceptPick(callType, { title: 'call type' });
   await bench.answer('gpt-4o-mini', { title: 'model' });
-  await bench.answer(String(tokens), { title: 'input tokens' });
-  await bench.answer('0', { title: 'output tokens' });
+  await bench.answer(String(input), { title: 'input tokens' });
+  await bench.answer(String(output), { title: 'output tokens' });
 }
 
 /** VS Code marks status bar entries with a warning/error background by a `*-kind` class. */
