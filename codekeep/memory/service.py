@@ -10,7 +10,6 @@ server are thin doors onto this class.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from codekeep.common.workspace import state_dir, user_data_dir
-from codekeep.memory import codelinks, coordinator, layers, lifecycle, notes, safety
+from codekeep.memory import codelinks, coordinator, layers, lifecycle
 from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.embeddings import EmbeddingClient, store_vectors
 from codekeep.memory.evidence import EvidenceVerifier
@@ -33,6 +32,7 @@ from codekeep.memory.model import (
     RecalledMemory,
     WriteResult,
 )
+from codekeep.memory.notes_sync import NOTES_FILE, NotesSync
 from codekeep.memory.retrieval import RecallQuery, Retriever
 from codekeep.memory.scope import DefaultScopePolicy, ScopePolicy, ScopeRequest
 from codekeep.memory.settings import EmbeddingSettings, MemorySettings
@@ -40,7 +40,6 @@ from codekeep.memory.store import MemoryStore
 from codekeep.memory.working import WorkingMemory
 from codekeep.memory.write import WritePath, WriteRequest, insert_verbatim
 
-NOTES_FILE = "MEMORY.md"
 PURGEABLE_STATUSES = ("disabled", "superseded", "archived")
 
 
@@ -108,6 +107,14 @@ class MemoryService:
         )
         self._retriever = Retriever((project, user), settings, self.embedder)
         self._working: dict[str, WorkingMemory] = {}
+        self._notes = NotesSync(
+            state_dir(root) / NOTES_FILE,
+            project,
+            self._write,
+            catalog,
+            settings.clock,
+            self._effective_preferences,
+        )
 
     @classmethod
     def open(
@@ -469,168 +476,12 @@ class MemoryService:
         return state_dir(self.root) / NOTES_FILE
 
     def sync_notes(self) -> dict[str, Any]:
-        """Re-read MEMORY.md into memory and report what changed and which lines were unusable.
-
-        A deleted file counts as an empty one once it has been synced before: its
-        preferences and notes stop being in force.
-        """
-        path = self.notes_path
-        text = self._notes_text()
-        if text is None:
-            if self._synced_notes_digest() is None:
-                return {
-                    "path": str(path),
-                    "exists": False,
-                    "preferences": {},
-                    "added": [],
-                    "removed": [],
-                    "notes": 0,
-                    "invalid": [],
-                }
-            text = ""
-        parsed = notes.parse(text)
-        report: dict[str, Any] = {
-            "path": str(path),
-            "exists": path.exists(),
-            "added": [],
-            "removed": [],
-            "invalid": parsed.invalid,
-        }
-        now = self.settings.clock()
-        store = self.project
-        with store.transaction():
-            self._sync_preferences(parsed, report, now)
-            self._sync_note_items(parsed, report, now)
-            store.conn.execute(
-                "INSERT OR REPLACE INTO notes_sync(path, sha256, text, synced_at) VALUES (?, "
-                "?, ?, ?)",
-                (NOTES_FILE, _digest(text), text, now),
-            )
-        report["invalid"] = sorted(report["invalid"], key=lambda item: item["line"])
-        report["preferences"] = self._effective_preferences()
-        return report
+        """Re-read MEMORY.md; report what changed and every line that could not be used."""
+        return self._notes.sync()
 
     def refresh_notes(self) -> dict[str, Any] | None:
-        """Sync MEMORY.md if it changed since the last sync (one small read and a hash).
-
-        Called on every read of preferences and every recall, so an edit saved in any
-        editor is in force for the very next use, whichever door (CLI, server, agent)
-        it comes through.
-        """
-        text = self._notes_text()
-        synced = self._synced_notes_digest()
-        if (text is None and synced is None) or (text is not None and _digest(text) == synced):
-            return None
-        if text is None and synced == _digest(""):
-            return None
-        return self.sync_notes()
-
-    def _notes_text(self) -> str | None:
-        try:
-            return self.notes_path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            return None
-        except OSError:
-            return None  # unreadable right now (permissions, a directory): keep what we have
-
-    def _synced_notes_digest(self) -> str | None:
-        row = self.project.conn.execute(
-            "SELECT sha256 FROM notes_sync WHERE path = ?", (NOTES_FILE,)
-        ).fetchone()
-        return None if row is None else str(row[0])
-
-    def _markdown_rows(self, kind: str) -> builtins.list[Memory]:
-        store = self.project
-        return store.load_many(
-            store.ids_where(
-                "status = 'active' AND source = 'user_markdown' AND kind = ? AND scope = 'project'",
-                (kind,),
-            )
-        )
-
-    def _sync_preferences(
-        self, parsed: notes.ParsedNotes, report: dict[str, Any], now: float
-    ) -> None:
-        wanted: dict[str, tuple[int, str]] = {}
-        for line, key, value in parsed.preferences:
-            problem = self.catalog.validate(key, value)
-            if problem:
-                parsed.reject(line, f"{key}: {value}", problem)
-                continue
-            if key in wanted:
-                parsed.reject(
-                    wanted[key][0], f"{key}: {wanted[key][1]}", f"overridden by line {line}"
-                )
-            wanted[key] = (line, value)
-        current = {m.key: m for m in self._markdown_rows("preference") if m.key}
-        for key, (line, value) in wanted.items():
-            existing = current.get(key)
-            if existing and existing.value == value:
-                continue
-            result = self._write.remember(
-                "project",
-                WriteRequest(
-                    f"{key}: {value}",
-                    "preference",
-                    key,
-                    value,
-                    importance=8,
-                    source="user_markdown",
-                ),
-            )
-            if result.rejected:
-                parsed.reject(line, f"{key}: {value}", result.reason or "rejected")
-            else:
-                report["added"].append(
-                    {
-                        "id": result.id,
-                        "action": result.action,
-                        "line": line,
-                        "key": key,
-                        "value": value,
-                    }
-                )
-        for stale_key, existing in current.items():
-            if stale_key not in wanted:
-                self.project.update(existing.id, status="disabled")
-                self.project.log(existing.id, now, "FORGET", {"reason": "removed from MEMORY.md"})
-                report["removed"].append({"id": existing.id, "key": stale_key})
-
-    def _sync_note_items(
-        self, parsed: notes.ParsedNotes, report: dict[str, Any], now: float
-    ) -> None:
-        current = {m.content: m for m in self._markdown_rows("note")}
-        kept: set[str] = set()
-        for note in parsed.notes:
-            stored_form = safety.redact(note.text)[0].strip()
-            kept.add(stored_form)
-            if stored_form in current:
-                continue
-            result = insert_verbatim(
-                self._write,
-                "project",
-                WriteRequest(note.text, "note", importance=6, source="user_markdown"),
-            )
-            if result.rejected:
-                parsed.reject(note.line, note.text.splitlines()[0], result.reason or "rejected")
-                continue
-            if result.redactions:
-                parsed.reject(
-                    note.line,
-                    note.text.splitlines()[0],
-                    f"contains a {result.redactions[0]}: stored redacted; remove it from "
-                    "MEMORY.md, "
-                    "which is meant to be committed",
-                )
-            report["added"].append(
-                {"id": result.id, "action": result.action, "line": note.line, "kind": "note"}
-            )
-        for content, existing in current.items():
-            if content not in kept:
-                self.project.update(existing.id, status="disabled")
-                self.project.log(existing.id, now, "FORGET", {"reason": "removed from MEMORY.md"})
-                report["removed"].append({"id": existing.id, "kind": "note"})
-        report["notes"] = len(parsed.notes)
+        """Sync MEMORY.md only if it changed since the last sync (called on every read)."""
+        return self._notes.refresh()
 
     # ---- working memory and prompt context ----------------------------------------------
 
@@ -741,7 +592,3 @@ def render_memory_line(memory: Memory) -> str:
         notes_.append("linked code no longer exists")
     text = " | ".join(line.strip() for line in memory.content.splitlines() if line.strip())
     return f"- {text} [{'; '.join(notes_)}]"
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
