@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codekeep.memory.model import LONG_TERM_KINDS
+from codekeep.memory.model import LONG_TERM_KINDS, OBSERVING_SOURCES
 from codekeep.memory.settings import DAY, MemorySettings
 from codekeep.memory.store import MemoryStore
 
@@ -37,6 +37,7 @@ class MaintenanceReport:
 
 
 def _kinds(kinds: tuple[str, ...]) -> str:
+    """An SQL list literal of known constant names (never user input)."""
     return ",".join(f"'{k}'" for k in kinds)
 
 
@@ -74,7 +75,7 @@ def maintain(store: MemoryStore, settings: MemorySettings, now: float) -> Mainte
             now,
             "DEMOTE",
             "status = 'active' AND kind IN ('fact','insight') "
-            "AND source IN ('summary','automatic','automatic_rule','automatic_llm') "
+            f"AND source IN ({_kinds(OBSERVING_SOURCES)}) "
             f"AND {_LAST_USED} < ?",
             (now - settings.demote_after_days * DAY,),
             "status = 'observed', support_count = 1",

@@ -21,7 +21,8 @@ RECALLABLE_STATUSES = ("active", "confirmed_resolved")
 # Sources that mean "the user said so" (they beat inferred ones).
 USER_SOURCES = ("user", "user_markdown", "explicit_command")
 
-ACTIONS = ("ADD", "REINFORCE", "SUPERSEDE", "UPDATE", "MERGE", "SKIP", "REJECT")
+# Sources whose facts are *observations* until they recur (implicit extraction, seed 004 §3.3).
+OBSERVING_SOURCES = ("summary", "automatic", "automatic_rule", "automatic_llm")
 
 
 @dataclass(slots=True)

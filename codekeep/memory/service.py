@@ -526,7 +526,9 @@ class MemoryService:
         return [render_memory_line(m) for m in self.project.load_many(ids)]
 
     def _conversation_lines(self, task_id: str) -> builtins.list[str]:
-        ids = self.project.ids_where("kind = 'summary' AND task_id = ?", (task_id,), limit=5)
+        ids = self.project.ids_where(
+            "kind = 'summary' AND status = 'active' AND task_id = ?", (task_id,), limit=5
+        )
         lines = [render_memory_line(m) for m in self.project.load_many(ids)]
         lines += [
             f"- [{e.event_type}] {e.summary}" for e in reversed(self.events.unsummarised(task_id))

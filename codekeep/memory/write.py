@@ -18,14 +18,12 @@ from codekeep.memory import safety
 from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.consolidate import Candidate, Decision, Existing, decide, merge_contents
 from codekeep.memory.evidence import EvidenceVerifier, evidence_items
-from codekeep.memory.model import KINDS, Memory, MemoryInputError, WriteResult
+from codekeep.memory.model import KINDS, OBSERVING_SOURCES, Memory, MemoryInputError, WriteResult
 from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryStore
 from codekeep.memory.text import analyse, canonical_content, fingerprint
 
 LIVE_STATUSES = ("active", "observed", "confirmed_resolved")
-# Sources whose facts are *observations* until they recur (implicit extraction).
-OBSERVING_SOURCES = ("summary", "automatic", "automatic_rule", "automatic_llm")
 MAX_CONTENT_CHARS = 8_000
 _KEY_VALUE = re.compile(r"([a-z][a-z0-9_]*)\s*[:=]\s*(.+)")
 _TEMPORARY = ("this time", "for now", "just this once", "today only", "这次", "暂时")
