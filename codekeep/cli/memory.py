@@ -8,11 +8,13 @@ one-line reason on stderr (the JSON form carries the same reason).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from codekeep.cli.options import common_options, emit_json, fail, root_of
@@ -143,7 +145,9 @@ def _history(args: argparse.Namespace) -> int:
         else:
             print(_memory_line(memory))
             for entry in history:
-                print(f"  {entry['at']:.0f}  {entry['action']:<18} {entry['detail'] or ''}")
+                when = datetime.fromtimestamp(entry["at"], UTC).strftime("%Y-%m-%d %H:%M:%S")
+                detail = json.dumps(entry["detail"], ensure_ascii=False) if entry["detail"] else ""
+                print(f"  {when}  {entry['action']:<18} {detail}")
         return 0
 
     return _run(args, body)
