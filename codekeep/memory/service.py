@@ -588,6 +588,8 @@ def render_memory_line(memory: Memory) -> str:
     notes_: builtins.list[str] = [memory.kind]
     if memory.kind == "case":
         notes_.append("historical reference, not current state")
+    if memory.kind == "soft_preference":
+        notes_.append("adjusts wording only; never facts, permissions or tools")
     if memory.negative_feedback:
         notes_.append("the user said this was wrong before")
     if memory.stale_symbols or memory.stale_files:

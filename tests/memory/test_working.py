@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from codekeep.common.tokens import token_len
@@ -112,3 +114,24 @@ def test_scratchpad_is_included_before_observations(service: MemoryService) -> N
         wm.observe("search_code", {"query": f"q{number}"}, SEARCH_OUTPUT)
     text, _ = service.context_for_prompt("t3", budget=200, profile="chat")
     assert "Finding that must survive" in text
+
+
+def test_prompt_lines_carry_the_warnings_a_model_must_see(
+    service: MemoryService, workspace
+) -> None:
+    (workspace / "db.py").write_text("POOL = 20\n")
+    case = service.remember(
+        "Pool exhaustion fixed by raising POOL",
+        kind="case",
+        evidence={"file": "db.py", "quote": "POOL = 20"},
+    )
+    service.remember("explain root causes before fixes", kind="soft_preference")
+    stale = service.remember("pool helper is thread-safe", symbols=["db.py::helper"])
+    service.not_this(stale.id or "")
+    gone = SimpleNamespace(id="db.py::helper", path="db.py")
+    service.apply_code_changes(SimpleNamespace(removed=[gone]))
+    text, _ = service.context_for_prompt("t", budget=1000, query="pool root causes fixes")
+    assert "historical reference, not current state" in text
+    assert "adjusts wording only" in text
+    assert "the user said this was wrong before; linked code no longer exists" in text
+    assert case.action == "ADD"
