@@ -1,7 +1,7 @@
 """Memory benchmark: remember and recall latency at 10k memories.
 
 Prints ONE JSON object. Two populations of 10k memories (facts linked to files and
-symbols) are loaded through the store:
+symbols, Zipf-distributed words) are loaded through the store:
 
 * ``steady_state`` — what a long-used project holds: capacity keeps ≤ 500 active
   long-term memories per scope, so 500 active facts + 200 active summaries, and the
@@ -45,10 +45,14 @@ image volume network proxy dns tls certificate logging metric trace alert dashbo
 cron scheduler job batch export
 """
 WORDS = _VOCABULARY.split()
+# Project text is Zipfian: a few words everywhere, most words rare. The 80 domain words
+# above plus 3,000 identifier-like words, drawn with weight 1/rank.
+LEXICON = WORDS + [f"{WORDS[i % len(WORDS)]}{j}" for j in range(1, 39) for i in range(80)][:3000]
+WEIGHTS = [1 / rank for rank in range(1, len(LEXICON) + 1)]
 
 
 def sentence(rng: random.Random, length: int = 12) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(length)) + f" v{rng.randrange(10**6)}"
+    return " ".join(rng.choices(LEXICON, WEIGHTS, k=length)) + f" v{rng.randrange(10**6)}"
 
 
 def status_plan(count: int, all_active: bool) -> list[tuple[str, str]]:
@@ -123,7 +127,7 @@ def measure(count: int, samples: int, all_active: bool) -> dict[str, object]:
         remember = timed(
             lambda text: service.remember(text, files=["src/pkg1/mod1.py"]), new_contents
         )
-        queries = [" ".join(rng.sample(WORDS, 3)) for _ in range(samples)]
+        queries = [" ".join(rng.choices(LEXICON, WEIGHTS, k=3)) for _ in range(samples)]
         recall = timed(lambda query: service.recall(query, limit=10), queries)
         paths = [f"src/pkg{rng.randrange(120)}/mod{rng.randrange(700)}.py" for _ in range(100)]
         recall_file = timed(lambda path: service.recall("", limit=10, files=[path]), paths)
