@@ -129,6 +129,10 @@ def _paths(handle: WorkspaceHandle, values: Sequence[str]) -> list[str]:
     return paths
 
 
+def _default(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
 def _kinds(params: dict[str, Any]) -> list[str] | None:
     kinds = p.optional_str_list(params, "kinds")
     unknown = [k for k in kinds if k not in KINDS]
@@ -145,7 +149,7 @@ def _remember(memory: MemoryService, handle: WorkspaceHandle, params: dict[str, 
         p.required_str(params, "content"),
         kind=p.optional_str(params, "kind") or "fact",
         key=p.optional_str(params, "key"),
-        importance=p.optional_int(params, "importance", minimum=1, maximum=10) or 5,
+        importance=_default(p.optional_int(params, "importance", minimum=1, maximum=10), 5),
         scope=p.optional_str(params, "scope") or "project",
         files=_paths(handle, p.optional_str_list(params, "files")),
         symbols=p.optional_str_list(params, "symbols"),
@@ -162,7 +166,7 @@ def _recall(memory: MemoryService, handle: WorkspaceHandle, params: dict[str, An
     uri = p.optional_str(params, "uri")
     found = memory.recall(
         query or "",
-        limit=p.optional_int(params, "limit", minimum=0, maximum=200) or 10,
+        limit=_default(p.optional_int(params, "limit", minimum=0, maximum=200), 10),
         kinds=_kinds(params),
         files=_paths(handle, [uri]) if uri else (),
     )
