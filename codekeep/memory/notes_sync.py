@@ -18,7 +18,7 @@ from codekeep.memory import notes, safety
 from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.model import Memory
 from codekeep.memory.store import MemoryStore
-from codekeep.memory.write import WritePath, WriteRequest, insert_verbatim
+from codekeep.memory.write import WritePath, WriteRequest
 
 NOTES_FILE = "MEMORY.md"
 
@@ -178,8 +178,7 @@ class NotesSync:
             kept.add(stored_form)
             if stored_form in current:
                 continue
-            result = insert_verbatim(
-                self.write,
+            result = self.write.insert_verbatim(
                 "project",
                 WriteRequest(note.text, "note", importance=6, source="user_markdown"),
             )

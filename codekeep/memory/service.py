@@ -38,7 +38,7 @@ from codekeep.memory.scope import DefaultScopePolicy, ScopePolicy, ScopeRequest
 from codekeep.memory.settings import EmbeddingSettings, MemorySettings
 from codekeep.memory.store import MemoryStore
 from codekeep.memory.working import WorkingMemory
-from codekeep.memory.write import WritePath, WriteRequest, insert_verbatim
+from codekeep.memory.write import WritePath, WriteRequest
 
 PURGEABLE_STATUSES = ("disabled", "superseded", "archived")
 
@@ -413,8 +413,7 @@ class MemoryService:
             if narrative:
                 content = f"{structured}\nNarrative: {narrative}"
         files = sorted({path for event in backlog for path in event.files})
-        result = insert_verbatim(
-            self._write,
+        result = self._write.insert_verbatim(
             "project",
             WriteRequest(
                 content, "summary", importance=3, files=files, source="summary", task_id=task_id

@@ -330,6 +330,36 @@ class WritePath:
         store.log(memory.id, now, "PROMOTE", {"evidence": checked})
         return f"recurred {self.settings.promotion_count} times; promoted to knowledge"
 
+    def insert_verbatim(self, scope: str, req: WriteRequest) -> WriteResult:
+        """Store text exactly as given (notes, summaries): safety filter only, no consolidation."""
+        self._validate(req)
+        verdict = safety.check(req.content, kind=req.kind, source=req.source)
+        if verdict.rejected:
+            return WriteResult("REJECT", None, verdict.rejected)
+        store = self._stores(scope)
+        now = self.settings.clock()
+        memory_id = new_id(scope)
+        content = verdict.text.strip()
+        with store.transaction():
+            store.insert(
+                _row(
+                    memory_id,
+                    scope,
+                    "active",
+                    replace(req, content=content),
+                    fingerprint(req.kind, None, None, content),
+                    now,
+                ),
+                req.files,
+                req.symbols,
+            )
+            store.log(
+                memory_id, now, "ADD", {"content": content, "source": req.source, "verbatim": True}
+            )
+        self._after_write(store, scope, memory_id)
+        reason = f"redacted: {', '.join(verdict.redactions)}" if verdict.redactions else None
+        return WriteResult("ADD", memory_id, reason, tuple(verdict.redactions))
+
 
 def _row(
     memory_id: str, scope: str, status: str, req: WriteRequest, fp: str, now: float
@@ -382,34 +412,3 @@ def _case_fingerprint(evidence: dict[str, Any] | None) -> str:
         )
     )
     return hashlib.sha256(("case\x00" + basis).encode("utf-8")).hexdigest()[:32]
-
-
-def insert_verbatim(path: WritePath, scope: str, req: WriteRequest) -> WriteResult:
-    """Store text exactly as given (notes, summaries): safety filter only, no consolidation."""
-    path._validate(req)
-    verdict = safety.check(req.content, kind=req.kind, source=req.source)
-    if verdict.rejected:
-        return WriteResult("REJECT", None, verdict.rejected)
-    store = path._stores(scope)
-    now = path.settings.clock()
-    memory_id = new_id(scope)
-    content = verdict.text.strip()
-    with store.transaction():
-        store.insert(
-            _row(
-                memory_id,
-                scope,
-                "active",
-                replace(req, content=content),
-                fingerprint(req.kind, None, None, content),
-                now,
-            ),
-            req.files,
-            req.symbols,
-        )
-        store.log(
-            memory_id, now, "ADD", {"content": content, "source": req.source, "verbatim": True}
-        )
-    path._after_write(store, scope, memory_id)
-    reason = f"redacted: {', '.join(verdict.redactions)}" if verdict.redactions else None
-    return WriteResult("ADD", memory_id, reason, tuple(verdict.redactions))
