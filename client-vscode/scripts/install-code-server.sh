@@ -18,7 +18,8 @@ log() { echo "[install-code-server] $*" >&2; }
 APT_PACKAGES=(build-essential pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep chromium)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  # "install ok installed" only: a removed package keeps a dpkg entry (config-files).
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"
