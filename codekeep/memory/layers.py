@@ -128,12 +128,14 @@ class EventLog:
     def unsummarised(self, task_id: str) -> list[Event]:
         return self.events(task_id, self.summarised_up_to(task_id))
 
+    def over_threshold(self, events: Sequence[Event]) -> bool:
+        return sum(e.tokens for e in events) > self.settings.summary_threshold_tokens
+
     def should_summarise(self, events: Sequence[Event], summary_text: str) -> bool:
-        event_tokens = sum(e.tokens for e in events)
-        return (
-            event_tokens > self.settings.summary_threshold_tokens
-            and event_tokens >= self.settings.summary_min_ratio * token_len(summary_text)
-        )
+        """Over the threshold *and* at least 3× the size of the summary replacing them."""
+        return self.over_threshold(events) and sum(
+            e.tokens for e in events
+        ) >= self.settings.summary_min_ratio * token_len(summary_text)
 
     def cover(
         self, summary_id: str, task_id: str, events: Sequence[Event], summary_tokens: int

@@ -402,7 +402,7 @@ class MemoryService:
     def summarise(self, task_id: str, *, force: bool = False) -> str | None:
         """Write a summary of the unsummarised events if the 8,000-token / 3× rule allows it."""
         backlog = self.events.unsummarised(task_id)
-        if not backlog:
+        if not backlog or (not force and not self.events.over_threshold(backlog)):
             return None
         structured = layers.structured_summary(task_id, backlog)
         if not force and not self.events.should_summarise(backlog, structured):
