@@ -55,6 +55,7 @@ def _remember(args: argparse.Namespace) -> int:
             scope=args.scope,
             files=args.file,
             symbols=args.symbol,
+            evidence={"file": args.evidence, "quote": args.quote} if args.evidence else None,
             source="explicit_command",
         )
         if args.json:
@@ -231,6 +232,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--scope", default="project", choices=[s for s in SCOPES if s != "task"])
     p.add_argument("--file", action="append", default=[], help="link to a file (repeatable)")
     p.add_argument("--symbol", action="append", default=[], help="link to a symbol id (repeatable)")
+    p.add_argument(
+        "--evidence",
+        metavar="FILE",
+        default=None,
+        help="workspace file that proves it (required for --kind case)",
+    )
+    p.add_argument("--quote", default="", help="with --evidence: the text found in FILE")
     p.set_defaults(handler=_remember)
 
     p = commands.add_parser("recall", parents=[common], help="the best memories for a query")

@@ -132,3 +132,25 @@ def test_purge_asks_and_needs_yes_without_a_terminal(workspace: Path) -> None:
     assert done.returncode == 0 and json.loads(done.stdout) == {"deleted": 1}
     listed = json.loads(cli("list", "--all", "--json").stdout)["memories"]
     assert [m["content"] for m in listed] == ["don't use npm"]
+
+
+def test_case_with_evidence_from_the_command_line(capsys, workspace: Path) -> None:
+    (workspace / "settings.toml").write_text("timeout = 30\n")
+    code, _, err = run(
+        capsys, workspace, "remember", "Flaky CI fixed by a longer timeout", "--kind", "case"
+    )
+    assert code == 1 and "verifiable evidence" in err
+    code, out, _ = run(
+        capsys,
+        workspace,
+        "remember",
+        "Flaky CI fixed by a longer timeout",
+        "--kind",
+        "case",
+        "--evidence",
+        "settings.toml",
+        "--quote",
+        "timeout = 30",
+        "--json",
+    )
+    assert code == 0 and json.loads(out)["action"] == "ADD"
