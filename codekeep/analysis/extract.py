@@ -7,6 +7,7 @@ are 0-based lines with UTF-8 byte columns plus UTF-16 columns (equal on ASCII te
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import tree_sitter as ts
@@ -14,6 +15,8 @@ import tree_sitter as ts
 from codekeep.analysis.registry import LanguageSpec
 
 SIGNATURE_MAX = 200
+_OPEN_SPACE = re.compile(r"([(\[{]) ")
+_CLOSE_SPACE = re.compile(r",? ([)\]}])")
 _TRAILING = " \t:{=("
 
 
@@ -117,6 +120,8 @@ def _signature(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str:
         line_end = src.find(b"\n", node.start_byte, node.end_byte)
         end = node.end_byte if line_end < 0 else line_end
     text = " ".join(src[node.start_byte:end].decode("utf-8", "replace").split())
+    # a multi-line parameter list collapses to "f(a, b)", not "f( a, b, )"
+    text = _OPEN_SPACE.sub(r"\1", _CLOSE_SPACE.sub(r"\1", text))
     text = text.rstrip(_TRAILING) if len(text) > 1 else text
     return text[:SIGNATURE_MAX]
 
