@@ -120,3 +120,15 @@ def test_promoted_knowledge_unused_for_30_days_is_demoted(service: MemoryService
     report = service.maintain()
     assert report.demoted == 1
     assert service.get(fact.id).status == "observed"  # type: ignore[union-attr]
+
+
+def test_recurring_observation_without_evidence_is_not_promoted(service: MemoryService) -> None:
+    for number in range(5):
+        result = service.remember(
+            "The nightly job seems to run at 02:00", source="automatic", task_id=f"t{number}"
+        )
+    memory = service.get(result.id or "")
+    assert memory is not None and memory.status == "observed" and memory.support_count == 5
+    assert "not promoted" in (result.reason or "")
+    assert "PROMOTION_BLOCKED" in [h["action"] for h in service.history(memory.id)]
+    assert service.recall("nightly job") == []
