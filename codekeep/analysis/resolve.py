@@ -149,18 +149,35 @@ def _single_group(style: str, importer: str, module: str, name: str | None) -> l
     return []
 
 
+def _tail(path: str) -> str:
+    return "/".join(path.lower().rsplit("/", 2)[-2:])
+
+
 class ModuleResolver:
     """Maps one file's imports to the workspace files they bring in."""
 
     def __init__(self, paths: Iterable[str]):
         self.paths = set(paths)
+        # Suffix lookups go through the last two path components ("pkg/__init__.py"):
+        # indexing by base name alone makes every "__init__.py" probe scan hundreds.
+        self._by_tail: dict[str, list[str]] = {}
         self._by_basename: dict[str, list[str]] = {}
+        self._matched: dict[_Probe, list[str]] = {}
+        self._resolved_cache: dict[tuple[str, str, str, str | None], list[tuple[str, bool]]] = {}
         self._by_folder: dict[str, list[str]] = {}
         for path in self.paths:
+            self._by_tail.setdefault(_tail(path), []).append(path)
             self._by_basename.setdefault(posixpath.basename(path).lower(), []).append(path)
             self._by_folder.setdefault(posixpath.dirname(path), []).append(path)
 
     def _match(self, probe: _Probe) -> list[str]:
+        """Files a probe finds; memoised (files import the same modules over and over)."""
+        found = self._matched.get(probe)
+        if found is None:
+            found = self._matched[probe] = self._find(probe)
+        return found
+
+    def _find(self, probe: _Probe) -> list[str]:
         if probe.folder_is_suffix:
             folders = [f for f in self._by_folder
                        if f and (probe.path == f or probe.path.endswith("/" + f))]
@@ -177,20 +194,40 @@ class ModuleResolver:
         if probe.exact:
             return [probe.path] if probe.path in self.paths else []
         wanted = probe.path.lower()
+        pool = self._by_tail if "/" in wanted else self._by_basename
+        key = _tail(wanted) if "/" in wanted else wanted
         return [
-            path for path in self._by_basename.get(posixpath.basename(wanted), ())
+            path for path in pool.get(key, ())
             if path.lower() == wanted or path.lower().endswith("/" + wanted)
         ]
 
     def targets(self, style: str, importer: str, imp: ImportFact) -> list[str]:
-        targets: list[str] = []
-        for group in probe_groups(style, importer, imp.module, imp.name):
-            for probe in group:
-                found = [p for p in self._match(probe) if p != importer]
-                if found:
-                    targets += found
-                    break
-        return targets
+        return [target for target, _whole in self._resolved(style, importer, imp)
+                if target != importer]
+
+    def _resolved(self, style: str, importer: str, imp: ImportFact) -> list[tuple[str, bool]]:
+        """Files one import brings in, each with "the whole module?"; memoised.
+
+        Absolute imports resolve the same from every file and relative ones the same from
+        every file of a folder, so thousands of repeated imports cost one lookup each.
+        """
+        relative = imp.module.startswith((".", "/", "super", "self")) or style in (
+            COMPANION_STYLES)
+        key = (style, posixpath.dirname(importer) if relative else "", imp.module, imp.name)
+        found = self._resolved_cache.get(key)
+        if found is None:
+            hits: list[str] = []
+            for group in probe_groups(style, importer, imp.module, imp.name):
+                for probe in group:
+                    matched = self._match(probe)
+                    if matched:
+                        hits += matched
+                        break
+            whole_import = imp.name is None or imp.name == "*"
+            found = [(target, whole_import or target.endswith(f"/{imp.name}.py")
+                      or posixpath.basename(target).startswith("__init__")) for target in hits]
+            self._resolved_cache[key] = found
+        return found
 
     def imported_names(
         self, style: str, importer: str, imports: Iterable[ImportFact]
@@ -198,9 +235,9 @@ class ModuleResolver:
         """Target file -> names imported from it (``None``: the whole module)."""
         result: dict[str, set[str] | None] = {}
         for imp in imports:
-            for target in self.targets(style, importer, imp):
-                whole = imp.name is None or imp.name == "*" or target.endswith(
-                    f"/{imp.name}.py") or posixpath.basename(target).startswith("__init__")
+            for target, whole in self._resolved(style, importer, imp):
+                if target == importer:
+                    continue
                 current = result.get(target, set())
                 if whole or current is None:
                     result[target] = None

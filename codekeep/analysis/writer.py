@@ -8,9 +8,12 @@ References are stored per (name, file), so only the names whose uses moved are r
 
 from __future__ import annotations
 
-from codekeep.analysis.extract import FileFacts, Span, SymbolFact
+from collections.abc import Iterable
+
+from codekeep.analysis.encoding import encode_spans
+from codekeep.analysis.extract import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.model import Position, Range, Symbol
-from codekeep.analysis.store import IndexStore, group_refs
+from codekeep.analysis.store import IndexStore
 
 # Above this many symbols to delete, rewriting the file's symbols beats targeted deletes.
 ROW_DIFF_LIMIT = 48
@@ -19,6 +22,13 @@ ROW_DIFF_LIMIT = 48
 def _range(span: Span) -> Range:
     return Range(Position(span.line, span.col, span.ucol),
                  Position(span.end_line, span.end_col, span.end_ucol))
+
+
+def _by_name(refs: Iterable[RefFact]) -> dict[str, list[RefFact]]:
+    groups: dict[str, list[RefFact]] = {}
+    for ref in refs:
+        groups.setdefault(ref.name, []).append(ref)
+    return groups
 
 
 class FactWriter:
@@ -50,11 +60,11 @@ class FactWriter:
                 store.delete_symbols(file_id, gone)
                 store.insert_symbols(file_id, [s for s in after.symbols if s not in old_symbols])
         if before.refs != after.refs:
-            old_groups, new_groups = group_refs(before.refs), group_refs(after.refs)
+            old_groups, new_groups = _by_name(before.refs), _by_name(after.refs)
             store.delete_ref_groups(file_id, old_groups.keys() - new_groups.keys())
             store.put_ref_groups(file_id, {
-                name: spans for name, spans in new_groups.items()
-                if old_groups.get(name) != spans
+                name: encode_spans(refs) for name, refs in new_groups.items()
+                if old_groups.get(name) != refs
             })
         if before.imports != after.imports:
             store.put_imports(file_id, after.imports)
