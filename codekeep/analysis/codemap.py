@@ -9,6 +9,7 @@ A re-entrant lock makes it safe to call from the server's threads.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
@@ -41,6 +42,7 @@ from codekeep.analysis.writer import FactWriter
 from codekeep.common.workspace import resolve_root, state_dir
 
 INDEX_FILE = "index.db"
+WRITE_CHUNK_FILES = 32
 
 Listener = Callable[[ChangeSet], None]
 
@@ -92,27 +94,35 @@ class CodeMap:
                               set(self._documents))
         total = len(plan.jobs)
         self._pending = total
-        parsed = unchanged = 0
+        parsed = unchanged = done = 0
         changes = ChangeSet()
         with self._lock, self._store.transaction():
             for path in plan.removed:
                 self._merge(changes, self._delete(path))
-            for done, result in enumerate(
-                    analyse_jobs(self.root, self.settings, plan.jobs), start=1):
-                if self._store_result(result, changes):
-                    parsed += 1
-                else:
-                    unchanged += 1
-                self._pending = total - done
-                if progress is not None:
-                    progress(done, total)
+        results = analyse_jobs(self.root, self.settings, plan.jobs)
+        # Write in chunks, each its own transaction, and let go of the lock in between:
+        # the server keeps answering queries (from the part already indexed) meanwhile.
+        while chunk := list(itertools.islice(results, WRITE_CHUNK_FILES)):
+            with self._lock, self._store.transaction():
+                for result in chunk:
+                    if result.rel in self._documents:
+                        unchanged += 1  # opened meanwhile: the buffer is the truth
+                    elif self._store_result(result, changes):
+                        parsed += 1
+                    else:
+                        unchanged += 1
+                    done += 1
+                    self._pending = total - done
+                    if progress is not None:
+                        progress(done, total)
         self._pending = 0
         self._indexed_once = True
         if not changes.is_empty():
             self._notify(changes)
-        for reason, count in self._skip_reasons().items():
-            plan.skipped[reason] = plan.skipped.get(reason, 0) + count
-        files, symbols, refs, languages = self._store.counts()
+        with self._lock:
+            for reason, count in self._skip_reasons().items():
+                plan.skipped[reason] = plan.skipped.get(reason, 0) + count
+            files, symbols, refs, languages = self._store.counts()
         return IndexStats(files, symbols, refs, languages, time.perf_counter() - started,
                           parsed, plan.unchanged + unchanged, len(plan.removed), plan.skipped)
 
