@@ -18,6 +18,7 @@ import {
 } from 'vscode-languageclient/node';
 import { initializationOptions, serverEnvironment } from './env';
 import { retargetLensCommand } from './lensCommands';
+import { ServerMessagesFeature } from './messages';
 import { ServerProgressFeature, type ProgressValue, type ServerProgressEvent } from './progress';
 import { Notifications, type BudgetParams, type NudgeParams } from './protocol';
 import { resolveServerCommand, type ResolveEnvironment } from './serverCommand';
@@ -146,8 +147,13 @@ export class ServerConnection implements vscode.Disposable {
     };
     const client = new LanguageClient('codekeep', 'CodeKeep', serverOptions, clientOptions);
     client.registerFeature(new ServerProgressFeature(client, this.onProgress));
+    const messages = new ServerMessagesFeature(client);
+    client.registerFeature(messages);
     client.onNotification(Notifications.nudge, (params: NudgeParams) => this.onNudge.fire(params));
-    client.onNotification(Notifications.budget, (params: BudgetParams) => this.onBudget.fire(params));
+    client.onNotification(Notifications.budget, (params: BudgetParams) => {
+      messages.noteBudget(params);
+      this.onBudget.fire(params);
+    });
     client.onDidChangeState((event) => {
       if (event.newState === State.Stopped && this.client === client) {
         this.onRunning.fire(false);

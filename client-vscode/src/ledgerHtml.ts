@@ -191,7 +191,7 @@ function renderChart(rows: LedgerRow[]): string {
 </g>`;
     })
     .join('\n');
-  return `<svg id="chart" class="chart" viewBox="0 0 ${CHART_WIDTH} ${height}" width="${CHART_WIDTH}" height="${height}" role="img" aria-label="Tokens per call type">
+  return `<svg id="chart" class="chart" viewBox="0 0 ${CHART_WIDTH} ${height}" role="img" aria-label="Tokens per call type">
 ${bars}
 </svg>
 <p class="legend"><span class="swatch input"></span> input <span class="swatch output"></span> output</p>`;
@@ -230,11 +230,12 @@ tfoot th { border-bottom: none; }
 .budget { border-left: 4px solid var(--vscode-charts-green); padding: 4px 12px; margin: 12px 0; background: var(--vscode-textBlockQuote-background); }
 .budget.warning { border-left-color: var(--vscode-charts-yellow); }
 .budget.error { border-left-color: var(--vscode-charts-red); }
-.meter { width: 420px; height: 8px; display: block; margin-bottom: 8px; }
+.meter { width: 100%; max-width: 420px; height: 8px; display: block; margin-bottom: 8px; }
 .meter-track { fill: var(--vscode-editorWidget-border, var(--vscode-panel-border)); }
 .meter-fill { fill: var(--vscode-charts-green); }
 .meter-fill.warning { fill: var(--vscode-charts-yellow); }
 .meter-fill.error { fill: var(--vscode-charts-red); }
+.chart { width: 100%; max-width: ${CHART_WIDTH}px; height: auto; display: block; }
 .chart text { fill: var(--vscode-foreground); font-size: 12px; }
 .chart .value { fill: var(--vscode-descriptionForeground); }
 .bar.input, .swatch.input { fill: var(--vscode-charts-blue); background: var(--vscode-charts-blue); }

@@ -52,3 +52,19 @@ export function budgetAlert(previous: BudgetSeverity, update: BudgetParams): str
 function rank(severity: BudgetSeverity): number {
   return severity === 'error' ? 2 : severity === 'warning' ? 1 : 0;
 }
+
+/** How long after a budget notification the server's matching warning may arrive. */
+const ECHO_WINDOW_MS = 5000;
+
+/**
+ * True when a server warning restates the budget update just received (it names the same
+ * used and limit counts), so the extension's own presentation already covers it.
+ */
+export function isBudgetEcho(message: string, update: BudgetParams, elapsedMs: number): boolean {
+  return (
+    elapsedMs >= 0 &&
+    elapsedMs <= ECHO_WINDOW_MS &&
+    message.includes(formatCount(update.used)) &&
+    message.includes(formatCount(update.limit))
+  );
+}

@@ -35,7 +35,7 @@ export async function runAgentTask(
     async (progress, cancellation) => {
       progress.report({ message: 'starting…' });
       const onValue = (value: ProgressValue): void => {
-        const message = value.kind === 'end' ? value.message : value.kind === 'begin' ? (value.message ?? value.title) : value.message;
+        const message = value.message; // a begin's title only repeats the task
         if (!message) {
           return;
         }

@@ -41,7 +41,7 @@ export async function remember(connection: ServerConnection): Promise<void> {
     kind: kind.label,
     files: links.files,
     symbols: links.symbols,
-    uri: editor?.document.uri.toString(),
+    ...fileUri(editor),
   });
   if (result.action === 'REJECT' || !result.id) {
     void vscode.window.showWarningMessage(`CodeKeep did not store it: ${result.reason ?? 'rejected by the memory gate'}.`);
@@ -69,6 +69,11 @@ async function currentLinks(connection: ServerConnection, editor: vscode.TextEdi
   }
 }
 
+/** `{uri}` of the editor's file (routes the request to its folder), `{}` for other editors. */
+function fileUri(editor: vscode.TextEditor | undefined): { uri?: string } {
+  return editor?.document.uri.scheme === 'file' ? { uri: editor.document.uri.toString() } : {};
+}
+
 const FORGET: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Forget (delete this memory)' };
 const NOT_THIS: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('thumbsdown'), tooltip: 'Not This (wrong for this query: rank it lower)' };
 
@@ -87,7 +92,7 @@ export async function recall(connection: ServerConnection): Promise<void> {
   const result = await connection.request<{ memories: MemoryInfo[] }>(Methods.recall, {
     query: query.trim(),
     limit: 20,
-    uri: vscode.window.activeTextEditor?.document.uri.toString(),
+    ...fileUri(vscode.window.activeTextEditor),
   });
   if (result.memories.length === 0) {
     void vscode.window.showInformationMessage(`CodeKeep: nothing remembered about "${query.trim()}".`);

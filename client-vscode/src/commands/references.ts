@@ -175,7 +175,9 @@ class ReferencesTreeProvider implements vscode.TreeDataProvider<Node> {
   async getTreeItem(element: Node): Promise<vscode.TreeItem> {
     if (element.kind === 'file') {
       const item = new vscode.TreeItem(element.uri, vscode.TreeItemCollapsibleState.Expanded);
-      item.description = `${displayPath(element.uri)} · ${element.references.length}`;
+      const relative = displayPath(element.uri);
+      const folder = relative.includes('/') ? relative.slice(0, relative.lastIndexOf('/')) : '';
+      item.description = folder ? `${folder} · ${element.references.length}` : String(element.references.length);
       item.iconPath = vscode.ThemeIcon.File;
       return item;
     }

@@ -22,6 +22,7 @@ const TOTAL_TIMEOUT_MS = 6 * 60_000;
 
 const results = [];
 let codeServer;
+let model;
 let browser;
 let workDir;
 
@@ -44,7 +45,8 @@ async function main() {
   fs.cpSync(path.join(here, 'fixture'), workspace, { recursive: true });
   const userData = path.join(workDir, 'user-data');
   const extensionsDir = path.join(workDir, 'extensions');
-  writeSettings(userData, binDir);
+  const modelUrl = await startModel(binDir);
+  writeSettings(userData, binDir, modelUrl);
 
   execFileSync(codeServerBin, ['--user-data-dir', userData, '--extensions-dir', extensionsDir, '--install-extension', vsix], {
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -105,6 +107,61 @@ async function runSteps(bench, page) {
     await shot(page, '03-find-symbol');
   });
 
+  await step('Search Symbols finds fuzzy matches while typing', async () => {
+    await bench.runCommand('CodeKeep: Search Symbols');
+    await page.locator('.quick-input-widget input.input').fill('ordbk');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'OrderBook' }).first().waitFor();
+    await shot(page, '04-search-symbols');
+    await page.keyboard.press('Escape');
+  });
+
+  await step('Find References puts the uses into the References view', async () => {
+    await bench.runCommand('CodeKeep: Find References');
+    const sidebar = page.locator('.part.sidebar');
+    // The References view's own message, then its rows (the Explorer is hidden by then).
+    await sidebar.getByText(/\d+ references in 2 files/).waitFor();
+    await sidebar.locator('.monaco-list-row', { hasText: 'inventory = Inventory()' }).first().waitFor();
+    await sidebar.locator('.monaco-list-row', { hasText: 'def __init__(self, inventory: Inventory)' }).first().waitFor();
+    await shot(page, '05-find-references');
+  });
+
+  await step('Find Related lists the callers in the Related view', async () => {
+    await bench.runCommand('CodeKeep: Find Symbol');
+    await bench.answer('take', { title: 'CodeKeep: Find Symbol' });
+    await bench.acceptPick('take', { title: 'definition' });
+    await page.locator('.tabs-container .tab.active', { hasText: 'inventory.py' }).waitFor();
+    await bench.runCommand('CodeKeep: Find Related');
+    const sidebar = page.locator('.part.sidebar');
+    await sidebar.locator('.monaco-list-row', { hasText: 'Called by' }).first().waitFor();
+    await sidebar.locator('.monaco-list-row', { hasText: 'place' }).first().waitFor();
+    await shot(page, '06-find-related');
+  });
+
+  await step('Show Repo Map opens the map as a Markdown preview', async () => {
+    await bench.runCommand('CodeKeep: Show Repo Map');
+    await bench.acceptPick('1024', { title: 'token budget' });
+    const frame = await bench.webviewFrame('h1:has-text("Repo map")');
+    const text = await frame.locator('body').innerText();
+    expect(text.includes('Inventory') && text.includes('OrderBook'), `the repo map misses the fixture's classes:\n${text}`);
+    await shot(page, '07-repo-map');
+  });
+
+  await step('Remember stores a memory and Recall finds it with its score', async () => {
+    await page.locator('.tabs-container .tab', { hasText: 'inventory.py' }).first().click();
+    await bench.runCommand('CodeKeep: Remember');
+    await bench.answer('Stock quantities never go negative: take() refuses instead.', { title: 'CodeKeep: Remember' });
+    await bench.acceptPick('fact', { title: 'kind' });
+    await bench.waitForNotification('CodeKeep remembered');
+    await bench.runCommand('CodeKeep: Recall');
+    await bench.answer('negative stock quantities', { title: 'CodeKeep: Recall' });
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'never go negative' }).first();
+    await row.waitFor();
+    const text = await row.innerText();
+    expect(/score \d\.\d\d/.test(text), `the recalled memory shows no score: ${text}`);
+    await shot(page, '08-recall');
+    await page.keyboard.press('Escape');
+  });
+
   await step('Set Task Budget and Record Model Usage update the budget in the status bar', async () => {
     await bench.runCommand('CodeKeep: Set Task Budget');
     await bench.answer('1000', { title: 'CodeKeep: Set Task Budget' });
@@ -124,7 +181,7 @@ async function runSteps(bench, page) {
     expect(/generate_code\s+1\s+120\s+80\s/.test(table), `the table does not list the generate_code call:\n${table}`);
     expect(/Total\s+2\s+420\s+80\s/.test(table), `the totals are wrong:\n${table}`);
     expect((await frame.locator('#chart rect.bar.input').count()) === 2, 'the bar chart does not have one bar per call type');
-    await shot(page, '04-ledger-report');
+    await shot(page, '09-ledger-report');
   });
 
   await step('crossing 75 % of the budget turns the status bar to warning and notifies', async () => {
@@ -132,9 +189,19 @@ async function runSteps(bench, page) {
     const item = await bench.waitForStatus('800 / 1k tokens');
     await waitUntil(() => hasKind(item, 'warning'), SHORT, 'the budget item never turned to the warning colour');
     await bench.waitForNotification('80 % of its token budget');
-    await shot(page, '05-budget-warning');
+    await shot(page, '10-budget-warning');
     const { height } = page.viewportSize();
     await page.screenshot({ path: path.join(artifacts, 'budget-warning-detail.png'), clip: { x: 0, y: height - 260, width: 1400, height: 260 } });
+  });
+
+  await step('Run Agent Task runs the agent against the scripted model and shows its answer', async () => {
+    await bench.runCommand('CodeKeep: Run Agent Task');
+    await bench.answer('Where is Inventory defined and who takes goods out of it?', { title: 'CodeKeep: Run Agent Task' });
+    const frame = await bench.webviewFrame('h2:has-text("Answer")', LONG);
+    const text = await frame.locator('body').innerText();
+    expect(text.includes('OrderBook.place takes goods out of it'), `the answer panel does not show the model's answer:\n${text}`);
+    expect(/1 tool call/.test(text), `the answer panel does not count the find_symbol call:\n${text}`);
+    await shot(page, '11-agent-answer');
   });
 }
 
@@ -203,9 +270,24 @@ function installCodeServer() {
   return output.trim().split('\n').pop();
 }
 
-function writeSettings(userData, binDir) {
+/** The scripted OpenAI-compatible model (test/e2e/model_server.py); resolves to its base URL. */
+function startModel(binDir) {
+  model = spawn(path.join(binDir, 'python'), [path.join(here, 'model_server.py')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the scripted model did not start within 30 s')), 30_000);
+    model.stdout.once('data', (chunk) => {
+      clearTimeout(timer);
+      resolve(chunk.toString().trim().split('\n')[0]);
+    });
+    model.once('exit', (code) => reject(new Error(`the scripted model exited with ${code}`)));
+  });
+}
+
+function writeSettings(userData, binDir, modelUrl) {
   const settings = {
     'codekeep.serverCommand': `${path.join(binDir, 'codekeep')} serve`,
+    'codekeep.agent.model': 'gpt-4o-mini',
+    'codekeep.agent.baseUrl': modelUrl,
     'codekeep.trace.server': 'messages',
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
@@ -251,6 +333,7 @@ async function waitForHttp(url, timeout) {
 
 async function cleanup() {
   await browser?.close().catch(() => undefined);
+  model?.stdin.end(); // its stdin closing ends the scripted model
   if (codeServer?.pid) {
     try {
       process.kill(-codeServer.pid, 'SIGTERM'); // the whole group: code-server, its extension host, codekeep serve

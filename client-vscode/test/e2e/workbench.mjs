@@ -48,8 +48,13 @@ export class Workbench {
     if (title) {
       await widget.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: LONG });
     }
+    const focused = widget.locator('.quick-input-list .monaco-list-row.focused', { hasText: text }).first();
+    if (await focused.isVisible()) {
+      await this.page.keyboard.press('Enter'); // already the first row: no need to filter
+      return;
+    }
     await widget.locator('input.input').fill(text);
-    await widget.locator('.quick-input-list .monaco-list-row.focused', { hasText: text }).first().waitFor({ timeout: LONG });
+    await focused.waitFor({ timeout: LONG });
     await this.page.keyboard.press('Enter');
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetAlert, isWarningNudge, nudgeDisplay, nudgeLogLine, nudgeMessage } from '../../src/nudges';
+import { budgetAlert, isBudgetEcho, isWarningNudge, nudgeDisplay, nudgeLogLine, nudgeMessage } from '../../src/nudges';
 
 describe('nudges', () => {
   it('treats force_exit and budget_warning as warnings, the rest as information', () => {
@@ -43,5 +43,20 @@ describe('budget alerts', () => {
 
   it('jumps straight to the error alert when one call crosses both thresholds', () => {
     expect(budgetAlert('normal', update(1000))).toContain('is over its token budget');
+  });
+});
+
+describe('server budget warnings', () => {
+  const update = { taskId: 't1', used: 800, limit: 1000, ratio: 0.8 };
+  const serverText = 'CodeKeep: Token budget reached: task t1 used 800 of 1,000 tokens (80%).';
+
+  it('recognises the warning that restates the budget update just received', () => {
+    expect(isBudgetEcho(serverText, update, 30)).toBe(true);
+  });
+
+  it('keeps other warnings, other numbers and late ones', () => {
+    expect(isBudgetEcho('CodeKeep: the index is corrupt, rebuilding', update, 30)).toBe(false);
+    expect(isBudgetEcho(serverText, { ...update, used: 900 }, 30)).toBe(false);
+    expect(isBudgetEcho(serverText, update, 60_000)).toBe(false);
   });
 });
