@@ -16,6 +16,7 @@ from codekeep.analysis.registry import LanguageSpec
 
 SIGNATURE_MAX = 200
 _OPEN_SPACE = re.compile(r"([(\[{]) ")
+_NAME_DECORATION = frozenset(":'\"`")
 _CLOSE_SPACE = re.compile(r",? ([)\]}])")
 _TRAILING = " \t:{=("
 
@@ -73,6 +74,15 @@ class _Def(NamedTuple):
 
 def _text(src: bytes, node: ts.Node) -> str:
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _name(src: bytes, node: ts.Node) -> str:
+    """A name as written, minus quotes (`declare module "x"`) and Ruby's symbol colon."""
+    text = _text(src, node)
+    if text[:1] in _NAME_DECORATION:
+        text = text.strip("'\"`")
+        text = text[1:] if text.startswith(":") else text
+    return text
 
 
 class _Positions:
@@ -192,7 +202,7 @@ def _run(
             kind = role[len("reference."):]
             key = (name_node.start_byte, kind)
             if key not in refs:
-                refs[key] = RefFact(_text(src, name_node), kind, positions.span(name_node))
+                refs[key] = RefFact(_name(src, name_node), kind, positions.span(name_node))
             continue
         if within is not None:
             continue
@@ -204,7 +214,7 @@ def _run(
             continue
         explicit = captures.get("container.name")
         defs[identity] = (pattern, _Def(
-            node.start_byte, node.end_byte, _text(src, name_node), role[len("definition."):],
+            node.start_byte, node.end_byte, _name(src, name_node), role[len("definition."):],
             node, name_node, _text(src, explicit[0]) if explicit else None,
         ))
     ordered_refs = sorted(refs.values(), key=lambda r: (r.span.line, r.span.col, r.kind))
@@ -236,11 +246,17 @@ def _nest(
     symbols: list[SymbolFact] = []
     used: dict[str, int] = {}
     for d in defs:
-        while stack and stack[-1][0].end < d.end:
+        # Pop what ended before this one, and a same-node sibling (`attr_reader :a, :b`
+        # defines two names with one node: they are siblings, not nested).
+        while stack and (stack[-1][0].end < d.end or (
+                stack[-1][0].start, stack[-1][0].end) == (d.start, d.end)):
             stack.pop()
         parent = stack[-1] if stack else None
         if d.explicit_container is not None:
-            container: str | None = d.explicit_container
+            # An explicit container is relative to the lexical scope (C++ `Foo::bar`
+            # defined inside `namespace ns` belongs to ns.Foo).
+            container: str | None = (
+                f"{parent[1]}.{d.explicit_container}" if parent else d.explicit_container)
             parent_kind = "impl" if d.kind in ("function", "method") else None
         else:
             container = parent[1] if parent else None
