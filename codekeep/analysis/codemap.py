@@ -43,6 +43,7 @@ from codekeep.common.workspace import resolve_root, state_dir
 
 INDEX_FILE = "index.db"
 WRITE_CHUNK_FILES = 32
+COMPACT_AFTER_FILES = 100
 
 Listener = Callable[[ChangeSet], None]
 
@@ -120,6 +121,8 @@ class CodeMap:
         if not changes.is_empty():
             self._notify(changes)
         with self._lock:
+            if parsed >= COMPACT_AFTER_FILES and parsed * 2 >= len(known) + parsed:
+                self._store.compact()  # a (mostly) fresh index: pack its pages densely
             for reason, count in self._skip_reasons().items():
                 plan.skipped[reason] = plan.skipped.get(reason, 0) + count
             files, symbols, refs, languages = self._store.counts()
