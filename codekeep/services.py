@@ -9,7 +9,7 @@ follows code changes) and closing them in the right order lives here once, so th
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -105,14 +105,12 @@ class WorkspaceServices:
         codemap = CodeMap.open(root, settings.index_settings())
         return cls(root, settings, codemap)
 
-    def reconfigure(
-        self, settings: WorkspaceSettings, buffers: Mapping[str, str] | None = None
-    ) -> bool:
+    def reconfigure(self, settings: WorkspaceSettings, open_paths: Sequence[str] = ()) -> bool:
         """Apply new settings; returns True when the index must be brought up to date.
 
         The code map's settings are fixed per instance, so a change reopens it: the
-        database is kept (the next ``index()`` is a warm one) and ``buffers`` (the
-        editor's unsaved documents, path -> text) are handed to the new instance.
+        database is kept (the next ``index()`` is a warm one) and the editor's buffers
+        (``open_paths``, unsaved text included) move to the new instance.
         """
         if settings == self.settings:
             return False
@@ -120,10 +118,15 @@ class WorkspaceServices:
         self.settings = settings
         if settings.index_settings() == old_index:
             return False
+        buffers = {
+            path: text
+            for path in open_paths
+            if self.codemap.is_open(path) and (text := self.codemap.document_text(path))
+        }
         self.codemap.close()
         self.codemap = CodeMap.open(self.root, settings.index_settings())
-        for path, text in (buffers or {}).items():
-            self.codemap.open_document(path, text)
+        for path, data in buffers.items():
+            self.codemap.open_document(path, data.decode("utf-8", "surrogatepass"))
         return True
 
     def close(self) -> None:

@@ -69,3 +69,16 @@ class CodeKeepProtocol(LanguageServerProtocol):
             }
         }
         return result
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        """Hand edits to our handler without updating pygls' copy of the document.
+
+        pygls rewrites its whole copy on every keystroke (a Python loop over every
+        line); the code map already keeps the buffer, so that copy would be pure cost.
+        Read a document's current text with ``codemap.document_text(path)``.
+        """
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None

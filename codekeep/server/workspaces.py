@@ -77,9 +77,6 @@ class WorkspaceHandle:
         codemap = await self.run(lambda services: services.codemap)
         return await asyncio.to_thread(codemap.index, progress)
 
-    def open_uris(self) -> dict[str, str]:
-        return dict(self.open_documents)
-
     def relative(self, path: Path) -> str | None:
         """``path`` relative to this root as a POSIX string, or None if outside it."""
         for candidate in (path, path.resolve()):

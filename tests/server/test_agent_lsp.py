@@ -180,7 +180,8 @@ async def test_cancel_request_stops_a_slow_model_call(
 
 @pytest.mark.slow
 async def test_cancel_button_on_the_progress_stops_the_task(
-        client: LanguageClient, model_server: ScriptedModelServer) -> None:
+    client: LanguageClient, model_server: ScriptedModelServer
+) -> None:
     model_server.push(say("never", delay=10.0))
     future = client.protocol.send_request("codekeep/agent/run", {"task": "Think long"})
     for _ in range(100):
@@ -188,8 +189,10 @@ async def test_cancel_button_on_the_progress_stops_the_task(
             break
         await asyncio.sleep(0.05)
     started = time.monotonic()
-    client.protocol.notify(types.WINDOW_WORK_DONE_PROGRESS_CANCEL,
-                           types.WorkDoneProgressCancelParams(token=client.agent_token))  # type: ignore[attr-defined]
+    client.protocol.notify(
+        types.WINDOW_WORK_DONE_PROGRESS_CANCEL,
+        types.WorkDoneProgressCancelParams(token=client.agent_token),
+    )  # type: ignore[attr-defined]
     with pytest.raises(JsonRpcException, match=r"(?i)cancel"):
         await asyncio.wait_for(asyncio.wrap_future(future), 5)
     assert time.monotonic() - started < 3

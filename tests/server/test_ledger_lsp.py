@@ -192,8 +192,9 @@ async def test_hard_stop_is_reported_and_the_call_kept(client: LanguageClient) -
     assert report["budget"]["task"]["hardStop"] is True
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND,
-                                              client_factory=budget_client))
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER_COMMAND, client_factory=budget_client)
+)
 async def half_warning_client(lsp_client: LanguageClient, project: Path) -> AsyncIterator[None]:
     options = {"ledger": {"warnRatios": [0.5], "retentionDays": 7}}
     await lsp_client.initialize_session(initialize_params(project, options=options))

@@ -21,6 +21,7 @@ from tests.server.lsp_harness import (
     make_client,
     request,
     wait_ready,
+    wait_until,
     write_project,
 )
 
@@ -182,3 +183,35 @@ async def test_memory_md_saved_in_the_editor_is_in_force_at_once(
     assert note["content"] == "The geometry package may import numpy for speed."
     preferences = await request(client, "codekeep/memory/list", {"kinds": ["preference"]})
     assert [m["content"] for m in preferences["memories"]] == ["test_command: pytest -q"]
+
+
+async def test_links_follow_live_edits_and_vanished_symbols_are_stale(
+    client: LanguageClient, project: Path
+) -> None:
+    app = project / "pkg" / "app.py"
+    uri = path_to_uri(app)
+    text = app.read_text(encoding="utf-8")
+    added = await remember(client, content="describe must keep its 'shape' prefix",
+                           symbols=["pkg/app.py::describe"])
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="python", version=1, text=text)))
+    without = text[: text.index("def describe")]
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=without)]))
+
+    async def stale() -> Any:
+        hits = await recall(client, "describe shape prefix")
+        return hits if hits and "stale" in hits[0]["flags"] else None
+
+    (hit,) = await wait_until(stale)
+    assert hit["id"] == added["id"]
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+    async def restored() -> Any:
+        hits = await recall(client, "describe shape prefix")
+        return hits if hits and "stale" not in hits[0]["flags"] else None
+
+    await wait_until(restored)

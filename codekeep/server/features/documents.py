@@ -44,34 +44,24 @@ def edits_of(changes: Sequence[types.TextDocumentContentChangeEvent]) -> list[Ed
 
 
 def apply_edits(
-    services: WorkspaceServices,
-    path: str,
-    edits: Sequence[Edit],
-    encoding: Encoding,
-    full_text: str,
+    services: WorkspaceServices, path: str, edits: Sequence[Edit], encoding: Encoding
 ) -> None:
     """Apply LSP edits to the code map, converting each range against the buffer as it
-    is *before* that edit (as the protocol defines). If the code map rejects an edit,
-    the buffer is re-synced from ``full_text`` (the editor's text after all edits),
-    so a bad edit can never leave the index out of step with the editor.
+    is *before* that edit (as the protocol defines). Ranges outside the buffer are
+    clamped to it; the next save (which carries the full text) re-syncs the buffer
+    should a client ever send edits that do not match what it sent before.
     """
     codemap = services.codemap
     if not codemap.is_open(path):
         return  # not indexed as a buffer (unknown language, over the size cap, binary)
-    try:
-        for edit in edits:
-            if edit.start is None or edit.end is None:
-                codemap.open_document(path, edit.text)
-                continue
-            current = codemap.document_text(path) or b""
-            start = clamped_byte_position(current, *edit.start, encoding)
-            end = clamped_byte_position(current, *edit.end, encoding)
-            if end < start:
-                start, end = end, start
-            codemap.apply_edit(path, start, end, edit.text)
-    except Exception:
-        logger.exception("edit of %s could not be applied; re-reading the whole buffer", path)
-        codemap.open_document(path, full_text)
+    for edit in edits:
+        if edit.start is None or edit.end is None:
+            codemap.open_document(path, edit.text)
+            continue
+        current = codemap.document_text(path) or b""
+        start = clamped_byte_position(current, *edit.start, encoding)
+        end = clamped_byte_position(current, *edit.end, encoding)
+        codemap.apply_edit(path, min(start, end), max(start, end), edit.text)
 
 
 def revert_to_disk(services: WorkspaceServices, path: str) -> None:
@@ -107,15 +97,12 @@ def register(server: CodeKeepServer) -> None:
         if located is None:
             return
         handle, path = located
-        # pygls has already applied the changes to its copy (and rejected a change to a
-        # document that was never opened): this is the text after all edits.
-        full_text = ls.workspace.get_text_document(uri).source
+        if path not in handle.open_documents:
+            logger.warning("ignoring changes to %s: it was never opened", path)
+            return
         edits = edits_of(params.content_changes)
         encoding = ls.encoding
-        handle.post(
-            lambda services: apply_edits(services, path, edits, encoding, full_text),
-            f"edit {path}",
-        )
+        handle.post(lambda services: apply_edits(services, path, edits, encoding), f"edit {path}")
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
     def did_save(ls: CodeKeepServer, params: types.DidSaveTextDocumentParams) -> None:

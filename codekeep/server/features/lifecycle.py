@@ -203,12 +203,12 @@ async def apply_settings(
     logger.info("settings: %s", settings.to_json())
     for handle in server.workspaces:
         session.rules[handle.root] = IgnoreRules(handle.root, settings.index_settings())
-        buffers = {
-            path: server.workspace.get_text_document(uri).source
-            for path, uri in handle.open_uris().items()
-        }
         changed = await handle.run(
-            functools.partial(WorkspaceServices.reconfigure, settings=settings, buffers=buffers)
+            functools.partial(
+                WorkspaceServices.reconfigure,
+                settings=settings,
+                open_paths=list(handle.open_documents),
+            )
         )
         if changed and reindex:
             session.index(handle)
