@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 ORDER = 90
-SWITCH_INTERVAL_S = 0.0005
 DESCRIPTION = (
     "Run the CodeKeep language server. Editors start it with stdio; "
     "logs go to stderr and to the editor's log, never to stdout."
@@ -56,10 +54,6 @@ def run(args: argparse.Namespace) -> int:
     from codekeep.server.logs import configure_stderr_logging
 
     configure_stderr_logging(args.log_level)
-    # Parsing runs on worker threads while the event loop reads the next message; a
-    # short GIL switch interval (default 5 ms) lets the loop get in between, which is
-    # what keeps a keystroke's answer close to the parse time.
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
     server = create_server()
     if args.tcp:
         try:
