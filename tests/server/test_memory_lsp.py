@@ -191,14 +191,23 @@ async def test_links_follow_live_edits_and_vanished_symbols_are_stale(
     app = project / "pkg" / "app.py"
     uri = path_to_uri(app)
     text = app.read_text(encoding="utf-8")
-    added = await remember(client, content="describe must keep its 'shape' prefix",
-                           symbols=["pkg/app.py::describe"])
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="python", version=1, text=text)))
+    added = await remember(
+        client, content="describe must keep its 'shape' prefix", symbols=["pkg/app.py::describe"]
+    )
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="python", version=1, text=text
+            )
+        )
+    )
     without = text[: text.index("def describe")]
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=without)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=without)],
+        )
+    )
 
     async def stale() -> Any:
         hits = await recall(client, "describe shape prefix")
@@ -206,9 +215,12 @@ async def test_links_follow_live_edits_and_vanished_symbols_are_stale(
 
     (hit,) = await wait_until(stale)
     assert hit["id"] == added["id"]
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
 
     async def restored() -> Any:
         hits = await recall(client, "describe shape prefix")
