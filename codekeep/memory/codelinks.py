@@ -86,33 +86,22 @@ def apply_changes(store: MemoryStore, changes: Any, now: float) -> dict[str, int
         gone = [s.id for s in removed if s.id not in added_ids and s.id not in symbol_renames]
         for path in deleted_files:
             under = _names_under(store, "memory_files", "path", path.rstrip("/"))
-            stats["stale"] += store.conn.execute(
-                f"UPDATE memory_files SET stale = 1 WHERE stale = 0 AND path IN ({_marks(under)})",
-                under,
-            ).rowcount
+            stats["stale"] += _mark(store, "memory_files", "path", under, stale=True)
             gone += _names_under(store, "memory_symbols", "symbol_id", path)
-        if gone:
-            stats["stale"] += store.conn.execute(
-                "UPDATE memory_symbols SET stale = 1 WHERE stale = 0 AND symbol_id IN "
-                f"({_marks(gone)})",
-                gone,
-            ).rowcount
-        if added:
-            ids = sorted(added_ids)
-            stats["restored"] += store.conn.execute(
-                "UPDATE memory_symbols SET stale = 0 WHERE stale = 1 AND symbol_id IN "
-                f"({_marks(ids)})",
-                ids,
-            ).rowcount
-            added_paths = sorted({str(s.path) for s in added if getattr(s, "path", None)})
-            if added_paths:
-                stats["restored"] += store.conn.execute(
-                    "UPDATE memory_files SET stale = 0 WHERE stale = 1 AND path IN "
-                    f"({_marks(added_paths)})",
-                    added_paths,
-                ).rowcount
+        stats["stale"] += _mark(store, "memory_symbols", "symbol_id", gone, stale=True)
+        back = sorted(added_ids)
+        stats["restored"] += _mark(store, "memory_symbols", "symbol_id", back, stale=False)
+        back_paths = sorted({str(s.path) for s in added if getattr(s, "path", None)})
+        stats["restored"] += _mark(store, "memory_files", "path", back_paths, stale=False)
     return stats
 
 
-def _marks(values: list[str]) -> str:
-    return ",".join("?" * len(values))
+def _mark(store: MemoryStore, table: str, column: str, names: list[str], *, stale: bool) -> int:
+    """Set (or clear) the stale flag of the links to ``names``; how many links changed."""
+    if not names:
+        return 0
+    return store.conn.execute(
+        f"UPDATE {table} SET stale = ? WHERE stale = ? "
+        f"AND {column} IN ({','.join('?' * len(names))})",
+        (int(stale), int(not stale), *names),
+    ).rowcount

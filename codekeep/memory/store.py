@@ -115,20 +115,8 @@ class MemoryStore:
                 f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", ids
             )
         }
-        files: dict[str, list[tuple[str, int]]] = {}
-        for r in self.conn.execute(
-            f"SELECT memory_id, path, stale FROM memory_files WHERE memory_id IN ({marks}) "
-            "ORDER BY path",
-            ids,
-        ):
-            files.setdefault(r[0], []).append((r[1], r[2]))
-        symbols: dict[str, list[tuple[str, int]]] = {}
-        for r in self.conn.execute(
-            f"SELECT memory_id, symbol_id, stale FROM memory_symbols WHERE memory_id IN ({marks}) "
-            "ORDER BY symbol_id",
-            ids,
-        ):
-            symbols.setdefault(r[0], []).append((r[1], r[2]))
+        files = self._links("memory_files", "path", ids)
+        symbols = self._links("memory_symbols", "symbol_id", ids)
         negative = dict(
             self.conn.execute(
                 f"SELECT memory_id, count(*) FROM feedback WHERE retracted_at IS NULL "
@@ -172,6 +160,19 @@ class MemoryStore:
                 )
             )
         return result
+
+    def _links(
+        self, table: str, column: str, ids: Sequence[str]
+    ) -> dict[str, list[tuple[str, int]]]:
+        """memory id -> [(linked name, stale flag)] for one link table."""
+        links: dict[str, list[tuple[str, int]]] = {}
+        for r in self.conn.execute(
+            f"SELECT memory_id, {column}, stale FROM {table} "
+            f"WHERE memory_id IN ({','.join('?' * len(ids))}) ORDER BY {column}",
+            ids,
+        ):
+            links.setdefault(r[0], []).append((r[1], r[2]))
+        return links
 
     def ids_where(
         self,
