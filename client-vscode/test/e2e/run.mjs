@@ -25,6 +25,7 @@ let codeServer;
 let model;
 let browser;
 let workDir;
+let workspacePath;
 
 async function main() {
   const binDir = process.argv[2] || process.env.CODEKEEP_BIN_DIR;
@@ -42,6 +43,7 @@ async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codekeep-e2e-'));
   const workspace = path.join(workDir, 'shop');
+  workspacePath = workspace;
   fs.cpSync(path.join(here, 'fixture'), workspace, { recursive: true });
   const userData = path.join(workDir, 'user-data');
   const extensionsDir = path.join(workDir, 'extensions');
@@ -80,10 +82,9 @@ async function main() {
 
 async function runSteps(bench, page) {
   const serverUp = await step('status bar shows the indexed symbol count', async () => {
-    const item = await bench.waitForStatus(/CodeKeep: [\d,]+ symbols/, 90_000);
-    const text = await item.innerText();
-    const symbols = Number(/([\d,]+) symbols/.exec(text)[1].replace(/,/g, ''));
-    expect(symbols >= 8, `expected the fixture's symbols to be indexed, status bar says "${text}"`);
+    await bench.waitForStatus(/CodeKeep: [\d,]+ symbols/, 90_000);
+    const symbols = await symbolCount(bench);
+    expect(symbols >= 8, `expected the fixture's symbols to be indexed, the status bar says ${symbols}`);
     await shot(page, '01-status-bar');
     await page.locator('.statusbar').screenshot({ path: path.join(artifacts, 'status-bar.png') });
   });
@@ -125,15 +126,14 @@ async function runSteps(bench, page) {
     await shot(page, '05-find-references');
   });
 
-  await step('Find Related lists the callers in the Related view', async () => {
-    await bench.runCommand('CodeKeep: Find Symbol');
-    await bench.answer('take', { title: 'CodeKeep: Find Symbol' });
-    await bench.acceptPick('take', { title: 'definition' });
-    await page.locator('.tabs-container .tab.active', { hasText: 'inventory.py' }).waitFor();
+  await step('Find Related lists what the class uses and who calls it in the Related view', async () => {
+    // The cursor is still on `class Inventory` from Find Symbol.
     await bench.runCommand('CodeKeep: Find Related');
     const sidebar = page.locator('.part.sidebar');
     await sidebar.locator('.monaco-list-row', { hasText: 'Called by' }).first().waitFor();
-    await sidebar.locator('.monaco-list-row', { hasText: 'place' }).first().waitFor();
+    await sidebar.locator('.monaco-list-row', { hasText: 'main' }).first().waitFor();
+    await sidebar.locator('.monaco-list-row', { hasText: 'OrderBook.__init__' }).first().waitFor();
+    await sidebar.locator('.monaco-list-row', { hasText: 'StockItem' }).first().waitFor();
     await shot(page, '06-find-related');
   });
 
@@ -160,6 +160,13 @@ async function runSteps(bench, page) {
     expect(/score \d\.\d\d/.test(text), `the recalled memory shows no score: ${text}`);
     await shot(page, '08-recall');
     await page.keyboard.press('Escape');
+  });
+
+  await step('Reindex Workspace indexes a file added behind the editor\'s back', async () => {
+    const before = await symbolCount(bench);
+    fs.writeFileSync(path.join(workspacePath, 'shop', 'pricing.py'), 'def price_of(sku: str) -> int:\n    return 100\n\n\ndef discount(price: int) -> int:\n    return price // 10\n');
+    await bench.runCommand('CodeKeep: Reindex Workspace');
+    await waitUntil(async () => (await symbolCount(bench)) >= before + 2, LONG, `the symbol count stayed at ${before}`);
   });
 
   await step('Set Task Budget and Record Model Usage update the budget in the status bar', async () => {
@@ -211,6 +218,11 @@ async function recordUsage(bench, callType, input, output) {
   await bench.answer('gpt-4o-mini', { title: 'model' });
   await bench.answer(String(input), { title: 'input tokens' });
   await bench.answer(String(output), { title: 'output tokens' });
+}
+
+async function symbolCount(bench) {
+  const item = await bench.waitForStatus(/CodeKeep: [\d,]+ symbols/, LONG);
+  return Number(/([\d,]+) symbols/.exec(await item.innerText())[1].replace(/,/g, ''));
 }
 
 /** VS Code marks status bar entries with a warning/error background by a `*-kind` class. */

@@ -42,18 +42,30 @@ export class Workbench {
     await this.page.keyboard.press('Enter');
   }
 
-  /** Filters the open quick pick by `text`, waits for a matching row and accepts it. */
+  /**
+   * Accepts the quick pick row matching `text`: directly when it is already the focused
+   * first row, else after filtering by `text`. A pick that closes on its own meanwhile
+   * (the Enter that answered the previous input box can reach it) is left to the caller's
+   * assertions on what happened next.
+   */
   async acceptPick(text, { title } = {}) {
     const widget = this.page.locator('.quick-input-widget');
     if (title) {
       await widget.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: LONG });
     }
     const focused = widget.locator('.quick-input-list .monaco-list-row.focused', { hasText: text }).first();
-    if (await focused.isVisible()) {
-      await this.page.keyboard.press('Enter'); // already the first row: no need to filter
+    try {
+      await focused.waitFor({ timeout: 2000 });
+      await this.page.keyboard.press('Enter');
+      return;
+    } catch {
+      // not the first row (or the pick is gone): filter below
+    }
+    const input = widget.locator('input.input');
+    if (!(await input.isVisible())) {
       return;
     }
-    await widget.locator('input.input').fill(text);
+    await input.fill(text);
     await focused.waitFor({ timeout: LONG });
     await this.page.keyboard.press('Enter');
   }
