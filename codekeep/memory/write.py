@@ -304,7 +304,13 @@ class WritePath:
                 "supportCount": fields["support_count"],
             },
         )
-        if target.status == "observed" and fields["support_count"] >= self.settings.promotion_count:
+        if target.status == "observed" and status == "active":
+            # stated explicitly (not merely observed again): it is knowledge now
+            store.update(target.id, status="active")
+            store.log(target.id, now, "CONFIRM", {"source": req.source})
+        elif (
+            target.status == "observed" and fields["support_count"] >= self.settings.promotion_count
+        ):
             reason = self._promote(store, target, req.evidence, now) or reason
         return WriteResult(action, target.id, reason, redactions)
 

@@ -132,3 +132,13 @@ def test_recurring_observation_without_evidence_is_not_promoted(service: MemoryS
     assert "not promoted" in (result.reason or "")
     assert "PROMOTION_BLOCKED" in [h["action"] for h in service.history(memory.id)]
     assert service.recall("nightly job") == []
+
+
+def test_stating_an_observed_fact_makes_it_knowledge_at_once(service: MemoryService) -> None:
+    observed = service.remember("The nightly job runs at 02:00 UTC", source="automatic")
+    assert service.recall("nightly job") == []
+    stated = service.remember("The nightly job runs at 02:00 UTC", source="user")
+    assert (stated.action, stated.id) == ("REINFORCE", observed.id)
+    (hit,) = service.recall("nightly job")
+    assert hit.memory.status == "active"
+    assert "CONFIRM" in [h["action"] for h in service.history(observed.id or "")]
