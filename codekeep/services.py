@@ -1,23 +1,31 @@
 """The per-workspace bundle of services that both front doors (CLI and server) open.
 
-A workspace folder has one code map, and (as those areas land) one memory store and
-one ledger, all under ``<root>/.codekeep/``. Opening them, wiring them together (memory
-follows code changes) and closing them in the right order lives here once, so the
-``codekeep`` commands and ``codekeep serve`` cannot drift apart.
+A workspace folder has one code map, one memory store and one ledger, all under
+``<root>/.codekeep/``. Opening them, wiring them together (memory follows code changes
+so its links to symbols survive renames and deletions) and closing them in the right
+order lives here once, so the ``codekeep`` commands and ``codekeep serve`` cannot drift
+apart.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from codekeep.analysis.codemap import CodeMap
+from codekeep.analysis.model import ChangeSet
 from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES, IndexSettings
+from codekeep.ledger import Ledger
+from codekeep.ledger.settings import settings_from_json as ledger_settings
+from codekeep.memory import MemoryService, MemorySettings
 
 logger = logging.getLogger(__name__)
+
+# Runs a zero-argument update on the thread that owns the services.
+OwnerRunner = Callable[[Callable[[], Any]], None]
 
 
 class SettingsError(ValueError):
@@ -47,6 +55,10 @@ class WorkspaceSettings:
         if not isinstance(data, Mapping):
             raise SettingsError(f"settings must be an object, got {type(data).__name__}")
         known = {"exclude", "maxFileSize", "languages"}
+        try:  # reject a bad ledger section now, with the rest, rather than at open
+            ledger_settings(data.get("ledger"))
+        except ValueError as error:
+            raise SettingsError(str(error)) from error
         return cls(
             exclude=_string_tuple(data, "exclude") or (),
             max_file_size=_positive_int(data, "maxFileSize", DEFAULT_MAX_FILE_BYTES),
@@ -90,20 +102,68 @@ def _positive_int(data: Mapping[str, Any], key: str, default: int) -> int:
 
 
 class WorkspaceServices:
-    """The open services of one workspace folder. Not thread-safe: one owner thread."""
+    """The open services of one workspace folder.
 
-    def __init__(self, root: Path, settings: WorkspaceSettings, codemap: CodeMap) -> None:
+    Not thread-safe as a whole: the memory store's SQLite connections belong to the
+    thread that opened the bundle, so one owner thread makes every call (the server
+    gives each folder a worker thread for exactly this).
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        settings: WorkspaceSettings,
+        codemap: CodeMap,
+        memory: MemoryService,
+        ledger: Ledger,
+        on_owner: OwnerRunner | None = None,
+    ) -> None:
         self.root = root
         self.settings = settings
         self.codemap = codemap
+        self.memory = memory
+        self.ledger = ledger
+        # The code map may announce changes from its indexing thread; memory must be
+        # told on the owner thread. The server passes "queue on the folder's worker";
+        # single-threaded callers (the CLI) run the update on the spot.
+        self._on_owner: OwnerRunner = on_owner or _run_now
         self._closed = False
+        self._wire()
 
     @classmethod
-    def open(cls, root: Path, settings: WorkspaceSettings | None = None) -> WorkspaceServices:
-        """Open (creating if needed) every store under ``<root>/.codekeep/``."""
+    def open(
+        cls,
+        root: Path,
+        settings: WorkspaceSettings | None = None,
+        *,
+        memory_settings: MemorySettings | None = None,
+        on_owner: OwnerRunner | None = None,
+    ) -> WorkspaceServices:
+        """Open (creating if needed) every store under ``<root>/.codekeep/``.
+
+        The ledger reads its settings from ``settings.extra["ledger"]``; memory takes
+        ``memory_settings`` (default: embeddings from the environment).
+        """
         settings = settings or WorkspaceSettings()
-        codemap = CodeMap.open(root, settings.index_settings())
-        return cls(root, settings, codemap)
+        opened: list[Any] = []
+        try:
+            codemap = CodeMap.open(root, settings.index_settings())
+            opened.append(codemap)
+            memory = MemoryService.open(codemap.root, settings=memory_settings)
+            opened.append(memory)
+            ledger = Ledger.open(codemap.root, ledger_settings(settings.extra.get("ledger")))
+        except BaseException:
+            _close_all(reversed(opened))  # a half-open bundle must not hold files open
+            raise
+        return cls(codemap.root, settings, codemap, memory, ledger, on_owner)
+
+    def _wire(self) -> None:
+        """Memory follows code changes (renamed or deleted symbols keep or drop links)."""
+        self.codemap.subscribe(self._code_changed)
+
+    def _code_changed(self, changes: ChangeSet) -> None:
+        if not changes.is_empty():
+            self._on_owner(lambda: self.memory.apply_code_changes(changes))
 
     def reconfigure(self, settings: WorkspaceSettings, open_paths: Sequence[str] = ()) -> bool:
         """Apply new settings; returns True when the index must be brought up to date.
@@ -125,13 +185,31 @@ class WorkspaceServices:
         }
         self.codemap.close()
         self.codemap = CodeMap.open(self.root, settings.index_settings())
+        self._wire()
         for path, data in buffers.items():
             self.codemap.open_document(path, data.decode("utf-8", "surrogatepass"))
         return True
 
     def close(self) -> None:
-        """Flush and close every store; safe to call twice."""
+        """Flush and close every store (ledger first: it may still write); safe twice."""
         if self._closed:
             return
         self._closed = True
-        self.codemap.close()
+        _close_all([self.ledger, self.memory, self.codemap])
+
+
+def _run_now(update: Callable[[], Any]) -> None:
+    update()
+
+
+def _close_all(stores: Iterable[Any]) -> None:
+    """Close each store even if an earlier one fails; re-raise the first failure."""
+    failure: BaseException | None = None
+    for store in stores:
+        try:
+            store.close()
+        except BaseException as error:
+            logger.exception("closing %s failed", type(store).__name__)
+            failure = failure or error
+    if failure is not None:
+        raise failure

@@ -50,7 +50,11 @@ class WorkspaceHandle:
 
     def _open(self, settings: WorkspaceSettings) -> None:
         try:
-            self._services = WorkspaceServices.open(self.root, settings)
+            self._services = WorkspaceServices.open(
+                self.root,
+                settings,
+                on_owner=lambda update: self.post(lambda _s: update(), "memory follows code"),
+            )
         except Exception as error:
             self._open_error = str(error)
             raise

@@ -5,20 +5,30 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
 from codekeep.common.uris import path_to_uri
 from codekeep.server.protocol import plain_params_converter
 
 SERVER_COMMAND = [sys.executable, "-m", "codekeep.server", "--log-level", "INFO"]
+# User-scope memories of every server these tests start land here, never in ~/.local.
+SERVER_ENV = {**os.environ, "XDG_DATA_HOME": tempfile.mkdtemp(prefix="codekeep-xdg-")}
+
+
+def server_config() -> ClientServerConfig:
+    return ClientServerConfig(
+        server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
+    )
 
 GEOMETRY = '''\
 """Géométrie: shapes and their areas — 形状と面積."""

@@ -8,14 +8,13 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import (
-    SERVER_COMMAND,
     initialize_params,
-    make_client,
     request,
+    server_config,
     wait_ready,
     write_project,
 )
@@ -29,7 +28,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client),
+    config=server_config(),
     scope="module",
 )
 async def client(lsp_client: LanguageClient, project: Path):

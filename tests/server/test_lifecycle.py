@@ -15,17 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from codekeep.analysis.codemap import CodeMap
 from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import (
-    SERVER_COMMAND,
     change_document,
     initialize_params,
     make_client,
     open_document,
     request,
+    server_config,
     wait_ready,
     wait_until,
     write_project,
@@ -40,7 +40,7 @@ async def session(
     configuration: dict[str, Any] | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """A started, initialised, indexed server; shut down cleanly on exit."""
-    config = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client)
+    config = server_config()
     lsp: Any = await config.start()
     if configuration is not None:
         lsp.set_configuration(configuration)
@@ -186,7 +186,7 @@ async def test_shutdown_flushes_and_closes_the_database(tmp_path: Path) -> None:
 
 async def test_client_vanishing_mid_request(tmp_path: Path) -> None:
     root = write_project(tmp_path)
-    config = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client)
+    config = server_config()
     lsp: Any = await config.start()
     try:
         await lsp.initialize_session(initialize_params(root))

@@ -10,17 +10,16 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import (
-    SERVER_COMMAND,
     change_document,
     initialize_params,
-    make_client,
     open_document,
     request,
     send_raw,
+    server_config,
     wait_ready,
     write_project,
 )
@@ -44,7 +43,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client),
+    config=server_config(),
     scope="module",
 )
 async def client(lsp_client: LanguageClient, project: Path):

@@ -1,0 +1,79 @@
+"""The per-workspace bundle both front doors use: settings parsing, wiring, closing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codekeep.services import SettingsError, WorkspaceServices, WorkspaceSettings
+
+
+def test_settings_from_editor_json() -> None:
+    settings = WorkspaceSettings.from_json(
+        {"exclude": ["gen/"], "maxFileSize": 2048, "languages": ["python"], "memory": {"x": 1}}
+    )
+    assert settings.exclude == ("gen/",)
+    assert settings.index_settings().extra_exclude == ("gen/",)
+    assert settings.index_settings().max_file_bytes == 2048
+    assert settings.languages == ("python",)
+    assert settings.extra == {"memory": {"x": 1}}
+    assert WorkspaceSettings.from_json(None) == WorkspaceSettings()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "settings must be an object"),
+        ({"exclude": "gen/"}, "'exclude' must be a list of strings"),
+        ({"maxFileSize": 0}, "'maxFileSize' must be a positive integer"),
+        ({"maxFileSize": True}, "'maxFileSize' must be a positive integer"),
+        ({"languages": [1]}, "'languages' must be a list of strings"),
+        ({"ledger": {"bogus": 1}}, "unknown ledger settings: bogus"),
+    ],
+)
+def test_bad_settings_name_the_key(data: object, message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        WorkspaceSettings.from_json(data)
+
+
+def test_memory_follows_code_renames(tmp_path: Path) -> None:
+    (tmp_path / "shapes.py").write_text("def area(r):\n    return r * r\n")
+    services = WorkspaceServices.open(tmp_path)
+    try:
+        services.codemap.index()
+        written = services.memory.remember(
+            "area() takes a radius, not a diameter", kind="fact",
+            symbols=["shapes.py::area"], files=["shapes.py"],
+        )
+        assert written.action != "REJECT", written.reason
+        (tmp_path / "geometry.py").write_bytes((tmp_path / "shapes.py").read_bytes())
+        (tmp_path / "shapes.py").unlink()
+        services.codemap.rename_file("shapes.py", "geometry.py")
+        assert [m.id for m in services.memory.memories_for_symbol("geometry.py::area")] == [
+            written.id
+        ]
+    finally:
+        services.close()
+        services.close()  # a second close is harmless
+    assert (tmp_path / ".codekeep" / "index.db").is_file()
+    assert (tmp_path / ".codekeep" / "memory.db").is_file()
+    assert (tmp_path / ".codekeep" / "ledger.db").is_file()
+
+
+def test_settings_change_reopens_the_code_map_and_keeps_buffers(tmp_path: Path) -> None:
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "stub.py").write_text("def stub():\n    pass\n")
+    (tmp_path / "app.py").write_text("def app():\n    pass\n")
+    services = WorkspaceServices.open(tmp_path, WorkspaceSettings(exclude=("gen/",)))
+    try:
+        services.codemap.index()
+        assert services.codemap.find_symbol("stub") == []
+        services.codemap.open_document("app.py", "def unsaved():\n    pass\n")
+        assert services.reconfigure(WorkspaceSettings(), open_paths=["app.py"])
+        services.codemap.index()
+        assert [s.path for s in services.codemap.find_symbol("stub")] == ["gen/stub.py"]
+        assert [s.name for s in services.codemap.find_symbol("unsaved")] == ["unsaved"]
+        assert not services.reconfigure(WorkspaceSettings(), open_paths=["app.py"])
+    finally:
+        services.close()
