@@ -6,6 +6,8 @@ project scope) and the user database (``<user data dir>/memory.db``: user scope)
 superseded, archived and disabled rows are history and must not slow down search, so
 a database with 10k rows but 500 live ones searches 500. Triggers keep it in sync in
 the same transaction, so a crash can never leave the index and the rows disagreeing.
+Its ``kind_tag`` column (``kfact``, ``ksoftpreference`` …: one token per kind) lets a
+search filter by kind inside the index instead of after ranking.
 ``events`` is append-only: a trigger refuses updates; only ``purge`` deletes.
 """
 
@@ -148,6 +150,33 @@ MIGRATIONS: tuple[str, ...] = (
         DELETE FROM memories_fts WHERE rowid = old.rowid;
         INSERT INTO memories_fts(rowid, content, key)
             SELECT new.rowid, new.content, new.key
+            WHERE new.status IN ('active', 'observed', 'confirmed_resolved');
+    END;
+    """,
+    """
+    DROP TRIGGER memories_fts_insert;
+    DROP TRIGGER memories_fts_delete;
+    DROP TRIGGER memories_fts_update;
+    DROP TABLE memories_fts;
+    CREATE VIRTUAL TABLE memories_fts USING fts5(
+        content, key, kind_tag, tokenize='porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO memories_fts(rowid, content, key, kind_tag)
+        SELECT rowid, content, key, 'k' || replace(kind, '_', '') FROM memories
+        WHERE status IN ('active', 'observed', 'confirmed_resolved');
+    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories
+    WHEN new.status IN ('active', 'observed', 'confirmed_resolved') BEGIN
+        INSERT INTO memories_fts(rowid, content, key, kind_tag)
+        VALUES (new.rowid, new.content, new.key, 'k' || replace(new.kind, '_', ''));
+    END;
+    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        DELETE FROM memories_fts WHERE rowid = old.rowid;
+    END;
+    CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, key, kind, status ON memories
+    BEGIN
+        DELETE FROM memories_fts WHERE rowid = old.rowid;
+        INSERT INTO memories_fts(rowid, content, key, kind_tag)
+            SELECT new.rowid, new.content, new.key, 'k' || replace(new.kind, '_', '')
             WHERE new.status IN ('active', 'observed', 'confirmed_resolved');
     END;
     """,

@@ -45,7 +45,7 @@ def test_version_1_database_is_migrated_in_place(workspace: Path, tmp_path: Path
     conn.close()
     with MemoryService.open(workspace, user_dir=tmp_path / "user") as service:
         version = service.project.conn.execute("PRAGMA user_version").fetchone()[0]
-        assert version == len(MIGRATIONS) == 2
+        assert version == len(MIGRATIONS) == 3
         listed = service.list(statuses=["active", "superseded"])
         assert sorted(m.id for m in listed) == ["p000000000000", "p000000000001"]
         (hit,) = service.recall("kafka")
@@ -66,3 +66,11 @@ def test_newer_schema_is_refused_without_touching_it(workspace: Path, tmp_path: 
     with pytest.raises(SchemaTooNewError):
         MemoryService.open(workspace, user_dir=tmp_path / "user")
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 99
+
+
+def test_kind_filter_finds_a_rare_kind_among_many_matches(service: MemoryService) -> None:
+    for number in range(60):
+        service.remember(f"deploy step {number} uploads bundle{number} to bucket{number}")
+    note = service.remember("Deploy freezes start on Fridays", kind="insight")
+    (hit,) = service.recall("deploy", kinds=["insight"], limit=1)
+    assert hit.memory.id == note.id
