@@ -48,6 +48,10 @@ COMPACT_AFTER_FILES = 100
 Listener = Callable[[ChangeSet], None]
 
 
+def _import_keys(facts: FileFacts) -> list[tuple[str, str | None, str | None]]:
+    return [(i.module, i.name, i.alias) for i in facts.imports]
+
+
 class CodeMap:
     def __init__(self, root: Path, store: IndexStore, settings: IndexSettings,
                  registry: LanguageRegistry):
@@ -369,8 +373,8 @@ class CodeMap:
             self._writer.write(file_id, before, facts)
         changes = self._symbol_changes(path, before, facts, result.language if result else (
             spec.name if spec else ""), build=notify)
-        if before.imports != facts.imports:
-            self._graph.invalidate()
+        if _import_keys(before) != _import_keys(facts):  # moved lines do not matter
+            self._graph.update_file(path, facts.imports)
         self._ranker.invalidate()
         changes.changed_files.append(path)
         if notify:

@@ -135,8 +135,8 @@ class Document:
         first = body.start_point
         old_last = edit.to_old(body.end_point)
         old = self.facts
-        if imports or any(first[0] <= i.line <= old_last[0] for i in old.imports):
-            return None  # imports inside a body are rare: not worth a special case
+        if any(i.line in (first[0], old_last[0]) for i in old.imports):
+            return None  # an import sharing a line with the body's ends: too ambiguous
         first_key, last_key = (first[0], first[1]), old_last
         kept_refs = [r for r in old.refs if (r.span.line, r.span.col) < first_key]
         moved_refs = [
@@ -152,11 +152,12 @@ class Document:
         )
         if not self._enclosing_ends_match(symbols, scope, first_key, self._point(lo)[0]):
             return None
-        imports_after = tuple(
-            i if i.line < first[0] else i._replace(line=i.line + edit.line_delta)
-            for i in old.imports
+        spliced_imports = (
+            [i for i in old.imports if i.line < first[0]] + imports
+            + [i._replace(line=i.line + edit.line_delta) for i in old.imports
+               if i.line > old_last[0]]
         )
-        return FileFacts(symbols, tuple(kept_refs + refs + moved_refs), imports_after)
+        return FileFacts(symbols, tuple(kept_refs + refs + moved_refs), tuple(spliced_imports))
 
     @staticmethod
     def _enclosing_ends_match(

@@ -8,6 +8,7 @@ else with the same name is a *name* match only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from codekeep.analysis.extract import ImportFact
@@ -41,9 +42,16 @@ class ImportGraph:
         self._cache: dict[str, dict[str, set[str] | None]] = {}
 
     def invalidate(self) -> None:
+        """Files came or went: every resolution may change."""
         self._resolver = None
         self._raw = None
         self._cache.clear()
+
+    def update_file(self, path: str, imports: Sequence[ImportFact]) -> None:
+        """One file's imports changed: only that file's resolution is stale."""
+        if self._raw is not None:
+            self._raw[path] = list(imports)
+        self._cache.pop(path, None)
 
     def _load(self) -> tuple[ModuleResolver, dict[str, list[ImportFact]]]:
         if self._resolver is None or self._raw is None:
