@@ -130,8 +130,9 @@ def _signature(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str:
         line_end = src.find(b"\n", node.start_byte, node.end_byte)
         end = node.end_byte if line_end < 0 else line_end
     text = " ".join(src[node.start_byte:end].decode("utf-8", "replace").split())
-    # a multi-line parameter list collapses to "f(a, b)", not "f( a, b, )"
-    text = _OPEN_SPACE.sub(r"\1", _CLOSE_SPACE.sub(r"\1", text))
+    if end - node.start_byte > len(text):  # it had newlines or runs of spaces
+        # a multi-line parameter list collapses to "f(a, b)", not "f( a, b, )"
+        text = _OPEN_SPACE.sub(r"\1", _CLOSE_SPACE.sub(r"\1", text))
     text = text.rstrip(_TRAILING) if len(text) > 1 else text
     return text[:SIGNATURE_MAX]
 
