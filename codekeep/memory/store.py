@@ -193,28 +193,38 @@ class MemoryStore:
     ) -> list[tuple[str, float]]:
         """(id, bm25) best first; bm25 is SQLite's (lower is better).
 
-        Kinds are filtered inside the index (``kind_tag``, weight 0 in BM25), then the
-        best ``4 × limit`` matches are joined to the table for the status filter only
-        (the index holds live rows, so that filter drops few): joining every match
-        before ranking would cost a row lookup per match.
+        Fast path: rank the index, join only its best ``4 × limit`` matches to the table
+        and filter status and kind there (joining every match before ranking would cost
+        a row lookup per match). When that leaves fewer than ``limit`` rows and kinds
+        were asked for, the kinds may simply be rare among the matches: the search is
+        repeated with the kind filter inside the index (``kind_tag``), which is exact.
         """
-        match = fts_query(text)
-        if not match:
+        terms = fts_query(text)
+        if not terms:
             return []
-        match = "{content key} : (" + match + ")"
-        if kinds:
+        match = "{content key} : (" + terms + ")"
+        found = self._ranked(match, statuses, kinds, limit)
+        if kinds and len(found) < limit:
             tags = " OR ".join("k" + kind.replace("_", "") for kind in kinds)
-            match += f" AND kind_tag : ({tags})"
+            found = self._ranked(f"{match} AND kind_tag : ({tags})", statuses, None, limit)
+        return found
+
+    def _ranked(
+        self, match: str, statuses: Sequence[str], kinds: Sequence[str] | None, limit: int
+    ) -> list[tuple[str, float]]:
+        params: list[Any] = [match, 4 * int(limit), *statuses]
+        kind_sql = ""
+        if kinds:
+            kind_sql = f" AND m.kind IN ({','.join('?' * len(kinds))})"
+            params.extend(kinds)
         sql = (
             "SELECT m.id, f.rank FROM (SELECT rowid, bm25(memories_fts, 1.0, 1.0, 0.0) AS rank "
             "FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f "
             "JOIN memories m ON m.rowid = f.rowid "
-            f"WHERE m.status IN ({','.join('?' * len(statuses))}) "
+            f"WHERE m.status IN ({','.join('?' * len(statuses))}){kind_sql} "
             f"ORDER BY f.rank LIMIT {int(limit)}"
         )
-        return [
-            (r[0], float(r[1])) for r in self.conn.execute(sql, [match, 4 * int(limit), *statuses])
-        ]
+        return [(r[0], float(r[1])) for r in self.conn.execute(sql, params)]
 
     def linked(
         self, files: Sequence[str], symbols: Sequence[str], statuses: Sequence[str], limit: int
