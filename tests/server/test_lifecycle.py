@@ -113,6 +113,30 @@ async def test_multi_root_each_folder_has_its_own_index(tmp_path: Path) -> None:
         assert (second / ".codekeep" / "index.db").is_file()
 
 
+async def test_folders_added_and_removed_during_the_session(tmp_path: Path) -> None:
+    first = write_project(tmp_path / "first")
+    second = tmp_path / "second"
+    second.mkdir()
+    (second / "late.py").write_text("def arrived_later():\n    pass\n")
+    folder = types.WorkspaceFolder(uri=path_to_uri(second), name="second")
+    async with session(first) as lsp:
+        lsp.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])))
+
+        async def found(expected: list[str]) -> Callable[[], Any]:
+            async def check() -> bool:
+                result = await request(lsp, "codekeep/findSymbol", {"name": "arrived_later"})
+                return names(result) == expected
+            return check
+
+        await wait_until(await found(["arrived_later"]))
+        lsp.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])))
+        await wait_until(await found([]))
+        assert names(await request(lsp, "codekeep/findSymbol", {"name": "Circle"})) == ["Circle"]
+    assert index_is_intact(second) == 1
+
+
 async def test_settings_apply_without_restart(tmp_path: Path) -> None:
     root = write_project(tmp_path)
     (root / "generated").mkdir()

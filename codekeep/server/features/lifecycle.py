@@ -64,7 +64,8 @@ class Session:
         if self.watcher is not None:
             self.watcher.unwatch(root)
         self.rules.pop(root, None)
-        handle.close()
+        # Joining the worker (and a running index) must not stall the event loop.
+        self.spawn(asyncio.to_thread(handle.close))
 
     def index(self, handle: WorkspaceHandle) -> None:
         self.spawn(index_in_background(self.server, handle))
