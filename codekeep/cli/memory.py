@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import shlex
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.common.sqlite import SchemaTooNewError
 from codekeep.memory import KINDS, SCOPES, STATUSES, Memory, MemoryInputError, MemoryService
 from codekeep.memory.service import PURGEABLE_STATUSES
 
@@ -30,7 +32,12 @@ def _open(args: argparse.Namespace) -> MemoryService:
 
 def _run(args: argparse.Namespace, body: Callable[[MemoryService], int]) -> int:
     try:
-        with _open(args) as service:
+        service = _open(args)
+    except (sqlite3.DatabaseError, SchemaTooNewError) as exc:
+        # a damaged or newer database is reported and left exactly as it is
+        return fail(f"cannot open the memory database: {exc}")
+    try:
+        with service:
             return body(service)
     except MemoryInputError as exc:
         return fail(str(exc))

@@ -154,3 +154,13 @@ def test_case_with_evidence_from_the_command_line(capsys, workspace: Path) -> No
         "--json",
     )
     assert code == 0 and json.loads(out)["action"] == "ADD"
+
+
+def test_damaged_database_is_reported_and_left_alone(capsys, workspace: Path) -> None:
+    db = workspace / ".codekeep" / "memory.db"
+    db.parent.mkdir()
+    db.write_bytes(b"this is not a database, but it is someone's file" * 100)
+    before = db.read_bytes()
+    code, _, err = run(capsys, workspace, "list")
+    assert code == 1 and "cannot open the memory database" in err
+    assert db.read_bytes() == before
