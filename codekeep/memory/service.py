@@ -513,8 +513,15 @@ class MemoryService:
             )
         kinds = [k for k in LONG_TERM_KINDS if k != "preference"]
         for recalled in self.recall(query, limit=20, kinds=kinds):
-            lines.append(render_memory_line(recalled.memory))
+            memory = recalled.memory
+            if memory.kind == "soft_preference" and self._covered_by_slot(memory, chosen):
+                continue  # a hard preference already decides this (seed 002 §4c)
+            lines.append(render_memory_line(memory))
         return lines
+
+    def _covered_by_slot(self, memory: Memory, chosen: dict[str, str]) -> bool:
+        inferred = self.catalog.infer(memory.content)
+        return inferred is not None and inferred[0] in chosen
 
     def _session_lines(self, task_id: str) -> builtins.list[str]:
         ids = self.project.ids_where(

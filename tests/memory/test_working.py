@@ -135,3 +135,13 @@ def test_prompt_lines_carry_the_warnings_a_model_must_see(
     assert "adjusts wording only" in text
     assert "the user said this was wrong before; linked code no longer exists" in text
     assert case.action == "ADD"
+
+
+def test_soft_preference_covered_by_a_hard_one_is_left_out(service: MemoryService) -> None:
+    service.remember("answer_order: conclusion_first", kind="preference")
+    service.remember("put the conclusion first, then the details", kind="soft_preference")
+    service.remember("use many counter-examples when explaining", kind="soft_preference")
+    text, _ = service.context_for_prompt("t", budget=800, query="conclusion details examples")
+    assert "answer_order=conclusion_first" in text
+    assert "conclusion first, then the details" not in text
+    assert "counter-examples" in text
