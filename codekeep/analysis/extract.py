@@ -16,6 +16,7 @@ from codekeep.analysis.registry import LanguageSpec
 
 SIGNATURE_MAX = 200
 _OPEN_SPACE = re.compile(r"([(\[{]) ")
+_UNTIDY = ("( ", "[ ", "{ ", " )", " ]", " }")
 _NAME_DECORATION = frozenset(":'\"`")
 _CLOSE_SPACE = re.compile(r",? ([)\]}])")
 _TRAILING = " \t:{=("
@@ -130,28 +131,27 @@ def _signature(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str:
         line_end = src.find(b"\n", node.start_byte, node.end_byte)
         end = node.end_byte if line_end < 0 else line_end
     text = " ".join(src[node.start_byte:end].decode("utf-8", "replace").split())
-    if end - node.start_byte > len(text):  # it had newlines or runs of spaces
+    if any(pair in text for pair in _UNTIDY):
         # a multi-line parameter list collapses to "f(a, b)", not "f( a, b, )"
         text = _OPEN_SPACE.sub(r"\1", _CLOSE_SPACE.sub(r"\1", text))
     text = text.rstrip(_TRAILING) if len(text) > 1 else text
     return text[:SIGNATURE_MAX]
 
 
-def _role(captures: dict[str, list[ts.Node]]) -> str | None:
+_DEFINITION, _REFERENCE, _IMPORT = 0, 1, 2
+_UNSEEN = (-1, "")
+
+
+def _classify(captures: dict[str, list[ts.Node]]) -> tuple[int, str] | None:
+    """(family, capture name or kind) of a pattern, from the captures of one match."""
     for key in captures:
-        if key.startswith(("definition.", "reference.")) or key == "import":
-            return key
+        if key.startswith("definition."):
+            return _DEFINITION, key
+        if key.startswith("reference."):
+            return _REFERENCE, key[len("reference."):]
+        if key == "import":
+            return _IMPORT, key
     return None
-
-
-class _Roles(dict[int, "str | None"]):
-    """Pattern index -> its role capture, learnt from the pattern's first match."""
-
-    def of(self, pattern: int, captures: dict[str, list[ts.Node]]) -> str | None:
-        role = self.get(pattern, "")
-        if role == "":
-            role = self[pattern] = _role(captures)
-        return role
 
 
 def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
@@ -183,12 +183,16 @@ def _run(
     defs: dict[tuple[int, int, int], tuple[int, _Def]] = {}
     refs: dict[tuple[int, str], RefFact] = {}
     imports: list[ImportFact] = []
-    roles = _Roles()
+    roles: dict[int, tuple[int, str] | None] = {}  # learnt from each pattern's first match
+    ascii_only = positions.ascii
     for pattern, captures in ts.QueryCursor(spec.query).matches(root):
-        role = roles.of(pattern, captures)
-        if role is None:
+        info = roles.get(pattern, _UNSEEN)
+        if info is _UNSEEN:
+            info = roles[pattern] = _classify(captures)
+        if info is None:
             continue
-        if role == "import":
+        family, role = info
+        if family == _IMPORT:
             statement = captures["import"][0]
             if within is None or within[0] <= statement.start_byte < within[1]:
                 _collect_import(src, captures, imports)
@@ -197,13 +201,19 @@ def _run(
         if not names:
             continue
         name_node = names[0]
-        if role.startswith("reference."):
-            if within is not None and not within[0] <= name_node.start_byte < within[1]:
+        if family == _REFERENCE:  # the hot path: most matches are uses
+            start = name_node.start_byte
+            if within is not None and not within[0] <= start < within[1]:
                 continue
-            kind = role[len("reference."):]
-            key = (name_node.start_byte, kind)
-            if key not in refs:
-                refs[key] = RefFact(_name(src, name_node), kind, positions.span(name_node))
+            key = (start, role)
+            if key in refs:
+                continue
+            if ascii_only:
+                (line, col), (end_line, end_col) = name_node.start_point, name_node.end_point
+                span = Span(line, col, col, end_line, end_col, end_col)
+            else:
+                span = positions.span(name_node)
+            refs[key] = RefFact(_name(src, name_node), role, span)
             continue
         if within is not None:
             continue
