@@ -164,3 +164,19 @@ def test_damaged_database_is_reported_and_left_alone(capsys, workspace: Path) ->
     code, _, err = run(capsys, workspace, "list")
     assert code == 1 and "cannot open the memory database" in err
     assert db.read_bytes() == before
+
+
+def test_notes_edit_opens_the_editor_then_syncs(
+    capsys, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys, pathlib\n"
+        "p = pathlib.Path(sys.argv[1])\n"
+        "p.write_text(p.read_text().replace('- verbosity: <!--', '- verbosity: detailed <!--'))\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, out, _ = run(capsys, workspace, "notes", "--edit", "--json")
+    assert code == 0
+    assert json.loads(out)["preferences"]["verbosity"] == "detailed"
