@@ -162,7 +162,7 @@ async function runSteps(bench, page) {
     await page.keyboard.press('Escape');
   });
 
-  await step('Reindex Workspace indexes a file added behind the editor\'s back', async () => {
+  await step('Reindex Workspace brings the index up to date with a file added on disk', async () => {
     const before = await symbolCount(bench);
     fs.writeFileSync(path.join(workspacePath, 'shop', 'pricing.py'), 'def price_of(sku: str) -> int:\n    return 100\n\n\ndef discount(price: int) -> int:\n    return price // 10\n');
     await bench.runCommand('CodeKeep: Reindex Workspace');
