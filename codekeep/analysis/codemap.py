@@ -22,6 +22,7 @@ from codekeep.analysis.encoding import decode_facts, symbol_fact
 from codekeep.analysis.errors import DocumentNotOpenError, UnknownPathError
 from codekeep.analysis.extract import EMPTY_FACTS, FileFacts
 from codekeep.analysis.fuzzy import NameIndex
+from codekeep.analysis.fuzzy import score as fuzzy_score
 from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.indexer import analyse_jobs, plan_index
 from codekeep.analysis.model import (
@@ -198,10 +199,16 @@ class CodeMap:
             return queries.find_related(self._store, self._graph, path, line)
 
     def search_symbols(self, query: str, limit: int = 50) -> list[tuple[Symbol, float]]:
+        """Fuzzy search, best first; ``Cont.nam`` also matches the container fuzzily."""
+        container_query, _dot, name_query = query.strip().rpartition(".")
         with self._lock:
             results: list[tuple[Symbol, float]] = []
-            for name, score in self._name_index().search(query, limit):
-                symbols = self._store.symbols_named(name, limit=limit - len(results))
+            for name, score in self._name_index().search(name_query, limit):
+                if container_query:
+                    symbols = [s for s in self._store.symbols_named(name)
+                               if s.container and fuzzy_score(container_query, s.container)]
+                else:
+                    symbols = self._store.symbols_named(name, limit=limit - len(results))
                 results += [(s, round(score, 4)) for s in symbols]
                 if len(results) >= limit:
                     break

@@ -78,3 +78,6 @@ def test_search_symbols_through_the_code_map(
     assert ids[0] == "api.ts::fetchUser"
     assert "api.ts::getUser" not in [s.id for s, _ in codemap.search_symbols("getUser")]
     assert len(codemap.search_symbols("u", limit=2)) == 2
+    found = [s.id for s, _ in codemap.search_symbols("UsrSt.gtall")]
+    assert found == ["users.py::UserStore.get_all"]
+    assert codemap.search_symbols("Nothing.get_all") == []
