@@ -10,6 +10,8 @@ Pure decision logic (no I/O) so each transition is unit-testable. In order:
    memory: user-stated beats inferred)
 4. candidate's tokens all inside a live memory's tokens        -> SKIP (nothing new)
 5. similarity ≥ 0.85 (same polarity)                           -> UPDATE
+   (REINFORCE instead when an inferred candidate meets a user-stated memory:
+   the user's words are not rewritten by the agent)
 6. similarity ≥ 0.60 (same polarity)                           -> MERGE
 7. same fingerprint as a memory the user forgot (disabled),
    candidate not user-stated                                   -> SKIP (stays forgotten)
@@ -120,6 +122,10 @@ def decide(
         if best is None or score > best[0]:
             best = (score, memory)
     if best is not None and best[0] >= update_at:
+        if _user_beats_inferred(candidate, best[1]):
+            return Decision(
+                "REINFORCE", best[1].id, "seen again; the user's wording is kept", best[0]
+            )
         return Decision("UPDATE", best[1].id, "near-identical wording", best[0])
     if best is not None and best[0] >= merge_at:
         return Decision("MERGE", best[1].id, "overlapping content merged", best[0])

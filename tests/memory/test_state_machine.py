@@ -219,3 +219,12 @@ def test_writer_cannot_escape_its_scope(service: MemoryService) -> None:
     result = writer.remember("Prefers tabs in Go files")
     assert writer.scope == "user" and (result.id or "").startswith("u")
     assert "scope" not in writer.remember.__code__.co_varnames
+
+
+def test_agent_rewording_does_not_rewrite_the_users_words(service: MemoryService) -> None:
+    text = "Request handlers validate payloads with pydantic models before touching the database"
+    first = service.remember(text, source="user")
+    result = service.remember(text + " layer", source="agent")
+    assert (result.action, result.id) == ("REINFORCE", first.id)
+    memory = service.get(first.id or "")
+    assert memory is not None and memory.content == text and memory.support_count == 2
