@@ -13,6 +13,7 @@ Pure decision logic (no I/O) so each transition is unit-testable. In order:
    (REINFORCE instead when an inferred candidate meets a user-stated memory:
    the user's words are not rewritten by the agent)
 6. similarity ≥ 0.60 (same polarity)                           -> MERGE
+   (not into a user-stated memory from an inferred candidate: that one is ADDed)
 7. same fingerprint as a memory the user forgot (disabled),
    candidate not user-stated                                   -> SKIP (stays forgotten)
 8. otherwise                                                   -> ADD
@@ -127,7 +128,7 @@ def decide(
                 "REINFORCE", best[1].id, "seen again; the user's wording is kept", best[0]
             )
         return Decision("UPDATE", best[1].id, "near-identical wording", best[0])
-    if best is not None and best[0] >= merge_at:
+    if best is not None and best[0] >= merge_at and not _user_beats_inferred(candidate, best[1]):
         return Decision("MERGE", best[1].id, "overlapping content merged", best[0])
 
     if candidate.source not in USER_SOURCES:

@@ -228,3 +228,16 @@ def test_agent_rewording_does_not_rewrite_the_users_words(service: MemoryService
     assert (result.action, result.id) == ("REINFORCE", first.id)
     memory = service.get(first.id or "")
     assert memory is not None and memory.content == text and memory.support_count == 2
+
+
+def test_agent_additions_are_not_merged_into_user_memories(service: MemoryService) -> None:
+    service.remember(
+        "The deploy script uploads compiled assets to the S3 bucket and purges the CDN",
+        source="user",
+    )
+    result = service.remember(
+        "The deploy script uploads compiled assets to the S3 bucket and notifies Slack",
+        source="agent",
+    )
+    assert result.action == "ADD"
+    assert len(service.list()) == 2
