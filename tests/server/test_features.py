@@ -16,6 +16,7 @@ from tests.server.lsp_harness import (
     request,
     server_config,
     wait_ready,
+    wait_until,
     write_project,
 )
 
@@ -189,14 +190,38 @@ async def test_code_lens_counts_references(client: LanguageClient, project: Path
             text_document=types.TextDocumentIdentifier(uri=uri(project, "pkg/geometry.py"))
         )
     )
-    by_line = {lens.range.start.line: lens.command for lens in lenses}
-    total = by_line[20]
+    total = {lens.range.start.line: lens.command for lens in lenses}[20]
     refs = await request(
         client, "codekeep/findReferences", {"symbolId": "pkg/geometry.py::total_area"}
     )
     assert total.title == f"{refs['total']} references" and refs["total"] >= 2
     assert total.command == "codekeep.findReferences"
     assert list(total.arguments) == [{"symbolId": "pkg/geometry.py::total_area"}]
+
+
+async def test_code_lenses_of_a_big_file_resolve_on_demand(
+    client: LanguageClient, project: Path
+) -> None:
+    big = project / "many.py"
+    big.write_text("".join(f"def fn_{i}():\n    return fn_{i + 1}()\n\n" for i in range(150)))
+    target = uri(project, "many.py")
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=target, type=types.FileChangeType.Created)]
+        )
+    )
+
+    async def listed() -> Any:
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=target))
+        )
+        return lenses if lenses and len(lenses) == 150 else None
+
+    lenses = await wait_until(listed)
+    assert all(lens.command is None for lens in lenses)
+    resolved = await client.code_lens_resolve_async(lenses[5])
+    assert resolved.command.title == "1 reference"  # fn_5 is called by fn_4
+    assert list(resolved.command.arguments) == [{"symbolId": "many.py::fn_5"}]
 
 
 async def test_find_related(client: LanguageClient, project: Path) -> None:

@@ -16,11 +16,13 @@ from codekeep.server.app import CodeKeepServer, DocumentRef
 from codekeep.server.extensions import Contributions, LensLine
 from codekeep.server.features.navigation import targets_at
 from codekeep.server.locations import lsp_range
+from codekeep.server.params import InvalidParams
 from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)
 
 FIND_REFERENCES_COMMAND = "codekeep.findReferences"
+EAGER_LENS_SYMBOLS = 100
 
 
 def reference_count(services: WorkspaceServices, symbol: Symbol) -> int:
@@ -53,36 +55,55 @@ def hover_markdown(
 def code_lenses(
     services: WorkspaceServices, document: DocumentRef, contributions: Contributions
 ) -> list[types.CodeLens]:
-    path, encoding = document.path, document.encoding
-    symbols = services.codemap.symbols_in([path])
-    extras: dict[str, str] = {}
-    for symbol_contributor in contributions.symbol_lens:
-        try:
-            for symbol_id, text in symbol_contributor(services, symbols).items():
-                extras[symbol_id] = extras.get(symbol_id, "") + text
-        except Exception:
-            logger.exception("code lens contributor %r failed", symbol_contributor)
+    """File-level lenses plus one lens per definition.
+
+    Counting references costs a query per symbol (~0.3 ms). Up to
+    ``EAGER_LENS_SYMBOLS`` definitions are counted right away; beyond that the lenses
+    come back unresolved and clients resolve only those they show
+    (``codeLens/resolve``), so a big file does not hold up the keystrokes queued
+    behind this request.
+    """
     top = types.Range(
         start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
     )
     lenses = []
     for file_contributor in contributions.file_lens:
         try:
-            line = file_contributor(services, path)
+            line = file_contributor(services, document.path)
         except Exception:
             logger.exception("file lens contributor %r failed", file_contributor)
             continue
         if line is not None:
             lenses.append(lens(top, line))
+    symbols = services.codemap.symbols_in([document.path])
     for symbol in symbols:
-        title = plural(reference_count(services, symbol), "reference") + extras.get(symbol.id, "")
+        unresolved = types.CodeLens(
+            range=lsp_range(symbol.selection_range, document.encoding),
+            data={"uri": document.uri, "symbolId": symbol.id},
+        )
+        eager = len(symbols) <= EAGER_LENS_SYMBOLS
         lenses.append(
-            lens(
-                lsp_range(symbol.selection_range, encoding),
-                LensLine(title, FIND_REFERENCES_COMMAND, [{"symbolId": symbol.id}]),
-            )
+            resolve_lens(services, unresolved.range, symbol.id, contributions)
+            if eager
+            else unresolved
         )
     return lenses
+
+
+def resolve_lens(
+    services: WorkspaceServices, where: types.Range, symbol_id: str, contributions: Contributions
+) -> types.CodeLens:
+    """The reference count of one definition, plus contributed text (" · 2 memories")."""
+    symbol = services.codemap.symbol(symbol_id)
+    if symbol is None:  # edited away since the lenses were listed
+        return lens(where, LensLine("symbol changed"))
+    title = plural(reference_count(services, symbol), "reference")
+    for contributor in contributions.symbol_lens:
+        try:
+            title += contributor(services, [symbol]).get(symbol.id, "")
+        except Exception:
+            logger.exception("code lens contributor %r failed", contributor)
+    return lens(where, LensLine(title, FIND_REFERENCES_COMMAND, [{"symbolId": symbol.id}]))
 
 
 def lens(where: types.Range, line: LensLine) -> types.CodeLens:
@@ -117,7 +138,7 @@ def register(server: CodeKeepServer) -> None:
             lambda s, document: describe(s, document, params.position, ls.contributions),
         )
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
     async def code_lens(
         ls: CodeKeepServer, params: types.CodeLensParams
     ) -> list[types.CodeLens] | None:
@@ -125,3 +146,14 @@ def register(server: CodeKeepServer) -> None:
             params.text_document.uri,
             lambda s, document: code_lenses(s, document, ls.contributions),
         )
+
+    @server.feature(types.CODE_LENS_RESOLVE)
+    async def code_lens_resolve(ls: CodeKeepServer, params: types.CodeLens) -> types.CodeLens:
+        data = params.data if isinstance(params.data, dict) else {}
+        uri, symbol_id = data.get("uri"), data.get("symbolId")
+        if not isinstance(uri, str) or not isinstance(symbol_id, str):
+            raise InvalidParams("codeLens/resolve needs the lens as codeLens returned it")
+        resolved = await ls.on_document(
+            uri, lambda s, _document: resolve_lens(s, params.range, symbol_id, ls.contributions)
+        )
+        return resolved or lens(params.range, LensLine("not indexed"))
