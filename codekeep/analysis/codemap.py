@@ -34,7 +34,7 @@ from codekeep.analysis.model import (
     RepoMap,
     Symbol,
 )
-from codekeep.analysis.parsing import FileResult, analyse_bytes, analyse_file
+from codekeep.analysis.parsing import FileResult, analyse_file, describe, is_binary
 from codekeep.analysis.ranking import RepoRanker
 from codekeep.analysis.registry import LanguageRegistry, LanguageSpec, default_registry
 from codekeep.analysis.settings import IndexSettings
@@ -264,11 +264,12 @@ class CodeMap:
             if spec is None or len(data) > self.settings.max_file_bytes:
                 self._documents.pop(path, None)
                 return ChangeSet()
-            result = analyse_bytes(spec, path, data, self._disk_mtime(path))
-            if result.status != "indexed":  # binary buffer: keep what the disk gave us
+            if is_binary(data):  # a binary buffer: keep what the disk gave us
                 return ChangeSet()
             document = Document.parse(spec, data)
             self._documents[path] = document
+            result = describe(path, spec.name, data, self._disk_mtime(path), "indexed",
+                              document.facts)
             return self._commit(path, document.facts, result=result)
 
     def apply_edit(self, path: str, start: tuple[int, int], end: tuple[int, int],

@@ -83,14 +83,21 @@ def analyse_file(root: str, rel: str, language: str, max_bytes: int) -> FileResu
 
 
 def analyse_bytes(spec: LanguageSpec | None, rel: str, data: bytes, mtime_ns: int) -> FileResult:
-    digest = content_hash(data)
-    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if spec is None:
-        return FileResult(rel, "", len(data), mtime_ns, digest, lines, "unsupported", EMPTY_FACTS)
+        return describe(rel, "", data, mtime_ns, "unsupported", EMPTY_FACTS)
     if is_binary(data):
-        return FileResult(rel, spec.name, len(data), mtime_ns, digest, 0, "binary", EMPTY_FACTS)
+        return describe(rel, spec.name, data, mtime_ns, "binary", EMPTY_FACTS)
     _tree, facts = analyse_source(spec, data)
-    return FileResult(rel, spec.name, len(data), mtime_ns, digest, lines, "indexed", facts)
+    return describe(rel, spec.name, data, mtime_ns, "indexed", facts)
+
+
+def describe(
+    rel: str, language: str, data: bytes, mtime_ns: int, status: str, facts: FileFacts
+) -> FileResult:
+    """The stored description of content whose facts are already known."""
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return FileResult(rel, language, len(data), mtime_ns, content_hash(data),
+                      lines if status == "indexed" else 0, status, facts)
 
 
 def analyse_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> list[FileResult]:

@@ -164,4 +164,5 @@ def test_unsupported_and_oversized_documents_are_ignored_by_live_updates(
                      max_file_bytes=1000)
     assert codemap.open_document("notes.txt", "hello").is_empty()
     assert codemap.open_document("a.py", "def b():\n    pass\n" + "#" * 2000).is_empty()
+    assert codemap.open_document("a.py", "def c():\0\n    pass\n").is_empty()  # binary
     assert [s.name for s in codemap.symbols_in(["a.py"])] == ["a"]
