@@ -66,7 +66,8 @@ class Contributions:
 
     * ``hover``: ``(services, symbol) -> markdown paragraph | None``, appended to hover.
     * ``symbol_lens``: ``(services, symbols) -> {symbol id: " · text"}``, appended to the
-      reference-count lens of each definition (one call per file: batch your queries).
+      reference-count lens of each definition (called as each lens is resolved, today
+      with one symbol at a time: keep it to one cheap query).
     * ``file_lens``: ``(services, path) -> LensLine | None``, shown on line 0 of a file.
     """
 
