@@ -61,7 +61,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   command('recall', 'Recall', () => recall(server));
   command('openMemoryNotes', 'Open MEMORY.md', () => openMemoryNotes());
   command('ledgerReport', 'Ledger Report', () => ledgerPanel.show());
-  command('refreshLedgerReport', 'Ledger Report', () => ledgerPanel.show());
   command('setTaskBudget', 'Set Task Budget', () => setTaskBudget(server, budget));
   command('recordUsage', 'Record Model Usage', () => recordUsage(server, budget));
   command('runAgentTask', 'Run Agent Task', () => runAgentTask(server, documents, budget, agentLog));
