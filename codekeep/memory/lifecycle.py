@@ -89,6 +89,15 @@ def maintain(store: MemoryStore, settings: MemorySettings, now: float) -> Mainte
             (now - settings.archive_after_days * DAY,),
             "status = 'archived'",
         )
+        archived += _transition(
+            store,
+            now,
+            "EXPIRE",
+            "status IN ('active','observed','confirmed_resolved') AND expires_at IS NOT NULL "
+            "AND expires_at <= ?",
+            (now,),
+            "status = 'archived'",
+        )
         evicted = sum(
             enforce_capacity(store, scope, settings.capacity_per_scope, now)
             for scope in store.scopes

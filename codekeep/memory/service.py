@@ -35,7 +35,7 @@ from codekeep.memory.model import (
 from codekeep.memory.notes_sync import NOTES_FILE, NotesSync
 from codekeep.memory.retrieval import RecallQuery, Retriever
 from codekeep.memory.scope import DefaultScopePolicy, ScopePolicy, ScopeRequest
-from codekeep.memory.settings import EmbeddingSettings, MemorySettings
+from codekeep.memory.settings import DAY, EmbeddingSettings, MemorySettings
 from codekeep.memory.store import MemoryStore
 from codekeep.memory.working import WorkingMemory
 from codekeep.memory.write import WritePath, WriteRequest
@@ -65,7 +65,12 @@ class ScopedWriter:
         symbols: Sequence[str] = (),
         evidence: dict[str, Any] | None = None,
         confidence: float = 1.0,
+        ttl_days: float | None = None,
     ) -> WriteResult:
+        """``ttl_days``: the memory expires unless seen again within that many days."""
+        if ttl_days is not None and ttl_days <= 0:
+            raise MemoryInputError("ttl_days must be positive")
+        now = self._service.settings.clock()
         request = WriteRequest(
             content,
             kind,
@@ -78,6 +83,7 @@ class ScopedWriter:
             self.source,
             confidence,
             self.task_id,
+            expires_at=None if ttl_days is None else now + ttl_days * DAY,
         )
         return self._service._write.remember(self.scope, request)
 
@@ -198,6 +204,7 @@ class MemoryService:
         source: str = "user",
         confidence: float = 1.0,
         task_id: str | None = None,
+        ttl_days: float | None = None,
     ) -> WriteResult:
         writer = self.writer(kind=kind, scope=scope, source=source, task_id=task_id)
         return writer.remember(
@@ -209,7 +216,17 @@ class MemoryService:
             symbols=symbols,
             evidence=evidence,
             confidence=confidence,
+            ttl_days=ttl_days,
         )
+
+    def memories_for_file(self, path: str) -> builtins.list[Memory]:
+        """Live memories linked to a file (or to symbols defined in it), most important first."""
+        found: builtins.list[Memory] = []
+        for store in (self.project, self.user):
+            ids = [r[0] for r in store.linked([path], [], RECALLABLE_STATUSES, 100)]
+            found += store.load_many(ids)
+        found.sort(key=lambda m: (-m.importance, -m.last_seen_at, m.id))
+        return found
 
     def forget(self, memory_id: str, reason: str | None = None) -> bool:
         """Disable a memory (kept for audit, never recalled again). False if unknown."""

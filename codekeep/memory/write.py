@@ -275,6 +275,10 @@ class WritePath:
             return WriteResult("SKIP", target.id, reason, redactions)
         fields: dict[str, Any] = {
             "last_seen_at": now,
+            # seen again: a memory with a lifetime gets its full lifetime back (seed 002)
+            "expires_at": None
+            if target.expires_at is None
+            else now + (target.expires_at - target.last_seen_at),
             "importance": max(target.importance, req.importance),
             "confidence": max(target.confidence, req.confidence),
         }

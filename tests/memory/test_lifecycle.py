@@ -84,3 +84,23 @@ def test_purge_is_the_only_physical_delete(service: MemoryService) -> None:
     assert service.get(old.id or "") is None and service.get(gone.id or "") is None
     assert _status(service, new.id) == "active"
     assert [h["action"] for h in service.history(old.id or "")] == ["PURGE"]
+
+
+def test_memory_with_a_lifetime_expires_unless_seen_again(service: MemoryService, clock) -> None:
+    short = service.remember("The staging cluster is being migrated this week", ttl_days=5)
+    renewed = service.remember("The release branch is frozen for the audit", ttl_days=5)
+    clock.advance(4)
+    assert service.remember("The release branch is frozen for the audit").action == "REINFORCE"
+    clock.advance(2)  # 6 days after writing, 2 after the renewal
+    assert [h.memory.id for h in service.recall("staging cluster migrated")] == []
+    assert [h.memory.id for h in service.recall("release branch frozen")] == [renewed.id]
+    service.maintain()
+    assert _status(service, short.id) == "archived"
+    assert "EXPIRE" in [h["action"] for h in service.history(short.id or "")]
+
+
+def test_memories_for_a_file_include_its_symbols(service: MemoryService) -> None:
+    by_file = service.remember("cart.py is generated; never edit by hand", files=["shop/cart.py"])
+    by_symbol = service.remember("checkout is idempotent", symbols=["shop/cart.py::checkout"])
+    service.remember("unrelated", files=["shop/other.py"])
+    assert {m.id for m in service.memories_for_file("shop/cart.py")} == {by_file.id, by_symbol.id}
