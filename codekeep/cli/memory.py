@@ -64,6 +64,7 @@ def _remember(args: argparse.Namespace) -> int:
             symbols=args.symbol,
             evidence={"file": args.evidence, "quote": args.quote} if args.evidence else None,
             source="explicit_command",
+            ttl_days=args.ttl_days,
         )
         if args.json:
             emit_json(result.to_json())
@@ -246,6 +247,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="workspace file that proves it (required for --kind case)",
     )
     p.add_argument("--quote", default="", help="with --evidence: the text found in FILE")
+    p.add_argument(
+        "--ttl-days",
+        type=float,
+        default=None,
+        help="expire unless seen again within this many days",
+    )
     p.set_defaults(handler=_remember)
 
     p = commands.add_parser("recall", parents=[common], help="the best memories for a query")

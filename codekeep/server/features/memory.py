@@ -3,7 +3,7 @@
 Requests (each also the command ``codekeep.memory.<name>`` taking the same object):
 
 * ``codekeep/memory/remember`` ``{content, kind?, key?, importance?, scope?, files?,
-  symbols?, evidence?, uri?}`` -> ``{id, action, reason?}`` (files may be URIs or
+  symbols?, evidence?, ttlDays?, uri?}`` -> ``{id, action, reason?}`` (files may be URIs or
   workspace-relative paths; a rejection is a normal result with ``action: "REJECT"``);
 * ``codekeep/memory/recall`` ``{query, limit?, kinds?, uri?}`` -> ``{memories}`` best
   first, each with ``score`` and ``scoreParts`` (``uri`` adds a structured file match);
@@ -155,6 +155,7 @@ def _remember(memory: MemoryService, handle: WorkspaceHandle, params: dict[str, 
         symbols=p.optional_str_list(params, "symbols"),
         evidence=evidence,
         source=p.optional_str(params, "source") or "user",
+        ttl_days=p.optional_int(params, "ttlDays", minimum=1),
     )
     return result.to_json()
 
