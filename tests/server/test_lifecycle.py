@@ -70,6 +70,22 @@ def names(result: dict[str, Any]) -> list[str]:
     return [symbol["name"] for symbol in result["symbols"]]
 
 
+async def test_index_status_is_not_ready_until_the_first_index_ends(tmp_path: Path) -> None:
+    root = write_project(tmp_path)
+    lsp: Any = await server_config().start()
+    try:
+        await lsp.initialize_session(initialize_params(root))
+        # Sent right behind "initialized": indexing waits for the client's answer to
+        # workspace/configuration, which comes after this request on the wire.
+        early = await request(lsp, "codekeep/indexStatus", {})
+        assert early["ready"] is False
+        done = await wait_ready(lsp)
+        assert done["ready"] is True and done["files"] == 3 and done["pending"] == 0
+        await lsp.shutdown_session()
+    finally:
+        await lsp.stop()
+
+
 async def test_utf16_client_gets_utf16_columns(tmp_path: Path) -> None:
     root = write_project(tmp_path)
     (root / "wide.py").write_text('label = "形状"; shape_count = 3\n\ndef área(): pass\n')
