@@ -2,40 +2,38 @@
 ; Function bodies and lambdas are local scopes (cpp.json). Free-function
 ; prototypes are declarations, not definitions; member functions declared in a
 ; class body are indexed, and so are their out-of-class definitions
-; `Cls::name`, whose container comes from the qualifier (@container.name).
+; `Cls::name`, whose container comes from the qualifier (@container.name,
+; relative to the enclosing namespace).
 
 ; ---------------------------------------------------------------- definitions
 
 (function_definition
   declarator: [
+    (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name))
+  ]) @definition.function
+
+; Out-of-class definitions `Cls::name`, `Box<T>::name`, `ns::Cls::~Cls`: the
+; innermost qualifier is the container (an outer namespace comes from the
+; enclosing `namespace` block, or is dropped when written in the qualifier).
+(function_definition
+  declarator: [
     (function_declarator declarator: [
-      (identifier) @name
-      (field_identifier) @name
-      (destructor_name) @name
-      (operator_name) @name
-      (qualified_identifier scope: (_) @container.name name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier scope: [(namespace_identifier) @container.name (template_type name: (type_identifier) @container.name)] name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier name: (qualified_identifier scope: [(namespace_identifier) @container.name (template_type name: (type_identifier) @container.name)] name: [(identifier) (destructor_name) (operator_name)] @name))
+      (qualified_identifier name: (qualified_identifier name: (qualified_identifier scope: [(namespace_identifier) @container.name (template_type name: (type_identifier) @container.name)] name: [(identifier) (destructor_name) (operator_name)] @name)))
     ])
     (pointer_declarator declarator: (function_declarator declarator: [
-      (identifier) @name
-      (field_identifier) @name
-      (destructor_name) @name
-      (operator_name) @name
-      (qualified_identifier scope: (_) @container.name name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier scope: [(namespace_identifier) @container.name (template_type name: (type_identifier) @container.name)] name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier name: (qualified_identifier scope: [(namespace_identifier) @container.name (template_type name: (type_identifier) @container.name)] name: [(identifier) (destructor_name) (operator_name)] @name))
+      (qualified_identifier name: (qualified_identifier name: (qualified_identifier scope: [(namespace_identifier) @container.name (template_type name: (type_identifier) @container.name)] name: [(identifier) (destructor_name) (operator_name)] @name)))
     ]))
     (reference_declarator (function_declarator declarator: [
-      (identifier) @name
-      (field_identifier) @name
-      (destructor_name) @name
-      (operator_name) @name
-      (qualified_identifier scope: (_) @container.name name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier scope: [(namespace_identifier) @container.name (template_type name: (type_identifier) @container.name)] name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier name: (qualified_identifier scope: [(namespace_identifier) @container.name (template_type name: (type_identifier) @container.name)] name: [(identifier) (destructor_name) (operator_name)] @name))
+      (qualified_identifier name: (qualified_identifier name: (qualified_identifier scope: [(namespace_identifier) @container.name (template_type name: (type_identifier) @container.name)] name: [(identifier) (destructor_name) (operator_name)] @name)))
     ]))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [
-      (identifier) @name
-      (field_identifier) @name
-      (destructor_name) @name
-      (operator_name) @name
-      (qualified_identifier scope: (_) @container.name name: [(identifier) (destructor_name) (operator_name)] @name)
-    ])))
   ]) @definition.function
 
 ; Member functions declared in a class body: `void put(...);`, `Cls(...);`
@@ -44,17 +42,15 @@
     (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name)
     (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name))
     (reference_declarator (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name)))
   ]) @definition.function
 
 (field_declaration_list
   (declaration
     declarator: [
-    (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name)))
-  ]) @definition.function)
+      (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name) (destructor_name)] @name))
+    ]) @definition.function)
 
 (namespace_definition
   name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
