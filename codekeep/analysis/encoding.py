@@ -67,11 +67,26 @@ def dup_of(fact: SymbolFact) -> int | None:
     return int(fact.qual[len(base) + 1:]) if fact.qual != base else None
 
 
+# A signature always spells the symbol's name; storing a one-byte stand-in for it instead
+# saves ~15 bytes per symbol (an eighth of the index).
+NAME_MARK = "\x00"
+
+
+def pack_signature(signature: str, name: str) -> str:
+    if NAME_MARK in signature or name not in signature:
+        return signature
+    return signature.replace(name, NAME_MARK, 1)
+
+
+def unpack_signature(stored: str, name: str) -> str:
+    return stored.replace(NAME_MARK, name, 1)
+
+
 def symbol_row(s: SymbolFact) -> tuple:
     """Column values of ``symbols`` after ``file_id`` (see the store's schema)."""
     span, name = s.span, s.name_span
     return (
-        s.name, s.container, dup_of(s), kind_code(s.kind), s.signature,
+        s.name, s.container, dup_of(s), kind_code(s.kind), pack_signature(s.signature, s.name),
         span.line, span.col, or_null(span.ucol, span.col),
         span.end_line, span.end_col, or_null(span.end_ucol, span.end_col),
         or_null(name.line, span.line), name.col, or_null(name.ucol, name.col),
@@ -84,7 +99,8 @@ def symbol_fact(row: Sequence) -> SymbolFact:
      name_line, name_col, name_ucol, name_end_col, name_end_ucol) = row
     name_line = nn(name_line, line)
     return SymbolFact(
-        qual_of(name, container, dup), name, kind_name(kind), container, signature,
+        qual_of(name, container, dup), name, kind_name(kind), container,
+        unpack_signature(signature, name),
         Span(line, col, nn(ucol, col), end_line, end_col, nn(end_ucol, end_col)),
         Span(name_line, name_col, nn(name_ucol, name_col), name_line, name_end_col,
              nn(name_end_ucol, name_end_col)),
@@ -96,22 +112,37 @@ def encode_spans(refs: Iterable[RefFact]) -> str:
 
     An item is ``line_delta,col,length`` (line relative to the previous item), then
     ``/kind`` unless the kind is ``call``, then ``|ucol,ulength[,end_line]`` only when
-    UTF-16 columns differ or the use spans lines.
+    UTF-16 columns differ or the use spans lines. Numbers are written in base 36.
     """
     parts = []
     previous = 0
     for ref in refs:
         span = ref.span
-        text = f"{span.line - previous},{span.col},{span.end_col - span.col}"
+        text = f"{_b36(span.line - previous)},{_b36(span.col)},{_b36(span.end_col - span.col)}"
         previous = span.line
         if ref.kind != "call":
             text += "/" + _KIND_CODES.get(ref.kind, ref.kind)
         if span.end_line != span.line:
-            text += f"|{span.ucol},{span.end_ucol - span.ucol},{span.end_line}"
+            text += (f"|{_b36(span.ucol)},{_b36(span.end_ucol - span.ucol)},"
+                     f"{_b36(span.end_line)}")
         elif span.ucol != span.col or span.end_ucol != span.end_col:
-            text += f"|{span.ucol},{span.end_ucol - span.ucol}"
+            text += f"|{_b36(span.ucol)},{_b36(span.end_ucol - span.ucol)}"
         parts.append(text)
     return ";".join(parts)
+
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+_SMALL = (*_DIGITS, *(a + b for a in _DIGITS[1:] for b in _DIGITS))  # 0 .. 1295
+
+
+def _b36(number: int) -> str:
+    if number < len(_SMALL):
+        return _SMALL[number]
+    text = ""
+    while number:
+        number, digit = divmod(number, 36)
+        text = _DIGITS[digit] + text
+    return text
 
 
 def decode_spans(name: str, spans: str) -> list[RefFact]:
@@ -121,17 +152,17 @@ def decode_spans(name: str, spans: str) -> list[RefFact]:
         item, _bar, wide = item.partition("|")
         item, _slash, code = item.partition("/")
         delta, col_text, length = item.split(",")
-        line += int(delta)
-        col = int(col_text)
-        end_col = col + int(length)
+        line += int(delta, 36)
+        col = int(col_text, 36)
+        end_col = col + int(length, 36)
         kind = _KIND_NAMES.get(code, code) if code else "call"
         ucol, end_ucol, end_line = col, end_col, line
         if wide:
             fields = wide.split(",")
-            ucol = int(fields[0])
-            end_ucol = ucol + int(fields[1])
+            ucol = int(fields[0], 36)
+            end_ucol = ucol + int(fields[1], 36)
             if len(fields) > 2:
-                end_line = int(fields[2])
+                end_line = int(fields[2], 36)
         refs.append(RefFact(name, kind, Span(line, col, ucol, end_line, end_col, end_ucol)))
     return refs
 
@@ -145,10 +176,17 @@ def group_refs(refs: Iterable[RefFact]) -> dict[str, str]:
 
 
 def encode_imports(imports: Sequence[ImportFact]) -> str:
-    """``line module [name [alias]]`` per import (tab-separated), one per line."""
+    """``line module [name [alias]]`` per import (tab-separated), one per line.
+
+    Line and module are left empty when they repeat the previous import's
+    (``from m import a, b, c`` is three facts of one statement).
+    """
     lines = []
+    previous: tuple[int, str] | None = None
     for imp in imports:
-        fields = [str(imp.line), imp.module]
+        same = previous == (imp.line, imp.module) and imp.module != ""
+        fields = ["", ""] if same else [str(imp.line), imp.module]
+        previous = (imp.line, imp.module)
         if imp.name is not None or imp.alias is not None:
             fields.append(imp.name if imp.name is not None else "\0")
         if imp.alias is not None:
@@ -158,12 +196,15 @@ def encode_imports(imports: Sequence[ImportFact]) -> str:
 
 
 def decode_imports(text: str) -> list[ImportFact]:
-    found = []
+    found: list[ImportFact] = []
     for line in text.split("\n"):
         fields = line.split("\t")
         name = fields[2] if len(fields) > 2 and fields[2] != "\0" else None
         alias = fields[3] if len(fields) > 3 else None
-        found.append(ImportFact(fields[1], name, alias, int(fields[0])))
+        if fields[0] == "" and found:
+            found.append(ImportFact(found[-1].module, name, alias, found[-1].line))
+        else:
+            found.append(ImportFact(fields[1], name, alias, int(fields[0])))
     return found
 
 

@@ -10,6 +10,7 @@ rebuildable cache: it uses ``synchronous=OFF`` and is recreated if the file is d
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,6 +32,7 @@ from codekeep.analysis.encoding import (
     qual_of,
     symbol_fact,
     symbol_row,
+    unpack_signature,
 )
 from codekeep.analysis.extract import FileFacts, ImportFact, RefFact, SymbolFact
 from codekeep.analysis.model import Position, Range, Reference, Symbol
@@ -47,7 +49,8 @@ MIGRATIONS: tuple[str, ...] = (
         mtime_ns INTEGER NOT NULL,
         hash TEXT NOT NULL,
         lines INTEGER NOT NULL,
-        status TEXT NOT NULL
+        status TEXT NOT NULL,
+        ref_names TEXT NOT NULL DEFAULT ''
     );
     CREATE TABLE symbols(
         id INTEGER PRIMARY KEY,
@@ -70,7 +73,6 @@ MIGRATIONS: tuple[str, ...] = (
         spans TEXT NOT NULL,
         PRIMARY KEY (name, file_id)
     ) WITHOUT ROWID;
-    CREATE INDEX refs_by_file ON refs(file_id);
     CREATE TABLE imports(
         file_id INTEGER PRIMARY KEY,
         facts TEXT NOT NULL
@@ -99,7 +101,7 @@ def symbol_from_row(row: Sequence) -> Symbol:
     return Symbol(
         id=f"{path}::{qual_of(name, container, dup)}", name=name, kind=kind_name(kind),
         path=path,
-        language=language, container=container, signature=signature,
+        language=language, container=container, signature=unpack_signature(signature, name),
         range=Range(_pos(line, col, ucol), _pos(end_line, end_col, end_ucol)),
         selection_range=Range(
             _pos(name_line, name_col, name_ucol), _pos(name_line, name_end_col, name_end_ucol)
@@ -224,8 +226,28 @@ class IndexStore:
 
     # ---- facts ---------------------------------------------------------------
     def clear_facts(self, file_id: int) -> None:
-        for table in ("symbols", "refs", "imports"):
+        for table in ("symbols", "imports"):
             self.conn.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
+        self.delete_ref_groups(file_id, self.ref_names(file_id))
+        self.set_ref_names(file_id, ())
+
+    # A file's uses are found through the names it uses (kept in its ``files`` row)
+    # rather than through an index on refs(file_id): that index would cost more space
+    # than the list, and only whole-file reads and rewrites need it.
+    def ref_names(self, file_id: int) -> list[str]:
+        row = self.conn.execute("SELECT ref_names FROM files WHERE id = ?", (file_id,)).fetchone()
+        return row[0].split("\n") if row and row[0] else []
+
+    def set_ref_names(self, file_id: int, names: Iterable[str]) -> None:
+        self.conn.execute("UPDATE files SET ref_names = ? WHERE id = ?",
+                          ("\n".join(sorted(names)), file_id))
+
+    def _ref_groups_of(self, file_id: int) -> list[tuple[str, str]]:
+        return self.conn.execute(
+            "SELECT r.name, r.spans FROM json_each(?) j JOIN refs r "
+            "ON r.name = j.value AND r.file_id = ?",
+            (json.dumps(self.ref_names(file_id)), file_id),
+        ).fetchall()
 
     def insert_symbols(self, file_id: int, symbols: Iterable[SymbolFact]) -> None:
         self.insert_symbol_rows(file_id, [symbol_row(s) for s in symbols])
@@ -266,13 +288,16 @@ class IndexStore:
         if not fresh:
             self.clear_facts(file_id)
         self.insert_symbols(file_id, facts.symbols)
-        self.put_ref_groups(file_id, group_refs(facts.refs))
+        groups = group_refs(facts.refs)
+        self.put_ref_groups(file_id, groups)
+        self.set_ref_names(file_id, groups)
         self.put_imports(file_id, facts.imports)
 
     def write_encoded(self, file_id: int, encoded: EncodedFacts) -> None:
         """Insert the rows of a file that has none yet (the cold-index fast path)."""
         self.insert_symbol_rows(file_id, encoded.symbols)
         self.put_ref_groups(file_id, encoded.refs)
+        self.set_ref_names(file_id, encoded.refs)
         self.put_encoded_imports(file_id, encoded.imports)
 
     def delete_symbols(self, file_id: int, symbols: Iterable[SymbolFact]) -> None:
@@ -288,9 +313,8 @@ class IndexStore:
             "end_ucol, name_line, name_col, name_ucol, name_end_col, name_end_ucol FROM symbols "
             "WHERE file_id = ? ORDER BY line, col, id", (file_id,),
         )]
-        refs = [ref for name, spans in self.conn.execute(
-            "SELECT name, spans FROM refs WHERE file_id = ?", (file_id,))
-            for ref in decode_spans(name, spans)]
+        refs = [ref for name, spans in self._ref_groups_of(file_id)
+                for ref in decode_spans(name, spans)]
         refs.sort(key=lambda r: (r.span.line, r.span.col))
         row = self.conn.execute(
             "SELECT facts FROM imports WHERE file_id = ?", (file_id,)).fetchone()
@@ -349,11 +373,11 @@ class IndexStore:
                 for path, name, container, dup in rows]
 
     def refs_in_file(self, path: str) -> list[RefRow]:
-        rows = self.conn.execute(
-            "SELECT r.name, r.spans FROM refs r JOIN files f ON f.id = r.file_id "
-            "WHERE f.path = ?", (path,),
-        )
-        found = [RefRow.of(path, ref) for name, spans in rows for ref in decode_spans(name, spans)]
+        row = self.file(path)
+        if row is None:
+            return []
+        found = [RefRow.of(path, ref) for name, spans in self._ref_groups_of(row.id)
+                 for ref in decode_spans(name, spans)]
         found.sort(key=lambda r: (r.range.start.line, r.range.start.byte_col))
         return found
 
@@ -393,6 +417,7 @@ def _open_rebuilding(path: Path) -> sqlite3.Connection:
     if conn is not None:
         try:
             conn.execute("SELECT spans FROM refs LIMIT 0")
+            conn.execute("SELECT ref_names FROM files LIMIT 0")
             conn.execute("SELECT name, container, dup FROM symbols LIMIT 0")
             conn.execute("SELECT facts FROM imports LIMIT 0")
             return conn

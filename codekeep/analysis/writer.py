@@ -66,5 +66,7 @@ class FactWriter:
                 name: encode_spans(refs) for name, refs in new_groups.items()
                 if old_groups.get(name) != refs
             })
+            if old_groups.keys() != new_groups.keys():
+                store.set_ref_names(file_id, new_groups)
         if before.imports != after.imports:
             store.put_imports(file_id, after.imports)
