@@ -114,3 +114,24 @@ def test_open_buffer_wins_over_disk_during_index(
     codemap.index()
     assert [s.name for s in codemap.symbols_in(["a.py"])] == ["in_editor"]
     assert codemap.refresh_file("a.py").is_empty()
+
+
+def test_typing_an_import_makes_uses_resolve(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({"a.py": "def foo():\n    pass\n", "other.py": "def foo():\n    pass\n",
+                      "b.py": "def main():\n    foo()\n"})
+    codemap = open_map(root)
+    codemap.index()
+    refs, _ = codemap.find_references(symbol_id="a.py::foo")
+    assert [r.confidence for r in refs] == ["name"]
+    codemap.open_document("b.py", (root / "b.py").read_text())
+    codemap.apply_edit("b.py", (0, 0), (0, 0), "from a import foo\n")
+    refs, _ = codemap.find_references(symbol_id="a.py::foo")
+    assert [(r.range.start.line, r.kind, r.confidence) for r in refs] == [
+        (0, "import", "resolved"), (2, "call", "resolved")]
+    refs, _ = codemap.find_references(symbol_id="other.py::foo")
+    assert {r.confidence for r in refs} == {"name"}
+    codemap.apply_edit("b.py", (0, 0), (1, 0), "")  # delete the import line again
+    refs, _ = codemap.find_references(symbol_id="a.py::foo")
+    assert [r.confidence for r in refs] == ["name"]
