@@ -201,13 +201,15 @@ async function runSteps(bench, page) {
     await page.screenshot({ path: path.join(artifacts, 'budget-warning-detail.png'), clip: { x: 0, y: height - 260, width: 1400, height: 260 } });
   });
 
-  await step('Run Agent Task runs the agent against the scripted model and shows its answer', async () => {
+  await step('Run Agent Task runs the agent against the scripted model, shows its nudges and its answer', async () => {
     await bench.runCommand('CodeKeep: Run Agent Task');
     await bench.answer('Where is Inventory defined and who takes goods out of it?', { title: 'CodeKeep: Run Agent Task' });
     const frame = await bench.webviewFrame('h2:has-text("Answer")', LONG);
     const text = await frame.locator('body').innerText();
     expect(text.includes('OrderBook.place takes goods out of it'), `the answer panel does not show the model's answer:\n${text}`);
     expect(/1 tool call/.test(text), `the answer panel does not count the find_symbol call:\n${text}`);
+    // The agent's nudges (codekeep/nudge) arrive as notifications naming their type.
+    await bench.waitForNotification(/CodeKeep agent \([a-z ]+\):/);
     await shot(page, '11-agent-answer');
   });
 }
