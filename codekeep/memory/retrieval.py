@@ -14,6 +14,7 @@ observed, archived and disabled rows stay in the database for audit.
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -66,27 +67,27 @@ class Retriever:
         if not lists:
             pool = self._recent(query)
             ranks = {memory_id: [] for memory_id in pool}
-        memories = self._load(list(ranks))
         now = self.settings.clock()
-        results: list[RecalledMemory] = []
-        for memory in memories:
-            if memory.expires_at is not None and memory.expires_at <= now:
+        scored: list[tuple[float, str, ScoreParts]] = []
+        for row in self._score_rows(list(ranks)):
+            if row["expires_at"] is not None and row["expires_at"] <= now:
                 continue
-            if query.kinds and memory.kind not in query.kinds:
+            if query.kinds and row["kind"] not in query.kinds:
                 continue
-            seen = max(memory.last_seen_at, memory.last_accessed_at or 0.0)
+            seen = max(row["last_seen_at"], row["last_accessed_at"] or 0.0)
             parts = ScoreParts(
                 recency=recency(now - seen, self.settings.half_life_days),
-                importance=importance_norm(memory.importance),
-                relevance=rrf_relevance(ranks[memory.id], self.settings.rrf_k),
+                importance=importance_norm(row["importance"]),
+                relevance=rrf_relevance(ranks[row["id"]], self.settings.rrf_k),
             )
-            results.append(
-                RecalledMemory(
-                    memory, combine(parts, self.settings, memory.negative_feedback > 0), parts
-                )
-            )
-        results.sort(key=lambda r: (-r.score, r.memory.id))
-        chosen = results[: max(0, query.limit)]
+            scored.append((combine(parts, self.settings, row["negative"] > 0), row["id"], parts))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        top = scored[: max(0, query.limit)]
+        # whole records (links, flags) only for what is returned
+        memories = {m.id: m for m in self._load([memory_id for _, memory_id, _ in top])}
+        chosen = [
+            RecalledMemory(memories[i], score, parts) for score, i, parts in top if i in memories
+        ]
         if touch and chosen:
             self._touch(chosen, now)
         return chosen
@@ -160,8 +161,14 @@ class Retriever:
     def _load(self, ids: list[str]) -> list[Memory]:
         memories: list[Memory] = []
         for store in self.stores:
-            memories.extend(store.load_many(ids))
+            memories.extend(store.load_many([i for i in ids if store.owns(i)]))
         return memories
+
+    def _score_rows(self, ids: list[str]) -> list[sqlite3.Row]:
+        rows: list[sqlite3.Row] = []
+        for store in self.stores:
+            rows.extend(store.score_fields([i for i in ids if store.owns(i)]))
+        return rows
 
     def _touch(self, chosen: list[RecalledMemory], now: float) -> None:
         for store in self.stores:

@@ -161,6 +161,17 @@ class MemoryStore:
             )
         return result
 
+    def score_fields(self, ids: Sequence[str]) -> list[sqlite3.Row]:
+        """Just what ranking needs (no links): id, kind, importance, times, live feedback."""
+        if not ids:
+            return []
+        return self.conn.execute(
+            "SELECT id, kind, importance, last_seen_at, last_accessed_at, expires_at, "
+            "(SELECT count(*) FROM feedback f WHERE f.memory_id = m.id AND f.retracted_at IS NULL)"
+            f" AS negative FROM memories m WHERE id IN ({','.join('?' * len(ids))})",
+            list(ids),
+        ).fetchall()
+
     def _links(
         self, table: str, column: str, ids: Sequence[str]
     ) -> dict[str, list[tuple[str, int]]]:
