@@ -125,9 +125,6 @@ class NameIndex:
         self._lines: list[str] = []  # lower-cased name per line of the blob
         self._originals: dict[str, list[str]] = {}
 
-    def __len__(self) -> int:
-        return len(self._counts)
-
     def add(self, name: str) -> None:
         count = self._counts.get(name, 0)
         self._counts[name] = count + 1

@@ -86,8 +86,3 @@ class ImportGraph:
             return False
         names = imported[definition.path]
         return names is None or top_level_name(definition) in names or definition.name in names
-
-    def edges(self) -> dict[str, dict[str, set[str] | None]]:
-        """Every indexed file's imports (for the repository map's graph)."""
-        _resolver, _raw = self._load()
-        return {path: self.imports_of(path) for path in self._languages}
