@@ -78,6 +78,31 @@ async function main() {
   const bench = new Workbench(page);
   await bench.waitReady();
   await runSteps(bench, page);
+  await multiRootStep(browser, port, workspace);
+}
+
+/** A second window on a two-folder workspace: one server indexes both folders. */
+async function multiRootStep(browser, port, shop) {
+  await step('a multi-root workspace indexes both folders and finds symbols in either', async () => {
+    const second = path.join(workDir, 'tools-folder');
+    fs.cpSync(path.join(here, 'fixture-second'), second, { recursive: true });
+    const workspaceFile = path.join(workDir, 'multi.code-workspace');
+    fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: shop }, { path: second }] }));
+    const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    page.setDefaultTimeout(SHORT);
+    await page.goto(`http://127.0.0.1:${port}/?workspace=${encodeURIComponent(workspaceFile)}`, { timeout: LONG });
+    const bench = new Workbench(page);
+    await bench.waitReady();
+    await bench.waitForStatus(/CodeKeep: [\d,]+ symbols/, 90_000);
+    await bench.runCommand('CodeKeep: Find Symbol');
+    await bench.answer('Hammer', { title: 'CodeKeep: Find Symbol' });
+    await bench.acceptPick('Hammer', { title: 'definition' });
+    await page.locator('.tabs-container .tab.active', { hasText: 'hammer.py' }).waitFor();
+    const cursor = await bench.cursor();
+    expect(cursor.line === 4 && cursor.column === 7, `cursor at Ln ${cursor.line}, Col ${cursor.column}, expected Ln 4, Col 7`);
+    await shot(page, '13-multi-root');
+    await page.close();
+  });
 }
 
 async function runSteps(bench, page) {
