@@ -105,7 +105,7 @@ class CodeMap:
         with self._lock, self._store.transaction():
             for path in plan.removed:
                 self._merge(changes, self._delete(path))
-        results = analyse_jobs(self.root, self.settings, plan.jobs)
+        results = analyse_jobs(self.root, self.settings, plan.jobs, plan.sizes)
         # Write in chunks, each its own transaction, and let go of the lock in between:
         # the server keeps answering queries (from the part already indexed) meanwhile.
         while chunk := list(itertools.islice(results, WRITE_CHUNK_FILES)):

@@ -23,12 +23,14 @@ from codekeep.analysis.settings import IndexSettings
 from codekeep.analysis.store import FileRow
 
 BATCH_FILES = 24
+BATCH_BYTES = 256 * 1024  # a batch is this much source or BATCH_FILES files, whichever first
 Progress = Callable[[int, int], None]
 
 
 @dataclass(slots=True)
 class IndexPlan:
     jobs: list[tuple[str, str]] = field(default_factory=list)  # (path, language)
+    sizes: dict[str, int] = field(default_factory=dict)
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
@@ -57,6 +59,7 @@ def plan_index(
             result.unchanged += 1
             continue
         result.jobs.append((candidate.rel, spec.name))
+        result.sizes[candidate.rel] = candidate.size
     result.removed = [path for path in remaining if path not in open_paths]
     return result
 
@@ -74,8 +77,26 @@ def _worker_count(settings: IndexSettings, jobs: int) -> int:
     return max(1, min(wanted, -(-jobs // BATCH_FILES)))
 
 
+def _batches(
+    jobs: list[tuple[str, str]], sizes: dict[str, int]
+) -> list[list[tuple[str, str]]]:
+    """Largest files first, in batches of similar weight, so no worker is left with a
+    long tail of big files while the others sit idle."""
+    ordered = sorted(jobs, key=lambda job: -sizes.get(job[0], 0))
+    batches: list[list[tuple[str, str]]] = []
+    weight = 0
+    for job in ordered:
+        if not batches or len(batches[-1]) >= BATCH_FILES or weight >= BATCH_BYTES:
+            batches.append([])
+            weight = 0
+        batches[-1].append(job)
+        weight += sizes.get(job[0], 0)
+    return batches
+
+
 def analyse_jobs(
     root: Path, settings: IndexSettings, jobs: list[tuple[str, str]],
+    sizes: dict[str, int] | None = None,
 ) -> Iterator[FileResult]:
     """Parse every job, in worker processes when there are enough of them."""
     workers = _worker_count(settings, len(jobs))
@@ -83,7 +104,7 @@ def analyse_jobs(
         for rel, language in jobs:
             yield analyse_file(str(root), rel, language, settings.max_file_bytes)
         return
-    batches = [jobs[i:i + BATCH_FILES] for i in range(0, len(jobs), BATCH_FILES)]
+    batches = _batches(jobs, sizes or {})
     remaining = {id(batch): batch for batch in batches}
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
