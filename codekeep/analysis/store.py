@@ -176,9 +176,16 @@ class IndexStore:
         self.conn.execute("COMMIT")
 
     def compact(self) -> None:
-        """Rewrite the file densely (after a cold index, B-tree pages are partly empty)."""
-        self.conn.execute("VACUUM")
-        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        """Rewrite the file densely (after a cold index, B-tree pages are partly empty).
+
+        Best effort: another process reading the index (the CLI next to the server)
+        makes VACUUM impossible for now, which costs only some bytes.
+        """
+        try:
+            self.conn.execute("VACUUM")
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError:
+            pass
 
     # ---- files ---------------------------------------------------------------
     _FILE_COLUMNS = "id, path, language, size, mtime_ns, hash, status"
