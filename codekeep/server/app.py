@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import pkgutil
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +15,7 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from lsprotocol import types
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from codekeep import __version__
@@ -100,6 +104,43 @@ class CodeKeepServer(LanguageServer):
             except Exception:
                 logger.exception("shutdown step failed")
         self.workspaces.close_all()
+
+    def _start_io_async(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Like pygls, but stdin is read by the event loop itself (an asyncio pipe)
+        instead of one thread-pool hop per header line and body: a keystroke is two
+        messages, and every hop is latency the user feels."""
+        self._stop_event = threading.Event()
+        stdin = stdin or sys.stdin.buffer
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+        async def serve() -> None:
+            loop = asyncio.get_running_loop()
+            reader: Any
+            try:
+                reader = asyncio.StreamReader(limit=2**26)
+                await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+            except (OSError, ValueError):  # not a pipe (a file, a tty): pygls' reader
+                reader = StdinAsyncReader(stdin, self.thread_pool)
+            assert self._stop_event is not None
+            try:
+                await run_async(
+                    stop_event=self._stop_event,
+                    reader=reader,
+                    protocol=self.protocol,
+                    logger=logger,
+                    error_handler=self.report_server_error,
+                )
+            except asyncio.IncompleteReadError:  # the client died mid-message
+                logger.warning("the client closed the connection mid-message")
+
+        try:
+            asyncio.run(serve())
+        except BrokenPipeError:
+            logger.error("the client went away")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     def shutdown(self) -> None:
         self.close_workspaces()

@@ -4,6 +4,7 @@ clean shutdown, a client that vanishes, and two servers on one workspace."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import socket
 import sqlite3
@@ -20,6 +21,8 @@ from pytest_lsp import LanguageClient
 from codekeep.analysis.codemap import CodeMap
 from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import (
+    SERVER_COMMAND,
+    SERVER_ENV,
     change_document,
     initialize_params,
     make_client,
@@ -241,6 +244,23 @@ async def test_client_vanishing_mid_request(tmp_path: Path) -> None:
     finally:
         await lsp.stop()
     assert index_is_intact(root) >= 7
+
+
+def test_client_dying_mid_message(tmp_path: Path) -> None:
+    root = write_project(tmp_path)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": None, "rootUri": path_to_uri(root), "capabilities": {}}}).encode()
+    server = subprocess.Popen(SERVER_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, env=SERVER_ENV)
+    assert server.stdin is not None
+    server.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    server.stdin.write(b"Content-Length: 500\r\n\r\n{\"jsonrpc\": ")  # cut off
+    server.stdin.close()
+    assert server.stderr is not None
+    stderr = server.stderr.read()  # until the server exits and closes it
+    assert server.wait(timeout=30) in (0, 1)
+    assert b"Traceback" not in stderr, stderr.decode(errors="replace")
+    assert index_is_intact(root) >= 0
 
 
 async def test_second_server_on_the_same_workspace(tmp_path: Path) -> None:
