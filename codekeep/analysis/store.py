@@ -37,7 +37,7 @@ from codekeep.analysis.encoding import (
 from codekeep.analysis.extract import FileFacts, ImportFact, RefFact, SymbolFact
 from codekeep.analysis.model import Position, Range, Reference, Symbol
 from codekeep.analysis.parsing import FileResult
-from codekeep.common.sqlite import open_db
+from codekeep.common.sqlite import BUSY_TIMEOUT_MS, open_db
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -181,11 +181,14 @@ class IndexStore:
         Best effort: another process reading the index (the CLI next to the server)
         makes VACUUM impossible for now, which costs only some bytes.
         """
+        self.conn.execute("PRAGMA busy_timeout = 200")  # do not stall the index for it
         try:
             self.conn.execute("VACUUM")
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.OperationalError:
             pass
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     # ---- files ---------------------------------------------------------------
     _FILE_COLUMNS = "id, path, language, size, mtime_ns, hash, status"
