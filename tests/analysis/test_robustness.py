@@ -166,3 +166,20 @@ def test_unsupported_and_oversized_documents_are_ignored_by_live_updates(
     assert codemap.open_document("a.py", "def b():\n    pass\n" + "#" * 2000).is_empty()
     assert codemap.open_document("a.py", "def c():\0\n    pass\n").is_empty()  # binary
     assert [s.name for s in codemap.symbols_in(["a.py"])] == ["a"]
+
+
+def test_indexing_works_while_another_process_reads_the_index(workspace, open_map) -> None:
+    files = {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(120)}
+    root = workspace(files)
+    open_map(root).close()  # create the database
+    reader = sqlite3.connect(root / ".codekeep" / "index.db")
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM files").fetchone()  # holds a read snapshot
+    try:
+        codemap = open_map(root)
+        stats = codemap.index()  # its compaction must give way, not fail or stall
+        assert stats.files == 120 and stats.seconds < 5
+        assert [s.id for s in codemap.find_symbol("f119")] == ["m119.py::f119"]
+    finally:
+        reader.rollback()
+        reader.close()
