@@ -3,7 +3,8 @@
 ; prototypes are declarations, not definitions; member functions declared in a
 ; class body are indexed, and so are their out-of-class definitions
 ; `Cls::name`, whose container comes from the qualifier (@container.name,
-; relative to the enclosing namespace).
+; relative to the enclosing namespace). Macros, struct/union/enum tags,
+; enumerators, C-style typedefs and includes: _c_family.scm.
 
 ; ---------------------------------------------------------------- definitions
 
@@ -62,53 +63,25 @@
   ]
   body: (field_declaration_list)) @definition.class
 
+; Template specialisations: `struct hash<Key> {...}`.
 (struct_specifier
-  name: [
-    (type_identifier) @name
-    (template_type name: (type_identifier) @name)
-  ]
+  name: (template_type name: (type_identifier) @name)
   body: (field_declaration_list)) @definition.struct
 
-(union_specifier
-  name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.struct
-
-(enum_specifier
-  name: (type_identifier) @name
-  body: (enumerator_list)) @definition.enum
-
-(enumerator
-  name: (identifier) @name) @definition.constant
-
-; `typedef struct {...} point_t;`: the anonymous body is point_t itself.
+; Typedefs of classes and C++ types (the C forms are in _c_family.scm).
 (type_definition
-  type: [(struct_specifier !name body: (_)) (class_specifier !name body: (_)) (union_specifier !name body: (_))]
+  type: (class_specifier !name body: (_))
   declarator: (type_identifier) @name) @definition.struct
 
 (type_definition
-  type: (enum_specifier !name body: (_))
-  declarator: (type_identifier) @name) @definition.enum
-
-; `typedef struct s {...} s_t;`: only the name, so the struct does not nest in it.
-(type_definition
-  type: [
-    (struct_specifier name: (_) body: (_))
-    (class_specifier name: (_) body: (_))
-    (union_specifier name: (_) body: (_))
-    (enum_specifier name: (_) body: (_))
-  ]
+  type: (class_specifier name: (_) body: (_))
   declarator: (type_identifier) @name @definition.type)
 
 (type_definition
-  type: [
-    (primitive_type) (sized_type_specifier) (type_identifier) (qualified_identifier) (template_type)
-    (struct_specifier !body) (class_specifier !body) (union_specifier !body) (enum_specifier !body)
-  ]
+  type: [(qualified_identifier) (template_type) (class_specifier !body)]
   declarator: [
     (type_identifier) @name
     (pointer_declarator declarator: (type_identifier) @name)
-    (array_declarator declarator: (type_identifier) @name)
-    (function_declarator declarator: (type_identifier) @name)
     (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
   ]) @definition.type
 
@@ -117,12 +90,6 @@
 
 (concept_definition
   name: (identifier) @name) @definition.type
-
-(preproc_def
-  name: (identifier) @name) @definition.macro
-
-(preproc_function_def
-  name: (identifier) @name) @definition.macro
 
 ; Class constants: `static constexpr int kMax = 5;`, `static const int kMin = 1;`.
 ; (For one node and name the earliest pattern wins, so these precede fields.)
@@ -212,14 +179,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.new
 
@@ -230,14 +189,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.new
 
@@ -248,14 +199,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.class
 
@@ -268,14 +211,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
 
@@ -286,14 +221,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
 
@@ -304,14 +231,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
 
@@ -322,14 +241,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
 
@@ -340,14 +251,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
 
@@ -358,14 +261,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
 
@@ -376,14 +271,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
 
@@ -394,14 +281,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
 
@@ -412,14 +291,6 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
 
@@ -430,30 +301,24 @@
     (qualified_identifier name: [
       (type_identifier) @name
       (template_type name: (type_identifier) @name)
-      (qualified_identifier name: [
-        (type_identifier) @name
-        (template_type name: (type_identifier) @name)
-        (qualified_identifier name: [
-          (type_identifier) @name
-          (template_type name: (type_identifier) @name)
-        ])
-      ])
     ])
   ]) @reference.type
+
+; The last name of a deeper qualified type, wherever it is written:
+; `a::b::C`, `std::list<Entry>::iterator`.
+(qualified_identifier
+  name: (qualified_identifier
+    name: [
+      (type_identifier) @name
+      (template_type name: (type_identifier) @name)
+    ])) @reference.type
 
 ; `std::list<Entry>::iterator` also uses `list`.
 (qualified_identifier
   scope: (template_type name: (type_identifier) @name)) @reference.type
 
-; `struct record *rec`, `enum class Mode m`: a tag used without a body.
-([
-  (struct_specifier !body name: (type_identifier) @name)
-  (class_specifier !body name: (type_identifier) @name)
-  (union_specifier !body name: (type_identifier) @name)
-  (enum_specifier !body name: (type_identifier) @name)
-] @reference.type)
-
-; -------------------------------------------------------------------- imports
-
-(preproc_include
-  path: [(string_literal) (system_lib_string)] @import.module) @import
+; `class Widget *w`: a class tag used without a body (struct, union and enum
+; tags are in _c_family.scm).
+(class_specifier
+  !body
+  name: (type_identifier) @name) @reference.type
