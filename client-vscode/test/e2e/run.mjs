@@ -26,6 +26,7 @@ let model;
 let browser;
 let workDir;
 let workspacePath;
+let currentPage; // the window the running step drives (failure screenshots)
 
 async function main() {
   const binDir = process.argv[2] || process.env.CODEKEEP_BIN_DIR;
@@ -74,6 +75,7 @@ async function main() {
   });
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   page.setDefaultTimeout(SHORT);
+  currentPage = page;
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { timeout: LONG });
   const bench = new Workbench(page);
   await bench.waitReady();
@@ -90,6 +92,7 @@ async function multiRootStep(browser, port, shop) {
     fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: shop }, { path: second }] }));
     const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
     page.setDefaultTimeout(SHORT);
+    currentPage = page;
     await page.goto(`http://127.0.0.1:${port}/?workspace=${encodeURIComponent(workspaceFile)}`, { timeout: LONG });
     const bench = new Workbench(page);
     await bench.waitReady();
@@ -275,11 +278,8 @@ async function step(name, body) {
   } catch (error) {
     results.push({ name, ok: false });
     console.log(`FAIL ${name}: ${error instanceof Error ? error.message : error}`);
-    if (browser) {
-      const page = browser.contexts()[0]?.pages()[0];
-      if (page) {
-        await shot(page, `failed-${results.length}`).catch(() => undefined);
-      }
+    if (currentPage) {
+      await shot(currentPage, `failed-${results.length}`).catch(() => undefined);
     }
     return false;
   }
