@@ -158,9 +158,12 @@ def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) ->
     called_by = _callers(store, graph, symbol) if symbol else []
     related = _targets(store, graph, path, types, own)
     if symbol is not None:
-        siblings = [s for s in symbols if s.container == symbol.container and s.id != symbol.id]
+        # then its container (the class of a method) and its siblings, in source order
+        parent_id = f"{path}::{symbol.container}" if symbol.container else None
+        family = [s for s in symbols if s.id != symbol.id
+                  and (s.container == symbol.container or s.id == parent_id)]
         seen = {s.id for s in related}
-        related += [s for s in siblings if s.id not in seen][: max(0, RELATED_LIMIT - len(related))]
+        related += [s for s in family if s.id not in seen][: max(0, RELATED_LIMIT - len(related))]
     return Related(symbol, _targets(store, graph, path, calls, own), called_by, related)
 
 

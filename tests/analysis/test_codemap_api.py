@@ -127,6 +127,12 @@ def test_find_related_gives_calls_callers_and_types(codemap: CodeMap) -> None:
         "shop/models.py::Cart.add", "shop/models.py::Cart.total"]
     assert [s.id for s in related.called_by] == ["shop/checkout.py::quick"]
     assert "shop/models.py::Cart" in [s.id for s in related.related]
+    method = codemap.find_related("shop/models.py", 10)
+    assert method.symbol is not None and method.symbol.id == "shop/models.py::Cart.add"
+    assert [s.id for s in method.calls] == ["shop/models.py::Cart.total"]
+    assert [s.id for s in method.called_by] == ["shop/checkout.py::checkout"]
+    assert [s.id for s in method.related] == [  # its class, then its siblings
+        "shop/models.py::Cart", "shop/models.py::Cart.__init__", "shop/models.py::Cart.total"]
     with pytest.raises(UnknownPathError):
         codemap.find_related("nope.py", 1)
 
