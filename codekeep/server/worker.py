@@ -47,10 +47,6 @@ class SerialWorker:
         future = self._executor.submit(fn, *args)
         future.add_done_callback(lambda done: _log_failure(done, what or fn.__name__))
 
-    def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` on the worker thread and block until done (shutdown only)."""
-        return self._executor.submit(fn, *args).result()
-
     def close(self) -> None:
         """Finish the queued calls, then stop the thread."""
         self._closed = True

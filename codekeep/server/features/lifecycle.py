@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -36,7 +37,7 @@ class Session:
         self.queue: DiskChangeQueue | None = None
         self.watcher: FolderWatcher | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.rules: dict[Any, IgnoreRules] = {}
+        self.rules: dict[Path, IgnoreRules] = {}
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self.queue = DiskChangeQueue(loop)
@@ -47,7 +48,7 @@ class Session:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    def open_folder(self, root: Any) -> WorkspaceHandle | None:
+    def open_folder(self, root: Path) -> WorkspaceHandle | None:
         handle = self.server.workspaces.add(root, self.server.settings)
         if handle is None:
             return None
@@ -57,7 +58,7 @@ class Session:
         logger.info("workspace folder %s", root)
         return handle
 
-    def close_folder(self, root: Any) -> None:
+    def close_folder(self, root: Path) -> None:
         handle = self.server.workspaces.remove(root)
         if handle is None:
             return
@@ -76,7 +77,7 @@ class Session:
             self.watcher.stop()
 
 
-def folder_roots(params: types.InitializeParams) -> list[Any]:
+def folder_roots(params: types.InitializeParams) -> list[Path]:
     """Workspace folders, else rootUri, else rootPath (older clients)."""
     uris = [folder.uri for folder in params.workspace_folders or []]
     if not uris and params.root_uri:
