@@ -98,7 +98,15 @@ local function scenario()
     return #request('codekeep/findSymbol', { name = 'written_outside' }).symbols == 1
   end)
 
-  -- 6. The user commands fill the quickfix list / a scratch buffer.
+  -- 6. The user commands (and a clicked code lens) fill the quickfix list / a buffer.
+  vim.lsp.commands['codekeep.findReferences']({
+    title = '1 reference', command = 'codekeep.findReferences',
+    arguments = { { symbolId = 'pkg/geometry.py::total_area' } },
+  })
+  wait('quickfix from a code lens', 10000, function() return #vim.fn.getqflist() > 0 end)
+  results.lens_refs = vim.fn.getqflist({ title = 0 }).title
+  vim.cmd('cclose')
+  vim.fn.setqflist({}, 'r')
   vim.cmd('CodeKeepFind Circle')
   wait('quickfix from :CodeKeepFind', 10000, function() return #vim.fn.getqflist() > 0 end)
   local item = vim.fn.getqflist()[1]

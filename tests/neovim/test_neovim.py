@@ -87,6 +87,7 @@ def test_neovim_session(tmp_path: Path) -> None:
     # vim.lsp.buf.definition() jumped to total_area (moved down 3 lines by the edit).
     assert results["definition"] == {"file": "geometry.py", "line": 11, "col": 4}
     assert {(Path(r["uri"]).name, r["line"]) for r in results["references"]} >= {("app.py", 5)}
+    assert results["lens_refs"].startswith("CodeKeep references (")
     assert results["quickfix"]["file"] == "geometry.py"
     assert results["quickfix"]["lnum"] == 6 and results["quickfix"]["text"] == "class Circle"
     assert results["search_first"] == "def total_area(shapes)"

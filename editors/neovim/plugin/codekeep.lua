@@ -82,16 +82,25 @@ function M.find(name)
   end)
 end
 
+function M.references(params)
+  M.request('codekeep/findReferences', params, function(result, client)
+    local title = ('CodeKeep references (%d)'):format(result.total or 0)
+    M.show(title, M.items(result.references or {}, client))
+  end)
+end
+
 function M.refs(name)
   local client = client_for(0)
   if not client then
     return
   end
-  local params = (name and name ~= '') and { name = name } or cursor_params(client)
-  M.request('codekeep/findReferences', params, function(result)
-    local title = ('CodeKeep references (%d)'):format(result.total or 0)
-    M.show(title, M.items(result.references or {}, client))
-  end)
+  M.references((name and name ~= '') and { name = name } or cursor_params(client))
+end
+
+-- Clicking a "N references" code lens runs this in Neovim (not on the server), so the
+-- references land in the quickfix list.
+vim.lsp.commands['codekeep.findReferences'] = function(command)
+  M.references((command.arguments or {})[1] or {})
 end
 
 function M.related()
