@@ -131,8 +131,9 @@ def test_find_related_gives_calls_callers_and_types(codemap: CodeMap) -> None:
     assert method.symbol is not None and method.symbol.id == "shop/models.py::Cart.add"
     assert [s.id for s in method.calls] == ["shop/models.py::Cart.total"]
     assert [s.id for s in method.called_by] == ["shop/checkout.py::checkout"]
-    assert [s.id for s in method.related] == [  # its class, then its siblings
-        "shop/models.py::Cart", "shop/models.py::Cart.__init__", "shop/models.py::Cart.total"]
+    assert [s.id for s in method.related] == [  # types it uses, its class, its siblings
+        "shop/models.py::Item", "shop/models.py::Cart", "shop/models.py::Cart.__init__",
+        "shop/models.py::Cart.total"]
     with pytest.raises(UnknownPathError):
         codemap.find_related("nope.py", 1)
 

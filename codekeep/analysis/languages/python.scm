@@ -62,6 +62,12 @@
 (generic_type
   (identifier) @name) @reference.type
 
+; forward references written as strings: `def add(self, item: "Item")`
+(type
+  (string
+    (string_content) @name
+    (#match? @name "^[A-Za-z_][A-Za-z0-9_]*$"))) @reference.type
+
 (import_from_statement
   name: (dotted_name
     (identifier) @name .)) @reference.import
