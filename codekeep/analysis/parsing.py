@@ -20,6 +20,7 @@ from codekeep.analysis.registry import LanguageSpec, default_registry
 
 BINARY_SNIFF_BYTES = 8000
 TOO_LARGE = "too large"
+FAILED = "failed"
 
 _parsers: dict[str, ts.Parser] = {}
 
@@ -87,7 +88,11 @@ def analyse_bytes(spec: LanguageSpec | None, rel: str, data: bytes, mtime_ns: in
         return describe(rel, "", data, mtime_ns, "unsupported", EMPTY_FACTS)
     if is_binary(data):
         return describe(rel, spec.name, data, mtime_ns, "binary", EMPTY_FACTS)
-    _tree, facts = analyse_source(spec, data)
+    try:
+        _tree, facts = analyse_source(spec, data)
+    except Exception as exc:  # one file must never take the whole index down
+        return describe(rel, spec.name, data, mtime_ns,
+                        f"{FAILED}: {type(exc).__name__}: {exc}"[:200], EMPTY_FACTS)
     return describe(rel, spec.name, data, mtime_ns, "indexed", facts)
 
 

@@ -183,3 +183,23 @@ def test_indexing_works_while_another_process_reads_the_index(workspace, open_ma
     finally:
         reader.rollback()
         reader.close()
+
+
+def test_a_file_that_breaks_extraction_is_recorded_not_fatal(
+    workspace, open_map, monkeypatch
+) -> None:
+    from codekeep.analysis import parsing
+
+    real = parsing.analyse_source
+
+    def exploding(spec, data):  # type: ignore[no-untyped-def]
+        if b"explode" in data:
+            raise RuntimeError("extraction bug")
+        return real(spec, data)
+
+    monkeypatch.setattr(parsing, "analyse_source", exploding)
+    codemap = open_map(workspace({"ok.py": "def ok():\n    pass\n",
+                                  "bad.py": "def explode():\n    pass\n"}))
+    stats = codemap.index()
+    assert stats.files == 1 and stats.skipped.get("failed") == 1
+    assert [s.id for s in codemap.find_symbol("ok")] == ["ok.py::ok"]
