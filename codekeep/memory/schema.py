@@ -180,4 +180,7 @@ MIGRATIONS: tuple[str, ...] = (
             WHERE new.status IN ('active', 'observed', 'confirmed_resolved');
     END;
     """,
+    """
+    CREATE INDEX memories_live ON memories(status, scope, kind);
+    """,
 )

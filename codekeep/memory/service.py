@@ -170,9 +170,10 @@ class MemoryService:
                 return store
         return None
 
-    def _after_write(self, store: MemoryStore, scope: str, memory_id: str) -> None:
-        now = self.settings.clock()
-        lifecycle.enforce_capacity(store, scope, self.settings.capacity_per_scope, now)
+    def _after_write(self, store: MemoryStore, scope: str, memory_id: str, grew: bool) -> None:
+        if grew:  # only a new row can push a scope over capacity
+            now = self.settings.clock()
+            lifecycle.enforce_capacity(store, scope, self.settings.capacity_per_scope, now)
         if self.embedder is not None:
             store_vectors(store, self.embedder, [memory_id])
 

@@ -33,6 +33,18 @@ class MemoryStore:
         self.path = path
         self.scopes = tuple(scopes)
         self.conn = open_db(path, MIGRATIONS, check_same_thread=False)
+        # Per-connection helpers: the index's vocabulary (document frequency per term) and
+        # a scratch index with the same tokenizer, to learn which term a word becomes.
+        for statement in (
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab "
+            "USING fts5vocab(main, memories_fts, row)",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.term_probe "
+            "USING fts5(word, tokenize='porter unicode61 remove_diacritics 2')",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.term_probe_terms "
+            "USING fts5vocab(temp, term_probe, instance)",
+        ):
+            self.conn.execute(statement)
+        self._terms: dict[str, str] = {}
         self._depth = 0
 
     def owns(self, memory_id: str) -> bool:
@@ -160,6 +172,38 @@ class MemoryStore:
                 )
             )
         return result
+
+    def document_frequencies(self, words: Sequence[str]) -> dict[str, int]:
+        """How many live memories contain each word (0 for words not in the index)."""
+        terms = self._index_terms(words)
+        wanted = sorted(set(terms.values()))
+        if not wanted:
+            return dict.fromkeys(words, 0)
+        rows = self.conn.execute(
+            "SELECT term, doc FROM temp.memories_vocab "
+            f"WHERE term IN ({','.join('?' * len(wanted))})",
+            wanted,
+        )
+        frequency = {term: int(doc) for term, doc in rows}
+        return {word: frequency.get(terms.get(word, ""), 0) for word in words}
+
+    def _index_terms(self, words: Sequence[str]) -> dict[str, str]:
+        """The term the index's tokenizer makes of each word (porter: "caching" -> "cach"),
+        remembered per connection; learnt through the scratch index."""
+        unknown = [w for w in dict.fromkeys(words) if w not in self._terms]
+        if unknown:
+            if len(self._terms) > 50_000:
+                self._terms.clear()
+            self.conn.executemany(
+                "INSERT INTO temp.term_probe(rowid, word) VALUES (?, ?)",
+                list(enumerate(unknown, start=1)),
+            )
+            for doc, term in self.conn.execute("SELECT doc, term FROM temp.term_probe_terms"):
+                self._terms.setdefault(unknown[doc - 1], term)
+            self.conn.execute("DELETE FROM temp.term_probe")
+            for word in unknown:
+                self._terms.setdefault(word, "")
+        return {w: self._terms[w] for w in words if self._terms.get(w)}
 
     def score_fields(self, ids: Sequence[str]) -> list[sqlite3.Row]:
         """Just what ranking needs (no links): id, kind, importance, times, live feedback."""

@@ -8,6 +8,7 @@ by the service's scope policy, and the writer cannot choose another.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import secrets
 from collections.abc import Callable, Sequence
@@ -21,7 +22,7 @@ from codekeep.memory.evidence import EvidenceVerifier, evidence_items
 from codekeep.memory.model import KINDS, OBSERVING_SOURCES, Memory, MemoryInputError, WriteResult
 from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryStore
-from codekeep.memory.text import analyse, canonical_content, fingerprint
+from codekeep.memory.text import STOP_WORDS, analyse, canonical_content, fingerprint, raw_tokens
 
 LIVE_STATUSES = ("active", "observed", "confirmed_resolved")
 MAX_CONTENT_CHARS = 8_000
@@ -59,13 +60,14 @@ class WritePath:
         catalog: PreferenceCatalog,
         verifier: EvidenceVerifier,
         settings: MemorySettings,
-        after_write: Callable[[MemoryStore, str, str], None],
+        after_write: Callable[[MemoryStore, str, str, bool], None],
     ) -> None:
         self._stores = stores
         self.catalog = catalog
         self.verifier = verifier
         self.settings = settings
-        self._after_write = after_write  # (store, scope, memory id): capacity, embeddings
+        # (store, scope, memory id, the live count grew): capacity, embeddings
+        self._after_write = after_write
 
     # ---- validation and gate ------------------------------------------------------------
 
@@ -181,7 +183,7 @@ class WritePath:
             )
             result = self._apply(store, scope, req, status, candidate, decision)
         if result.id and result.action in ("ADD", "SUPERSEDE", "UPDATE", "MERGE"):
-            self._after_write(store, scope, result.id)
+            self._after_write(store, scope, result.id, result.action == "ADD")
         return result
 
     def _neighbours(
@@ -195,9 +197,8 @@ class WritePath:
                     (candidate.key, scope),
                 )
             )
-        ids.update(
-            i for i, _ in store.search_text(candidate.content, LIVE_STATUSES, [candidate.kind], 20)
-        )
+        probe = _neighbour_probe(store, candidate.content)
+        ids.update(i for i, _ in store.search_text(probe, LIVE_STATUSES, [candidate.kind], 20))
         rows = (
             store.conn.execute(
                 "SELECT id, kind, key, value, content, fingerprint, source, status, scope "
@@ -366,9 +367,28 @@ class WritePath:
             store.log(
                 memory_id, now, "ADD", {"content": content, "source": req.source, "verbatim": True}
             )
-        self._after_write(store, scope, memory_id)
+        self._after_write(store, scope, memory_id, True)
         reason = f"redacted: {', '.join(verdict.redactions)}" if verdict.redactions else None
         return WriteResult("ADD", memory_id, reason, tuple(verdict.redactions))
+
+
+def _neighbour_probe(store: MemoryStore, content: str) -> str:
+    """The rarest words of ``content`` that any memory it could conflict or merge with must
+    contain at least one of.
+
+    Every transition the state machine makes on similarity needs a token-set Jaccard of
+    at least 0.5 (negation conflict; UPDATE/MERGE need more, SKIP needs all), so such a
+    memory shares at least half of the candidate's tokens and misses at most the rest:
+    any ``len(words) - ceil(tokens / 2) + 1`` of the words hit it. Searching only the
+    rarest of them gives the same neighbours without scoring the common words' huge
+    posting lists. (Identical fingerprints and keys are found through their own indexes.)
+    """
+    words = [w for w in dict.fromkeys(raw_tokens(content)) if w not in STOP_WORDS]
+    need = len(words) - math.ceil(len(analyse(content).token_set) / 2) + 1
+    if need >= len(words):
+        return content
+    frequency = store.document_frequencies(words)
+    return " ".join(sorted(words, key=lambda w: (frequency.get(w, 0), w))[:need])
 
 
 def _row(

@@ -241,3 +241,23 @@ def test_agent_additions_are_not_merged_into_user_memories(service: MemoryServic
     )
     assert result.action == "ADD"
     assert len(service.list()) == 2
+
+
+def test_neighbours_are_found_among_many_memories_sharing_common_words(
+    service: MemoryService,
+) -> None:
+    for number in range(300):
+        service.remember(f"the service client handles request number{number} with retries{number}")
+    target = service.remember(
+        "the service client handles request timeouts with exponential backoff"
+    )
+    near = service.remember("the service client handles request timeouts with exponential backoffs")
+    assert (near.action, near.id) == ("REINFORCE", target.id)
+    merged = service.remember(
+        "the service client handles request timeouts with exponential backoff and jitter"
+    )
+    assert (merged.action, merged.id) == ("UPDATE", target.id)
+    negated = service.remember(
+        "the service client never handles request timeouts with exponential backoff and jitter"
+    )
+    assert negated.action == "SUPERSEDE" and negated.previous_id == target.id

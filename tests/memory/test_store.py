@@ -45,7 +45,7 @@ def test_version_1_database_is_migrated_in_place(workspace: Path, tmp_path: Path
     conn.close()
     with MemoryService.open(workspace, user_dir=tmp_path / "user") as service:
         version = service.project.conn.execute("PRAGMA user_version").fetchone()[0]
-        assert version == len(MIGRATIONS) == 3
+        assert version == len(MIGRATIONS) == 4
         listed = service.list(statuses=["active", "superseded"])
         assert sorted(m.id for m in listed) == ["p000000000000", "p000000000001"]
         (hit,) = service.recall("kafka")
