@@ -9,7 +9,8 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,44 @@ SERVER_COMMAND = [sys.executable, "-m", "codekeep.server", "--log-level", "INFO"
 SERVER_ENV = {**os.environ, "XDG_DATA_HOME": tempfile.mkdtemp(prefix="codekeep-xdg-")}
 
 
-def server_config() -> ClientServerConfig:
+def server_config(
+    client_factory: Callable[[], LanguageClient] | None = None,
+) -> ClientServerConfig:
+    """A real ``codekeep serve`` subprocess with isolated user data."""
     return ClientServerConfig(
-        server_command=SERVER_COMMAND, client_factory=make_client, server_env=SERVER_ENV
+        server_command=SERVER_COMMAND,
+        client_factory=client_factory or make_client,
+        server_env=SERVER_ENV,
     )
+
+
+@asynccontextmanager
+async def session(
+    *roots: Path,
+    client: str = "neovim",
+    options: dict[str, Any] | None = None,
+    configuration: dict[str, Any] | None = None,
+    client_factory: Callable[[], LanguageClient] | None = None,
+) -> AsyncIterator[Any]:
+    """A started, initialised, indexed server; shut down cleanly (exit code 0) on exit.
+
+    ``configuration`` answers the server's ``workspace/configuration`` requests;
+    ``options`` is sent as ``initializationOptions``.
+    """
+    lsp: Any = await server_config(client_factory).start()
+    if configuration is not None:
+        lsp.set_configuration(configuration)
+    lsp.initialize_result = await lsp.initialize_session(
+        initialize_params(*roots, client=client, options=options)
+    )
+    try:
+        await wait_ready(lsp)
+        yield lsp
+        await lsp.shutdown_session()
+        assert lsp._server.returncode == 0
+    finally:
+        await lsp.stop()
+
 
 GEOMETRY = '''\
 """Géométrie: shapes and their areas — 形状と面積."""

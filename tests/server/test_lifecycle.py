@@ -10,13 +10,11 @@ import socket
 import sqlite3
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pytest_lsp import LanguageClient
 
 from codekeep.analysis.codemap import CodeMap
 from codekeep.common.uris import path_to_uri
@@ -29,34 +27,11 @@ from tests.server.lsp_harness import (
     open_document,
     request,
     server_config,
+    session,
     wait_ready,
     wait_until,
     write_project,
 )
-
-
-@asynccontextmanager
-async def session(
-    *roots: Path,
-    client: str = "neovim",
-    options: dict[str, Any] | None = None,
-    configuration: dict[str, Any] | None = None,
-) -> AsyncIterator[LanguageClient]:
-    """A started, initialised, indexed server; shut down cleanly on exit."""
-    config = server_config()
-    lsp: Any = await config.start()
-    if configuration is not None:
-        lsp.set_configuration(configuration)
-    lsp.initialize_result = await lsp.initialize_session(
-        initialize_params(*roots, client=client, options=options)
-    )
-    try:
-        await wait_ready(lsp)
-        yield lsp
-        await lsp.shutdown_session()
-        assert lsp._server.returncode == 0
-    finally:
-        await lsp.stop()
 
 
 def index_is_intact(root: Path) -> int:
