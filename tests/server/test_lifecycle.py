@@ -288,3 +288,11 @@ async def test_codekeep_serve_over_tcp(tmp_path: Path) -> None:
         server.kill()
         server.wait()
         await lsp.stop()
+
+
+def test_bad_tcp_address_is_refused_clearly() -> None:
+    done = subprocess.run([*SERVER_COMMAND, "--tcp", "nowhere"], capture_output=True,
+                          timeout=60, env=SERVER_ENV)
+    assert done.returncode == 2
+    assert b"expected HOST:PORT, got 'nowhere'" in done.stderr
+    assert done.stdout == b""
