@@ -15,7 +15,6 @@ import sys
 from collections.abc import Sequence
 
 
-
 def _command_modules() -> list[object]:
     modules = [
         importlib.import_module(f"{__name__}.{info.name}")

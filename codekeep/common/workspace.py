@@ -10,7 +10,10 @@ import os
 from pathlib import Path
 
 STATE_DIR_NAME = ".codekeep"
-GITIGNORE_TEXT = "# CodeKeep databases are local state; MEMORY.md is meant to be committed.\n*.db\n*.db-*\n"
+GITIGNORE_TEXT = (
+    "# CodeKeep databases are local state; MEMORY.md is meant to be committed.\n"
+    "*.db\n*.db-*\n"
+)
 
 
 def resolve_root(root: str | os.PathLike[str] | None = None) -> Path:
