@@ -212,6 +212,7 @@ def measure(rounds: int) -> dict[str, Any]:
         "over_floor_p50_ms": round(key_p50 - floor_p50, 3),
         # The code map's own edit + lookup, in this process, without any protocol:
         "index_edit_and_find_p50_ms": round(index_p50, 3),
+        "index_edit_and_find_p99_ms": round(percentile(index_share, 0.99), 3),
         # What the server adds beyond the protocol floor and the index's own work.
         "server_overhead_p50_ms": round(key_p50 - floor_p50 - index_p50, 3),
         "ratio_p50": round(key_p50 / floor_p50, 2) if floor_p50 else None,
