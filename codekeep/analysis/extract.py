@@ -201,6 +201,8 @@ def _run(
         if not names:
             continue
         name_node = names[0]
+        if name_node.start_byte == name_node.end_byte:
+            continue  # a zero-width MISSING node that error recovery inserted
         if family == _REFERENCE:  # the hot path: most matches are uses
             start = name_node.start_byte
             if within is not None and not within[0] <= start < within[1]:
@@ -226,7 +228,7 @@ def _run(
         explicit = captures.get("container.name")
         defs[identity] = (pattern, _Def(
             node.start_byte, node.end_byte, _name(src, name_node), role[len("definition."):],
-            node, name_node, _text(src, explicit[0]) if explicit else None,
+            node, name_node, _text(src, explicit[0]).replace("::", ".") if explicit else None,
         ))
     ordered_refs = sorted(refs.values(), key=lambda r: (r.span.line, r.span.col, r.kind))
     imports.sort(key=lambda i: i.line)

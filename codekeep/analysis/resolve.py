@@ -145,8 +145,21 @@ def _single_group(style: str, importer: str, module: str, name: str | None) -> l
     if style == "ruby":
         return _path_like_probes(importer, module, ".rb")
     if style == "php":
-        return _path_like_probes(importer, module.replace("\\", "/"), ".php")
+        return _php_probes(importer, module, name)
     return []
+
+
+def _php_probes(importer: str, module: str, name: str | None) -> list[_Probe]:
+    """``use App\\Models\\User`` (a class per file), group uses ``use App\\S\\{A, B}``
+    (module ``App\\S`` + name ``A``), and ``require __DIR__ . '/../x.php'`` (module
+    ``/../x.php``, relative to the requiring file)."""
+    path = module.replace("\\", "/")
+    if path.startswith("/"):
+        return _path_like_probes(importer, "." + path, ".php")
+    probes = []
+    if name and not path.endswith("/" + name) and path != name:
+        probes += _path_like_probes(importer, f"{path}/{name}", ".php")
+    return probes + _path_like_probes(importer, path, ".php")
 
 
 def _tail(path: str) -> str:

@@ -18,6 +18,8 @@ FILES = [
     "java/com/acme/model/User.java", "java/com/acme/model/Role.java",
     "java/com/acme/App.java", "rs/src/net/mod.rs", "rs/src/net/tcp.rs", "rs/src/main.rs",
     "c/include/ring.h", "c/src/ring.c", "c/src/main.c",
+    "php/app/Services/PdfRenderer.php", "php/app/Models/Invoice.php", "php/helpers.php",
+    "php/app/Http/Controller.php", "rb/lib/billing/invoice.rb", "rb/lib/billing.rb",
 ]
 
 
@@ -46,6 +48,13 @@ def resolver() -> ModuleResolver:
     ("rust", "rs/src/main.rs", "crate::net::tcp::Stream", None, ["rs/src/net/tcp.rs"]),
     ("rust", "rs/src/net/tcp.rs", "super::net", None, ["rs/src/net/mod.rs"]),
     ("c", "c/src/main.c", "ring.h", None, ["c/include/ring.h"]),
+    ("php", "php/app/Http/Controller.php", "App\\Models\\Invoice", "Invoice",
+     ["php/app/Models/Invoice.php"]),
+    ("php", "php/app/Http/Controller.php", "App\\Services", "PdfRenderer",
+     ["php/app/Services/PdfRenderer.php"]),
+    ("php", "php/app/Http/Controller.php", "/../../helpers.php", None, ["php/helpers.php"]),
+    ("ruby", "rb/lib/billing.rb", "./billing/invoice", None, ["rb/lib/billing/invoice.rb"]),
+    ("ruby", "rb/lib/billing/invoice.rb", "billing", None, ["rb/lib/billing.rb"]),
 ])
 def test_module_paths_resolve_to_files(
     resolver: ModuleResolver, style: str, importer: str, module: str, name: str | None,

@@ -203,3 +203,11 @@ def test_a_file_that_breaks_extraction_is_recorded_not_fatal(
     stats = codemap.index()
     assert stats.files == 1 and stats.skipped.get("failed") == 1
     assert [s.id for s in codemap.find_symbol("ok")] == ["ok.py::ok"]
+
+
+def test_missing_names_from_error_recovery_make_no_symbols(workspace, open_map) -> None:
+    # tree-sitter repairs `typedef struct {...} ;` with a zero-width MISSING type name
+    codemap = _index(workspace, open_map, {"broken.c": "typedef struct { int a; } ;\n"
+                                                       "int later(void) { return 0; }\n"})
+    names = _names(codemap, "broken.c")
+    assert "" not in names and "later" in names
