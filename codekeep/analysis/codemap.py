@@ -266,6 +266,7 @@ class CodeMap:
                 return ChangeSet()
             if is_binary(data):  # a binary buffer: keep what the disk gave us
                 return ChangeSet()
+            spec = self.registry.refine(spec, path, data)
             document = Document.parse(spec, data)
             self._documents[path] = document
             result = describe(path, spec.name, data, self._disk_mtime(path), "indexed",

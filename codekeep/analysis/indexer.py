@@ -54,7 +54,7 @@ def plan_index(
             result.unchanged += 1  # the editor buffer is the truth while it is open
             continue
         if (row is not None and row.size == candidate.size
-                and row.mtime_ns == candidate.mtime_ns and row.language == spec.name
+                and row.mtime_ns == candidate.mtime_ns and row.language in spec.alternatives
                 and _same_verdict(row, settings)):
             result.unchanged += 1
             continue

@@ -80,6 +80,8 @@ def analyse_file(root: str, rel: str, language: str, max_bytes: int) -> FileResu
             rel, language, info.st_size, info.st_mtime_ns, "", 0,
             f"unreadable: {exc.strerror}", EMPTY_FACTS,
         )
+    if spec is not None:
+        spec = default_registry().refine(spec, rel, data)
     return analyse_bytes(spec, rel, data, info.st_mtime_ns)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -20,12 +21,23 @@ import tree_sitter_language_pack as pack
 
 LANGUAGES_DIR = Path(__file__).with_name("languages")
 
+CONTENT_SNIFF_BYTES = 64 * 1024
 # Kinds whose directly nested functions are methods.
 DEFAULT_METHOD_CONTAINERS = ("class", "struct", "interface", "trait", "enum", "impl")
 
 
 class LanguageError(ValueError):
     """A language file is malformed; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class ContentRule:
+    """A file with one of ``extensions`` whose text matches ``pattern`` is ``language``
+    (C++ headers named ``.h`` would otherwise be parsed as C)."""
+
+    extensions: tuple[str, ...]
+    pattern: re.Pattern[bytes]
+    language: str
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,12 @@ class LanguageSpec:
     body_fields: tuple[str, ...]
     import_style: str
     query_source: str = field(repr=False)
+    content_rules: tuple[ContentRule, ...] = ()
+
+    @property
+    def alternatives(self) -> frozenset[str]:
+        """This language and those its content rules may hand a file to."""
+        return frozenset({self.name, *(rule.language for rule in self.content_rules)})
 
     @functools.cached_property
     def language(self) -> ts.Language:
@@ -82,7 +100,20 @@ def _spec_from_files(table_path: Path) -> LanguageSpec:
         body_fields=tuple(table.get("body_fields", ("body",))),
         import_style=str(table.get("import_style", name)),
         query_source=query_source,
+        content_rules=tuple(_content_rule(table_path, rule)
+                            for rule in table.get("content_rules", ())),
     )
+
+
+def _content_rule(table_path: Path, rule: dict[str, Any]) -> ContentRule:
+    try:
+        return ContentRule(
+            extensions=tuple(str(e).lower() for e in rule["extensions"]),
+            pattern=re.compile(str(rule["pattern"]).encode("utf-8"), re.MULTILINE),
+            language=str(rule["language"]),
+        )
+    except (KeyError, TypeError, re.error) as exc:
+        raise LanguageError(f"{table_path.name}: bad content rule {rule!r}: {exc}") from exc
 
 
 class LanguageRegistry:
@@ -112,6 +143,14 @@ class LanguageRegistry:
 
     def get(self, name: str) -> LanguageSpec | None:
         return self._specs.get(name)
+
+    def refine(self, spec: LanguageSpec, path: str, data: bytes) -> LanguageSpec:
+        """The language a file really is, when its extension is shared (see ContentRule)."""
+        suffix = PurePosixPath(path).suffix.lower()
+        for rule in spec.content_rules:
+            if suffix in rule.extensions and rule.pattern.search(data, 0, CONTENT_SNIFF_BYTES):
+                return self._specs.get(rule.language, spec)
+        return spec
 
     def for_path(self, path: str) -> LanguageSpec | None:
         pure = PurePosixPath(path)
