@@ -50,10 +50,11 @@ def host_port(value: str) -> tuple[str, int]:
 
 def run(args: argparse.Namespace) -> int:
     from codekeep.cli.options import fail
-    from codekeep.server.app import create_server
+    from codekeep.server.app import create_server, tune_garbage_collector
     from codekeep.server.logs import configure_stderr_logging
 
     configure_stderr_logging(args.log_level)
+    tune_garbage_collector()
     server = create_server()
     if args.tcp:
         try:

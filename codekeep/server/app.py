@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import logging
 import pkgutil
@@ -152,6 +153,23 @@ class CodeKeepServer(LanguageServer):
         anything and cannot act on them. Request errors reach the client as responses.
         """
         logger.error("%s: %s", getattr(source, "__name__", source), error)
+
+
+# Young-generation threshold raised from CPython's 700 (see tune_garbage_collector).
+GC_THRESHOLDS = (100_000, 50, 100)
+
+
+def tune_garbage_collector() -> None:
+    """Make cyclic garbage collection rare in the server process.
+
+    Every keystroke re-extracts a file's facts, allocating tens of thousands of small
+    objects; with CPython's default thresholds that triggers frequent collections that
+    walk the server's whole heap (code map, memory, ledger, pygls). Measured with
+    ``bench/server_bench.py`` on a 2,000-line file: keystroke p99 60-70 ms with the
+    defaults, about 10 ms with these; p50 overhead over the index's own work drops from
+    ~2 ms to ~0.6 ms. Reference counting still frees almost everything immediately.
+    """
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def feature_modules() -> list[ModuleType]:
