@@ -103,6 +103,12 @@ async def test_multi_root_each_folder_has_its_own_index(tmp_path: Path) -> None:
         )
         status = await request(lsp, "codekeep/indexStatus", {})
         assert [f["files"] for f in status["folders"]] == [3, 1]
+        # A folder that does not exist (a stale workspace file) is skipped, not fatal.
+        gone = types.WorkspaceFolder(uri=path_to_uri(tmp_path / "gone"), name="gone")
+        lsp.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[gone], removed=[])))
+        status = await request(lsp, "codekeep/indexStatus", {})
+        assert len(status["folders"]) == 2 and status["ready"]
         assert (first / ".codekeep" / "index.db").is_file()
         assert (second / ".codekeep" / "index.db").is_file()
 

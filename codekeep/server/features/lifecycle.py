@@ -49,6 +49,9 @@ class Session:
         task.add_done_callback(self.tasks.discard)
 
     def open_folder(self, root: Path) -> WorkspaceHandle | None:
+        if not root.is_dir():  # a stale folder in the editor's workspace file
+            logger.warning("workspace folder %s does not exist; skipped", root)
+            return None
         handle = self.server.workspaces.add(root, self.server.settings)
         if handle is None:
             return None
