@@ -197,6 +197,22 @@ async function runSteps(bench, page) {
     await waitUntil(async () => (await symbolCount(bench)) >= before + 2, LONG, `the symbol count stayed at ${before}`);
   });
 
+  await step('changing a server setting in the Settings editor restarts the server', async () => {
+    const startsBefore = countStarts();
+    await bench.runCommand('Preferences: Open User Settings');
+    const search = page.locator('.settings-editor .suggest-input-container textarea, .settings-editor .search-container input').first();
+    await search.waitFor();
+    await search.fill('codekeep.apiKeyEnvVar');
+    const input = page.locator('.settings-editor .setting-item-contents', { hasText: 'Api Key Env Var' }).locator('input').first();
+    await input.waitFor();
+    await input.fill('CODEKEEP_E2E_KEY');
+    await input.press('Tab');
+    await waitUntil(() => countStarts() > startsBefore, LONG, 'the server was not restarted');
+    await bench.waitForStatus(/CodeKeep: [\d,]+ symbols/, LONG);
+    await shot(page, '08b-settings-restart');
+    await page.keyboard.press('Control+W');
+  });
+
   await step('Set Task Budget and Record Model Usage update the budget in the status bar', async () => {
     await bench.runCommand('CodeKeep: Set Task Budget');
     await bench.answer('1000', { title: 'CodeKeep: Set Task Budget' });
@@ -248,6 +264,19 @@ async function recordUsage(bench, callType, input, output) {
   await bench.answer('gpt-4o-mini', { title: 'model' });
   await bench.answer(String(input), { title: 'input tokens' });
   await bench.answer(String(output), { title: 'output tokens' });
+}
+
+/** How often the extension has started the server (its "starting …" log lines). */
+function countStarts() {
+  const logs = path.join(workDir, 'user-data', 'logs');
+  if (!fs.existsSync(logs)) {
+    return 0;
+  }
+  return fs
+    .readdirSync(logs, { recursive: true })
+    .filter((file) => String(file).endsWith(path.join('codekeep.codekeep', 'CodeKeep.log')))
+    .map((file) => fs.readFileSync(path.join(logs, String(file)), 'utf8').split('[info] starting ').length - 1)
+    .reduce((a, b) => a + b, 0);
 }
 
 async function symbolCount(bench) {
@@ -341,6 +370,13 @@ function writeSettings(userData, binDir, modelUrl) {
   };
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+  // code-server is a remote setup: machine-scoped settings (the server command) belong in
+  // the Machine ("Remote") settings, where VS Code keeps reading them after any change.
+  fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
+  fs.writeFileSync(
+    path.join(userData, 'Machine', 'settings.json'),
+    JSON.stringify({ 'codekeep.serverCommand': settings['codekeep.serverCommand'] }, null, 2),
+  );
 }
 
 function freePort() {
