@@ -25,7 +25,7 @@ from codekeep.analysis.model import Encoding
 from codekeep.server import features
 from codekeep.server.extensions import Contributions
 from codekeep.server.protocol import CodeKeepProtocol, plain_params_converter
-from codekeep.server.workspaces import WorkspaceHandle, WorkspaceRegistry
+from codekeep.server.workspaces import WorkspaceHandle, WorkspaceRegistry, WorkspaceUnavailable
 from codekeep.services import WorkspaceServices, WorkspaceSettings
 
 logger = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ class CodeKeepServer(LanguageServer):
         document = DocumentRef(handle.root, path, uri, self.encoding)
         try:
             return await handle.run(lambda services: fn(services, document))
-        except CodeMapError as error:
+        except (CodeMapError, WorkspaceUnavailable) as error:
             logger.debug("%s: %s", uri, error)
             return None
 

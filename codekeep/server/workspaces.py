@@ -24,6 +24,10 @@ T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 
+class WorkspaceUnavailable(RuntimeError):
+    """The folder's stores could not be opened (unwritable, not a directory, ...)."""
+
+
 @dataclass(slots=True)
 class IndexProgress:
     """Where the background index of one folder stands (read by ``indexStatus``)."""
@@ -67,9 +71,14 @@ class WorkspaceHandle:
         """Queue ``fn(services)`` without waiting (notifications); failures are logged."""
         self.worker.post(self._with_services, fn, what=what)
 
+    @property
+    def open_error(self) -> str | None:
+        """Why this folder's stores could not be opened (None: open, or still opening)."""
+        return self._open_error
+
     def _with_services(self, fn: Callable[[WorkspaceServices], T]) -> T:
         if self._services is None:
-            raise RuntimeError(f"workspace {self.root} failed to open: {self._open_error}")
+            raise WorkspaceUnavailable(f"workspace {self.root} failed to open: {self._open_error}")
         return fn(self._services)
 
     async def index(self, progress: Callable[[int, int], None]) -> IndexStats:

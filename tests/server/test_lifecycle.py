@@ -113,6 +113,27 @@ async def test_multi_root_each_folder_has_its_own_index(tmp_path: Path) -> None:
         assert (second / ".codekeep" / "index.db").is_file()
 
 
+async def test_a_folder_that_cannot_be_opened_does_not_break_the_others(
+    tmp_path: Path,
+) -> None:
+    good = write_project(tmp_path / "good")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / ".codekeep").write_text("a file where the state folder should be")
+    async with session(good, broken) as lsp:
+        found = await request(lsp, "codekeep/findSymbol", {"name": "Circle"})
+        assert names(found) == ["Circle"]
+        status = await request(lsp, "codekeep/indexStatus", {})
+        assert status["ready"] is True and status["files"] == 3
+        [bad] = [f for f in status["folders"] if f["uri"] == path_to_uri(broken)]
+        assert bad["ready"] is False and bad["error"]
+        hover = await lsp.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=path_to_uri(broken / "x.py")),
+            position=types.Position(line=0, character=0),
+        ))
+        assert hover is None
+
+
 async def test_folders_added_and_removed_during_the_session(tmp_path: Path) -> None:
     first = write_project(tmp_path / "first")
     second = tmp_path / "second"

@@ -22,7 +22,7 @@ from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import custom_request
 from codekeep.server.features.navigation import references_of
 from codekeep.server.symbols import cursor, symbols_at
-from codekeep.server.workspaces import WorkspaceHandle
+from codekeep.server.workspaces import WorkspaceHandle, WorkspaceUnavailable
 from codekeep.services import WorkspaceServices
 
 T = TypeVar("T")
@@ -36,10 +36,21 @@ MAX_MAP_TOKENS = 200_000
 async def every_folder(
     server: CodeKeepServer, fn: Callable[[WorkspaceServices], T]
 ) -> list[tuple[WorkspaceHandle, T]]:
-    """``fn`` on every folder (each on its own worker, concurrently)."""
+    """``fn`` on every usable folder (each on its own worker, concurrently).
+
+    A folder whose stores could not be opened is left out (``indexStatus`` reports
+    it) rather than failing the request for every other folder.
+    """
     handles = list(server.workspaces)
-    results = await asyncio.gather(*(handle.run(fn) for handle in handles))
-    return list(zip(handles, results, strict=True))
+    results = await asyncio.gather(*(handle.run(fn) for handle in handles), return_exceptions=True)
+    usable = []
+    for handle, result in zip(handles, results, strict=True):
+        if isinstance(result, WorkspaceUnavailable):
+            continue
+        if isinstance(result, BaseException):
+            raise result
+        usable.append((handle, result))
+    return usable
 
 
 def not_found(reason: str, **empty: Any) -> dict[str, Any]:
@@ -198,6 +209,12 @@ def register(server: CodeKeepServer) -> None:
                 error=handle.progress.error,
             )
             folders.append(entry)
+        answered = {handle.root for handle, _status in found}
+        broken = [
+            {"uri": path_to_uri(handle.root), "ready": False, "error": handle.open_error}
+            for handle in ls.workspaces
+            if handle.root not in answered
+        ]
         languages: dict[str, int] = {}
         for entry in folders:
             for language, count in entry["languages"].items():
@@ -209,7 +226,7 @@ def register(server: CodeKeepServer) -> None:
             "languages": languages,
             "pending": sum(f["pending"] for f in folders),
             "ready": bool(folders) and all(f["ready"] for f in folders),
-            "folders": folders,
+            "folders": folders + broken,
         }
 
 

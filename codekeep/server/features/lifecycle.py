@@ -21,7 +21,7 @@ from codekeep.server.indexing import index_in_background
 from codekeep.server.logs import attach_client_logging
 from codekeep.server.params import to_plain
 from codekeep.server.watcher import DiskChange, DiskChangeQueue, FolderWatcher, OpKind
-from codekeep.server.workspaces import WorkspaceHandle
+from codekeep.server.workspaces import WorkspaceHandle, WorkspaceUnavailable
 from codekeep.services import SettingsError, WorkspaceServices, WorkspaceSettings
 
 logger = logging.getLogger(__name__)
@@ -208,13 +208,16 @@ async def apply_settings(
     logger.info("settings: %s", settings.to_json())
     for handle in server.workspaces:
         session.rules[handle.root] = IgnoreRules(handle.root, settings.index_settings())
-        changed = await handle.run(
-            functools.partial(
-                WorkspaceServices.reconfigure,
-                settings=settings,
-                open_paths=list(handle.open_documents),
+        try:
+            changed = await handle.run(
+                functools.partial(
+                    WorkspaceServices.reconfigure,
+                    settings=settings,
+                    open_paths=list(handle.open_documents),
+                )
             )
-        )
+        except WorkspaceUnavailable:
+            continue  # reported by indexStatus; the other folders still get the settings
         if changed and reindex:
             session.index(handle)
 
