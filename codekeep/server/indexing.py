@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from codekeep.analysis.model import IndexStats
 from codekeep.server.workspaces import WorkspaceHandle
 
 if TYPE_CHECKING:
@@ -66,8 +67,12 @@ class ProgressReporter:
             )
 
 
-async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -> None:
-    """Index ``handle``'s folder off the event loop, reporting progress; never raises."""
+async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -> IndexStats | None:
+    """Index ``handle``'s folder off the event loop, reporting progress.
+
+    Never raises (but for cancellation): a failure is logged, kept in
+    ``handle.progress.error`` and returned as None.
+    """
     handle.progress.ready = False
     handle.progress.error = None
     reporter = ProgressReporter(server, f"CodeKeep: indexing {handle.root.name}")
@@ -87,7 +92,7 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
         handle.progress.error = str(error)
         logger.exception("indexing %s failed", handle.root)
         reporter.end(f"failed: {error}")
-        return
+        return None
     handle.progress.ready = True
     logger.info(
         "indexed %s: %d files, %d symbols in %.2fs",
@@ -97,3 +102,4 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
         stats.seconds,
     )
     reporter.end(f"{stats.files} files, {stats.symbols} symbols")
+    return stats

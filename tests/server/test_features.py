@@ -56,6 +56,7 @@ async def test_initialize_negotiates_utf8_and_advertises_everything(client: Lang
     assert sync.change == types.TextDocumentSyncKind.Incremental
     commands = set(caps.execute_command_provider.commands)
     methods = {
+        "reindex",
         "findSymbol",
         "findReferences",
         "findRelated",
@@ -222,6 +223,16 @@ async def test_code_lenses_of_a_big_file_resolve_on_demand(
     resolved = await client.code_lens_resolve_async(lenses[5])
     assert resolved.command.title == "1 reference"  # fn_5 is called by fn_4
     assert list(resolved.command.arguments) == [{"symbolId": "many.py::fn_5"}]
+
+
+async def test_reindex_brings_the_disk_in_now(client: LanguageClient, project: Path) -> None:
+    (project / "pkg" / "fresh.py").write_text("def from_reindex():\n    pass\n")
+    result = await request(client, "codekeep/reindex", {})
+    [folder] = result["folders"]
+    assert folder["uri"] == path_to_uri(project) and folder["error"] is None
+    assert folder["files"] >= 4
+    found = await request(client, "codekeep/findSymbol", {"name": "from_reindex"})
+    assert [s["path"] for s in found["symbols"]] == ["pkg/fresh.py"]
 
 
 async def test_find_related(client: LanguageClient, project: Path) -> None:

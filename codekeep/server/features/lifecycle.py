@@ -14,9 +14,11 @@ from typing import Any
 from lsprotocol import types
 
 from codekeep.analysis.discovery import IgnoreRules
-from codekeep.common.uris import uri_to_path
+from codekeep.analysis.model import IndexStats
+from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.common.workspace import resolve_root
 from codekeep.server.app import CodeKeepServer
+from codekeep.server.extensions import custom_request
 from codekeep.server.indexing import index_in_background
 from codekeep.server.logs import attach_client_logging
 from codekeep.server.params import to_plain
@@ -38,15 +40,17 @@ class Session:
         self.watcher: FolderWatcher | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
         self.rules: dict[Path, IgnoreRules] = {}
+        self.indexing: dict[Path, asyncio.Future[IndexStats | None]] = {}
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self.queue = DiskChangeQueue(loop)
         self.watcher = FolderWatcher(self.queue)
 
-    def spawn(self, coro: Any) -> None:
+    def spawn(self, coro: Any) -> asyncio.Future[Any]:
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        return task
 
     def open_folder(self, root: Path) -> WorkspaceHandle | None:
         if not root.is_dir():  # a stale folder in the editor's workspace file
@@ -71,8 +75,17 @@ class Session:
         # Joining the worker (and a running index) must not stall the event loop.
         self.spawn(asyncio.to_thread(handle.close))
 
-    def index(self, handle: WorkspaceHandle) -> None:
-        self.spawn(index_in_background(self.server, handle))
+    def index(self, handle: WorkspaceHandle) -> asyncio.Future[IndexStats | None]:
+        """Start indexing a folder, after any run already going on for it."""
+        previous = self.indexing.get(handle.root)
+
+        async def run() -> IndexStats | None:
+            if previous is not None and not previous.done():
+                await asyncio.wait([previous])
+            return await index_in_background(self.server, handle)
+
+        self.indexing[handle.root] = self.spawn(run())
+        return self.indexing[handle.root]
 
     def stop(self) -> None:
         """Before the databases close: no more watcher events, no more indexing."""
@@ -165,6 +178,19 @@ def register(server: CodeKeepServer) -> None:
                 continue
             kind: OpKind = "delete" if event.type == types.FileChangeType.Deleted else "refresh"
             session.queue.record(handle, DiskChange(kind, path))
+
+    @custom_request(server, "reindex")
+    async def reindex(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        """Bring every folder's index up to date with the disk now (with progress)."""
+        handles = list(ls.workspaces)
+        results = await asyncio.gather(*(session.index(handle) for handle in handles))
+        return {
+            "folders": [
+                {"uri": path_to_uri(handle.root), "error": handle.progress.error}
+                | (stats.to_json() if stats is not None else {})
+                for handle, stats in zip(handles, results, strict=True)
+            ]
+        }
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: CodeKeepServer, params: Any) -> None:
