@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 
 ORDER = 90
 DESCRIPTION = (
@@ -48,6 +49,10 @@ def host_port(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def exit_cleanly(signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
 def run(args: argparse.Namespace) -> int:
     from codekeep.cli.options import fail
     from codekeep.server.app import create_server, tune_garbage_collector
@@ -55,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
 
     configure_stderr_logging(args.log_level)
     tune_garbage_collector()
+    # Editors stop servers with SIGTERM too: leave through the normal shutdown path so
+    # the ledger's buffered records are written and the databases closed.
+    signal.signal(signal.SIGTERM, exit_cleanly)
     server = create_server()
     if args.tcp:
         try:

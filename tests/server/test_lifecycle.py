@@ -248,6 +248,22 @@ async def test_client_vanishing_mid_request(tmp_path: Path) -> None:
     assert index_is_intact(root) >= 7
 
 
+async def test_sigterm_shuts_down_cleanly(tmp_path: Path) -> None:
+    root = write_project(tmp_path)
+    lsp: Any = await server_config().start()
+    try:
+        await lsp.initialize_session(initialize_params(root))
+        await wait_ready(lsp)
+        lsp._server.terminate()
+        assert await asyncio.wait_for(lsp._server.wait(), 30) == 0
+    finally:
+        await lsp.stop()
+    assert index_is_intact(root) >= 7
+    assert not (root / ".codekeep" / "index.db-wal").exists() or (
+        root / ".codekeep" / "index.db-wal"
+    ).stat().st_size == 0
+
+
 def test_client_dying_mid_message(tmp_path: Path) -> None:
     root = write_project(tmp_path)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
