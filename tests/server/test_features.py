@@ -81,6 +81,8 @@ async def test_index_status_and_progress(client: LanguageClient) -> None:
     kinds = [value.kind for value in reports]
     assert kinds[0] == "begin" and kinds[-1] == "end"
     assert any(getattr(value, "percentage", None) == 100 for value in reports)
+    # Logs reach the editor's log (window/logMessage), not stdout.
+    assert any("indexed" in message.message for message in client.log_messages)
 
 
 async def test_find_symbol_returns_uri_and_range(client: LanguageClient, project: Path) -> None:
