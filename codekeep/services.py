@@ -18,7 +18,8 @@ from typing import Any
 from codekeep.analysis.codemap import CodeMap
 from codekeep.analysis.model import ChangeSet
 from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES, IndexSettings
-from codekeep.ledger import Ledger
+from codekeep.ledger import BudgetEvent, Ledger
+from codekeep.ledger.settings import LedgerSettings
 from codekeep.ledger.settings import settings_from_json as ledger_settings
 from codekeep.memory import MemoryService, MemorySettings
 
@@ -26,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 # Runs a zero-argument update on the thread that owns the services.
 OwnerRunner = Callable[[Callable[[], Any]], None]
+BudgetListener = Callable[[BudgetEvent], None]
 
 
 class SettingsError(ValueError):
@@ -55,16 +57,18 @@ class WorkspaceSettings:
         if not isinstance(data, Mapping):
             raise SettingsError(f"settings must be an object, got {type(data).__name__}")
         known = {"exclude", "maxFileSize", "languages"}
-        try:  # reject a bad ledger section now, with the rest, rather than at open
-            ledger_settings(data.get("ledger"))
-        except ValueError as error:
-            raise SettingsError(str(error)) from error
-        return cls(
+        settings = cls(
             exclude=_string_tuple(data, "exclude") or (),
             max_file_size=_positive_int(data, "maxFileSize", DEFAULT_MAX_FILE_BYTES),
             languages=_string_tuple(data, "languages"),
             extra={key: value for key, value in data.items() if key not in known},
         )
+        try:  # reject a bad memory/ledger section now, with the rest, rather than at open
+            settings.memory_settings()
+            settings.ledger_settings()
+        except ValueError as error:
+            raise SettingsError(str(error)) from error
+        return settings
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +77,14 @@ class WorkspaceSettings:
             "languages": None if self.languages is None else list(self.languages),
             **self.extra,
         }
+
+    def memory_settings(self) -> MemorySettings:
+        """The ``memory`` section (embedding endpoint; absent: from the environment)."""
+        return MemorySettings.from_json(self.extra.get("memory"))
+
+    def ledger_settings(self) -> LedgerSettings:
+        """The ``ledger`` section (flush interval, retention, warn ratios, models ...)."""
+        return ledger_settings(self.extra.get("ledger"))
 
     def index_settings(self, base: IndexSettings | None = None) -> IndexSettings:
         return replace(
@@ -102,11 +114,12 @@ def _positive_int(data: Mapping[str, Any], key: str, default: int) -> int:
 
 
 class WorkspaceServices:
-    """The open services of one workspace folder.
+    """The open services of one workspace folder: one instance of each store.
 
-    Not thread-safe as a whole: the memory store's SQLite connections belong to the
-    thread that opened the bundle, so one owner thread makes every call (the server
-    gives each folder a worker thread for exactly this).
+    Everything in a process that works on this folder (the server's features, the
+    agent, the CLI) uses these instances, so one memory follows code changes and one
+    ledger decides budget crossings. Not thread-safe as a whole: one owner thread makes
+    every call (the server gives each folder a worker thread for exactly this).
     """
 
     def __init__(
@@ -127,8 +140,10 @@ class WorkspaceServices:
         # told on the owner thread. The server passes "queue on the folder's worker";
         # single-threaded callers (the CLI) run the update on the spot.
         self._on_owner: OwnerRunner = on_owner or _run_now
+        self._budget_listeners: list[BudgetListener] = []
         self._closed = False
         self._wire()
+        self.ledger.subscribe(self._budget_crossed)
 
     @classmethod
     def open(
@@ -136,22 +151,21 @@ class WorkspaceServices:
         root: Path,
         settings: WorkspaceSettings | None = None,
         *,
-        memory_settings: MemorySettings | None = None,
         on_owner: OwnerRunner | None = None,
     ) -> WorkspaceServices:
         """Open (creating if needed) every store under ``<root>/.codekeep/``.
 
-        The ledger reads its settings from ``settings.extra["ledger"]``; memory takes
-        ``memory_settings`` (default: embeddings from the environment).
+        Memory and the ledger read their sections of ``settings.extra`` (``memory``,
+        ``ledger``); absent sections mean the defaults (embeddings from the environment).
         """
         settings = settings or WorkspaceSettings()
         opened: list[Any] = []
         try:
             codemap = CodeMap.open(root, settings.index_settings())
             opened.append(codemap)
-            memory = MemoryService.open(codemap.root, settings=memory_settings)
+            memory = MemoryService.open(codemap.root, settings=settings.memory_settings())
             opened.append(memory)
-            ledger = Ledger.open(codemap.root, ledger_settings(settings.extra.get("ledger")))
+            ledger = Ledger.open(codemap.root, settings.ledger_settings())
         except BaseException:
             _close_all(reversed(opened))  # a half-open bundle must not hold files open
             raise
@@ -165,18 +179,41 @@ class WorkspaceServices:
         if not changes.is_empty():
             self._on_owner(lambda: self.memory.apply_code_changes(changes))
 
+    def subscribe_budget(self, listener: BudgetListener) -> None:
+        """Call ``listener`` once per budget threshold crossed by any call recorded in
+        this folder (ledger requests, the agent ...); it stays subscribed when a
+        settings change reopens the ledger. May be called on the ledger's flush thread.
+        """
+        self._budget_listeners.append(listener)
+
+    def _budget_crossed(self, event: BudgetEvent) -> None:
+        for listener in list(self._budget_listeners):
+            try:
+                listener(event)
+            except Exception:  # one broken listener must not silence the others
+                logger.exception("budget listener failed")
+
     def reconfigure(self, settings: WorkspaceSettings, open_paths: Sequence[str] = ()) -> bool:
         """Apply new settings; returns True when the index must be brought up to date.
 
-        The code map's settings are fixed per instance, so a change reopens it: the
-        database is kept (the next ``index()`` is a warm one) and the editor's buffers
+        A store's settings are fixed per instance, so a changed section reopens that
+        store on the same database: memory and the ledger are reopened in place (the
+        ledger flushed first, budget listeners kept); a changed code map keeps its
+        database (the next ``index()`` is a warm one) and the editor's buffers
         (``open_paths``, unsaved text included) move to the new instance.
         """
         if settings == self.settings:
             return False
-        old_index = self.settings.index_settings()
+        old = self.settings
         self.settings = settings
-        if settings.index_settings() == old_index:
+        if settings.memory_settings() != old.memory_settings():
+            self.memory.close()
+            self.memory = MemoryService.open(self.root, settings=settings.memory_settings())
+        if settings.ledger_settings() != old.ledger_settings():
+            self.ledger.close()
+            self.ledger = Ledger.open(self.root, settings.ledger_settings())
+            self.ledger.subscribe(self._budget_crossed)
+        if settings.index_settings() == old.index_settings():
             return False
         buffers = {
             path: text

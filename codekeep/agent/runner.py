@@ -56,18 +56,15 @@ async def run_task(root: Path, task: str, *, model: ModelSettings, capability: s
     """Open the workspace, bring the index up to date, run the task, close everything."""
     model.require_model()  # say how to configure a model before touching any store
     checked_task(task)
-    services = WorkspaceServices.open(root)
-    memory = MemoryService.open(root)
-    ledger = Ledger.open(root)
+    services = WorkspaceServices.open(root)  # the one code map, memory and ledger
     try:
         await asyncio.to_thread(services.codemap.index)
-        loop = build_loop(root, model, codemap=services.codemap, memory=memory, ledger=ledger,
-                          on_event=on_event, exploration_budget=exploration_budget)
+        loop = build_loop(services.root, model, codemap=services.codemap,
+                          memory=services.memory, ledger=services.ledger, on_event=on_event,
+                          exploration_budget=exploration_budget)
         try:
             return await loop.run(task, capability, token_budget=token_budget)
         finally:
             loop.toolkit.close()
     finally:
-        ledger.close()
-        memory.close()
         services.close()

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 DAY = 86_400.0
 
@@ -34,6 +35,28 @@ class EmbeddingSettings:
             model=os.environ.get("CODEKEEP_EMBEDDINGS_MODEL", "text-embedding-3-small"),
             api_key=os.environ.get("CODEKEEP_EMBEDDINGS_API_KEY")
             or os.environ.get("OPENAI_API_KEY"),
+        )
+
+    @classmethod
+    def from_json(cls, data: Any) -> EmbeddingSettings | None:
+        """``{"url", "model"?, "apiKey"?}`` from the editor; None/absent: the environment.
+
+        Raises ``ValueError`` naming the key when a value has the wrong shape, so a typo
+        in the editor's settings is reported instead of silently recalling lexically.
+        """
+        if data is None:
+            return cls.from_env()
+        _check_keys(data, "memory.embeddings", {"url", "model", "apiKey"})
+        url = data.get("url")
+        if not isinstance(url, str) or not url.strip():
+            raise ValueError("memory setting embeddings.url must be a non-empty string")
+        for key in ("model", "apiKey"):
+            if data.get(key) is not None and not isinstance(data[key], str):
+                raise ValueError(f"memory setting embeddings.{key} must be a string")
+        return cls(
+            url=url.strip().rstrip("/"),
+            model=data.get("model") or "text-embedding-3-small",
+            api_key=data.get("apiKey") or None,
         )
 
 
@@ -64,3 +87,24 @@ class MemorySettings:
     default_budget: int = 4_000
     embeddings: EmbeddingSettings | None = None
     clock: Callable[[], float] = field(default=time.time)
+
+    @classmethod
+    def from_json(cls, data: Any) -> MemorySettings:
+        """The ``memory`` object of the editor settings: ``{"embeddings": {...}}``.
+
+        Only the embedding endpoint is a user setting; the thresholds above come from
+        the design documents. Absent sections fall back to the environment
+        (``CODEKEEP_EMBEDDINGS_URL`` ...). Raises ``ValueError`` naming a bad key.
+        """
+        if data is None:
+            return cls(embeddings=EmbeddingSettings.from_env())
+        _check_keys(data, "memory", {"embeddings"})
+        return cls(embeddings=EmbeddingSettings.from_json(data.get("embeddings")))
+
+
+def _check_keys(data: Any, section: str, known: set[str]) -> None:
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{section} settings must be an object, got {type(data).__name__}")
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"unknown {section} settings: {', '.join(map(str, unknown))}")

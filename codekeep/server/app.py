@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import importlib
 import logging
 import pkgutil
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -54,9 +55,10 @@ class CodeKeepServer(LanguageServer):
             protocol_cls=CodeKeepProtocol,
             converter_factory=plain_params_converter,
         )
-        self.workspaces = WorkspaceRegistry()
+        self.workspaces = WorkspaceRegistry(on_open=self._folder_opened)
         self.settings = WorkspaceSettings()
         self.contributions = Contributions()
+        self.loop: asyncio.AbstractEventLoop | None = None  # serving the client; set on initialize
         # Filled by registration; listed in capabilities.experimental.codekeep.
         self.custom_methods: list[str] = []
         self.client_notifications: list[str] = []
@@ -93,6 +95,30 @@ class CodeKeepServer(LanguageServer):
         except (CodeMapError, WorkspaceUnavailable) as error:
             logger.debug("%s: %s", uri, error)
             return None
+
+    def _folder_opened(self, services: WorkspaceServices) -> None:
+        run_hooks(self.contributions.opened, services)
+
+    def call_on_loop(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` (which talks to the client) on the event loop, from any thread.
+
+        Called on the loop itself it runs at once, so a notification keeps its place
+        among the messages its caller sends next (a budget crossing recorded by the
+        agent arrives before the agent's next progress report); from another thread
+        it is queued. Dropped when the session has no (open) loop any more.
+        """
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            fn()
+        else:
+            with contextlib.suppress(RuntimeError):  # the loop closed since the check
+                loop.call_soon_threadsafe(fn)
 
     def close_workspaces(self) -> None:
         """Stop watchers and indexing, flush and close every database (idempotent)."""
@@ -153,6 +179,15 @@ class CodeKeepServer(LanguageServer):
         anything and cannot act on them. Request errors reach the client as responses.
         """
         logger.error("%s: %s", getattr(source, "__name__", source), error)
+
+
+def run_hooks(hooks: Iterable[Callable[..., None]], *args: Any) -> None:
+    """Call every hook; one failing is logged and must not stop the others."""
+    for hook in hooks:
+        try:
+            hook(*args)
+        except Exception:
+            logger.exception("%s failed", getattr(hook, "__qualname__", hook))
 
 
 # Young-generation threshold raised from CPython's 700 (see tune_garbage_collector).

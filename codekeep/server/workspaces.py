@@ -41,8 +41,14 @@ class IndexProgress:
 class WorkspaceHandle:
     """One folder: its services (owned by a serial worker thread) and index state."""
 
-    def __init__(self, root: Path, settings: WorkspaceSettings) -> None:
+    def __init__(
+        self,
+        root: Path,
+        settings: WorkspaceSettings,
+        on_open: Callable[[WorkspaceServices], None] | None = None,
+    ) -> None:
         self.root = root
+        self._on_open = on_open
         self.worker = SerialWorker(f"codekeep-{root.name or 'root'}")
         self.progress = IndexProgress()
         # Documents open in the editor: relative path -> URI. Their buffer is the truth.
@@ -62,6 +68,8 @@ class WorkspaceHandle:
         except Exception as error:
             self._open_error = str(error)
             raise
+        if self._on_open is not None:
+            self._on_open(self._services)
 
     async def run(self, fn: Callable[[WorkspaceServices], T]) -> T:
         """Run ``fn(services)`` on this folder's worker, after everything queued before."""
@@ -112,8 +120,9 @@ class WorkspaceHandle:
 class WorkspaceRegistry:
     """The folders of the session, keyed by their resolved root path."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_open: Callable[[WorkspaceServices], None] | None = None) -> None:
         self._handles: dict[Path, WorkspaceHandle] = {}
+        self._on_open = on_open  # run on each folder's worker once its services are open
 
     def __iter__(self) -> Iterator[WorkspaceHandle]:
         return iter(list(self._handles.values()))
@@ -128,7 +137,7 @@ class WorkspaceRegistry:
         """Open a folder (idempotent); returns the new handle, or None if already open."""
         if root in self._handles:
             return None
-        handle = WorkspaceHandle(root, settings)
+        handle = WorkspaceHandle(root, settings, self._on_open)
         self._handles[root] = handle
         return handle
 

@@ -146,6 +146,11 @@ async def test_agent_run_streams_progress_nudges_and_budget_in_order(
     assert kinds.index(("nudge", "planning")) < budget_at < step3_at
     budget = timeline[budget_at][2]
     assert (budget["used"], budget["limit"], budget["taskId"]) == (850, 1100, result["taskId"])
+    # one ledger per folder: each crossing is announced once, with one window message
+    assert [detail for kind, detail in kinds if kind == "budget"] == [0.75, 1.0]
+    shown = [m.message for m in client.messages if "Token budget" in m.message]
+    assert len(shown) == 2 and "used 850 of 1,100" in shown[0]
+    assert "used 1,275 of 1,100" in shown[1]
     warning = [value for kind, detail, value in timeline if detail == "budget_warning"]
     assert warning and warning[0]["taskId"] == result["taskId"]
     command = types.ExecuteCommandParams(

@@ -10,14 +10,25 @@ from codekeep.services import SettingsError, WorkspaceServices, WorkspaceSetting
 
 
 def test_settings_from_editor_json() -> None:
+    memory = {"embeddings": {"url": "http://127.0.0.1:9/v1/", "model": "nomic"}}
     settings = WorkspaceSettings.from_json(
-        {"exclude": ["gen/"], "maxFileSize": 2048, "languages": ["python"], "memory": {"x": 1}}
+        {
+            "exclude": ["gen/"],
+            "maxFileSize": 2048,
+            "languages": ["python"],
+            "memory": memory,
+            "ledger": {"retentionDays": 7},
+        }
     )
     assert settings.exclude == ("gen/",)
     assert settings.index_settings().extra_exclude == ("gen/",)
     assert settings.index_settings().max_file_bytes == 2048
     assert settings.languages == ("python",)
-    assert settings.extra == {"memory": {"x": 1}}
+    assert settings.extra == {"memory": memory, "ledger": {"retentionDays": 7}}
+    embeddings = settings.memory_settings().embeddings
+    assert embeddings is not None
+    assert (embeddings.url, embeddings.model) == ("http://127.0.0.1:9/v1", "nomic")
+    assert settings.ledger_settings().retention_days == 7
     assert WorkspaceSettings.from_json(None) == WorkspaceSettings()
 
 
@@ -30,6 +41,10 @@ def test_settings_from_editor_json() -> None:
         ({"maxFileSize": True}, "'maxFileSize' must be a positive integer"),
         ({"languages": [1]}, "'languages' must be a list of strings"),
         ({"ledger": {"bogus": 1}}, "unknown ledger settings: bogus"),
+        ({"memory": {"bogus": 1}}, "unknown memory settings: bogus"),
+        ({"memory": []}, "memory settings must be an object"),
+        ({"memory": {"embeddings": {"url": 3}}}, "embeddings.url must be a non-empty string"),
+        ({"memory": {"embeddings": {"url": "http://x", "apiKey": 1}}}, "embeddings.apiKey"),
     ],
 )
 def test_bad_settings_name_the_key(data: object, message: str) -> None:
@@ -75,5 +90,30 @@ def test_settings_change_reopens_the_code_map_and_keeps_buffers(tmp_path: Path) 
         assert [s.path for s in services.codemap.find_symbol("stub")] == ["gen/stub.py"]
         assert [s.name for s in services.codemap.find_symbol("unsaved")] == ["unsaved"]
         assert not services.reconfigure(WorkspaceSettings(), open_paths=["app.py"])
+    finally:
+        services.close()
+
+
+def test_changed_memory_and_ledger_sections_reopen_those_stores(tmp_path: Path) -> None:
+    """One instance per store: a settings change replaces it (same database), and the
+    folder's budget listeners follow the new ledger."""
+    services = WorkspaceServices.open(tmp_path)
+    events: list[tuple[str, float]] = []
+    services.subscribe_budget(lambda event: events.append((event.scope, event.threshold)))
+    try:
+        memory, ledger = services.memory, services.ledger
+        kept = memory.remember("Releases are cut on Tuesdays", kind="fact")
+        assert not services.reconfigure(
+            WorkspaceSettings(extra={"ledger": {"warnRatios": [0.5]}})
+        )  # the index is unaffected
+        assert services.memory is memory and services.ledger is not ledger
+        services.ledger.set_budget(daily=100)
+        services.ledger.record(task_id="t", call_type="plan", model="gpt-4o", input_tokens=60)
+        assert events == [("daily", 0.5)]  # the new warn ratio, heard by the old listener
+
+        memory_section = {"embeddings": {"url": "http://127.0.0.1:9/v1"}}
+        services.reconfigure(WorkspaceSettings(extra={"memory": memory_section}))
+        assert services.memory is not memory
+        assert [m.id for m in services.memory.list()] == [kept.id]  # same database
     finally:
         services.close()

@@ -1,10 +1,13 @@
 """``codekeep/agent/run`` (and command ``codekeep.agent.run``): the agent in the editor.
 
-The task runs on the server's event loop; every service call it makes (tools, memory)
-is sent to the folder's worker thread that owns the services. While it runs the client
-gets ``$/progress`` (phase and step), ``codekeep/nudge`` and ``codekeep/budget``
-notifications in the order they happen. ``$/cancelRequest`` cancels the task: the
-model call in flight is dropped, the ledger is flushed and the task closed.
+The task runs on the server's event loop with the folder's own services (the one code
+map, memory and ledger every feature uses); every service call it makes (tools, memory)
+is sent to the folder's worker thread that owns them. While it runs the client gets
+``$/progress`` (phase and step), ``codekeep/nudge`` and ``codekeep/budget``
+notifications in the order they happen (budget crossings are announced by the ledger
+feature's per-folder listener, like those of any other recorded call).
+``$/cancelRequest`` cancels the task: the model call in flight is dropped, the ledger
+is flushed and the task closed.
 Without a configured model the request fails with a message saying how to configure one;
 every other feature keeps working.
 """
@@ -14,36 +17,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from codekeep.agent.config import ModelNotConfigured
 from codekeep.agent.model_client import ModelError
 from codekeep.agent.runner import build_loop, model_settings_from
-from codekeep.analysis.codemap import CodeMap
-from codekeep.ledger import Ledger
-from codekeep.ledger.settings import settings_from_json
-from codekeep.memory import MemoryService
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
-from codekeep.server.extensions import custom_request
-from codekeep.server.features.memory import memory_settings
-from codekeep.server.workspaces import WorkspaceHandle
-from codekeep.services import WorkspaceServices
+from codekeep.server.extensions import RequestFailed, custom_request, target_folder
 
 logger = logging.getLogger(__name__)
 
 CAPABILITIES = ("explore", "chat", "edit")
-
-
-class AgentRequestFailed(JsonRpcException):
-    """A JSON-RPC error whose message tells the user what to do."""
-
-    CODE = -32803  # LSP RequestFailed
 
 
 class _Progress:
@@ -89,19 +77,6 @@ class _Progress:
             )
 
 
-def _workspace(server: CodeKeepServer, params: dict[str, Any]) -> WorkspaceHandle:
-    uri = p.optional_str(params, "uri")
-    if uri is not None:
-        located = server.locate(uri)
-        if located is None:
-            raise p.InvalidParams(f"{uri} is not inside any workspace folder")
-        return located[0]
-    handles = list(server.workspaces)
-    if not handles:
-        raise AgentRequestFailed("no workspace folder is open")
-    return handles[0]
-
-
 def _event_sink(
     server: CodeKeepServer, progress: _Progress
 ) -> Callable[[str, dict[str, Any]], None]:
@@ -116,45 +91,11 @@ def _event_sink(
                 "codekeep/nudge",
                 {"taskId": payload["taskId"], "type": payload["type"], "text": payload["text"]},
             )
-        elif kind == "budget":
-            server.protocol.notify("codekeep/budget", payload)
 
     return on_event
 
 
-def _services_of(
-    services: WorkspaceServices,
-    settings: Mapping[str, Any],
-    stores: dict[Path, tuple[MemoryService, Ledger]],
-) -> tuple[CodeMap, MemoryService, Ledger]:
-    """Code map, memory and ledger of a folder (runs on the folder's worker thread).
-
-    ``WorkspaceServices`` holds only the code map; the agent opens the folder's memory
-    and ledger once, with the same ``memory``/``ledger`` settings the other features
-    use, and closes them with the server. They share the folder's databases with the
-    memory and ledger features (SQLite WAL), so everything the agent records shows in
-    their reports; budget crossings of agent calls are announced by this ledger only.
-    """
-    if services.root not in stores:
-        stores[services.root] = (
-            MemoryService.open(services.root, settings=memory_settings(settings.get("memory"))),
-            Ledger.open(services.root, settings_from_json(settings.get("ledger"))),
-        )
-    memory, ledger = stores[services.root]
-    return services.codemap, memory, ledger
-
-
 def register(server: CodeKeepServer) -> None:
-    stores: dict[Path, tuple[MemoryService, Ledger]] = {}
-
-    def close_stores() -> None:
-        for memory, ledger in stores.values():
-            ledger.close()
-            memory.close()
-        stores.clear()
-
-    server.on_close.append(close_stores)
-
     @custom_request(server, "agent/run")
     async def run(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         task = p.required_str(params, "task")
@@ -166,12 +107,11 @@ def register(server: CodeKeepServer) -> None:
             model = model_settings_from(ls.settings.extra.get("agent"))
             model.require_model()
         except ModelNotConfigured as error:
-            raise AgentRequestFailed(str(error)) from None
+            raise RequestFailed(str(error)) from None
         except ValueError as error:
             raise p.InvalidParams(str(error)) from None
-        handle = _workspace(ls, params)
-        extra = ls.settings.extra
-        codemap, memory, ledger = await handle.run(lambda s: _services_of(s, extra, stores))
+        handle = target_folder(ls, params)
+        codemap, memory, ledger = await handle.run(lambda s: (s.codemap, s.memory, s.ledger))
         progress = _Progress(ls, task)
         running = asyncio.current_task()
         assert running is not None  # pygls runs every async handler as a task
@@ -193,14 +133,8 @@ def register(server: CodeKeepServer) -> None:
         try:
             result = await loop.run(task, capability, token_budget=budget)
         except ModelError as error:
-            raise AgentRequestFailed(str(error)) from None
+            raise RequestFailed(str(error)) from None
         finally:
             progress.end("finished")
             loop.toolkit.close()
         return result.to_json()
-
-    # DESIGN.md names the command ``codekeep.agent.run`` (dots all the way). ``ls`` stays
-    # unannotated: pygls recognises it by name and converts annotated arguments.
-    @server.command("codekeep.agent.run")
-    async def run_command(ls, *arguments: Any) -> Any:
-        return await run(ls, p.command_object(arguments))

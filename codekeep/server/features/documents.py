@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from lsprotocol import types
 
 from codekeep.analysis.model import Encoding
-from codekeep.server.app import CodeKeepServer
+from codekeep.server.app import CodeKeepServer, run_hooks
 from codekeep.server.locations import clamped_byte_position
 from codekeep.services import WorkspaceServices
 
@@ -107,13 +107,21 @@ def register(server: CodeKeepServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
     def did_save(ls: CodeKeepServer, params: types.DidSaveTextDocumentParams) -> None:
         """A save is a sync point: the saved text is what the editor has, so take it
-        whole (this also heals any drift from a client's buggy incremental sync)."""
+        whole (this also heals any drift from a client's buggy incremental sync).
+        Then the areas' ``saved`` hooks run (memory re-reads a saved MEMORY.md)."""
         located = ls.locate(params.text_document.uri)
-        if located is None or params.text is None:
+        if located is None:
             return
         handle, path = located
         text = params.text
-        handle.post(lambda services: services.codemap.open_document(path, text), f"save {path}")
+        hooks = ls.contributions.saved
+
+        def saved(services: WorkspaceServices) -> None:
+            if text is not None:
+                services.codemap.open_document(path, text)
+            run_hooks(hooks, services, path)
+
+        handle.post(saved, f"save {path}")
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: CodeKeepServer, params: types.DidCloseTextDocumentParams) -> None:

@@ -14,22 +14,20 @@ A call that crosses 75 % / 100 % of a budget sends ``codekeep/budget {taskId, us
 limit, ratio, threshold, scope}`` and a ``window/showMessage`` warning. Each file gets a
 code lens on its first line: "≈ 12.4k tokens this week" (input tokens attributed to it).
 
-Each folder's :class:`Ledger` is opened here, on the folder's worker thread, with the
-``ledger`` settings object as it is at that first use. Other components of this
-process (the agent) may hold their own instance on the same database: a threshold is
-announced exactly once, by the instance whose call crossed it (the database arbitrates).
+Everything here uses the folder's one :class:`Ledger` (``services.ledger``, opened with
+the ``ledger`` settings object and shared with the agent). The budget announcer is
+subscribed once per folder when its services open, so each threshold crossing sends
+exactly one notification and one message, whoever recorded the call (a
+``ledger/record`` request or the agent loop).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 
@@ -37,63 +35,42 @@ from codekeep.common.uris import uri_to_path
 from codekeep.ledger import CALL_TYPE_INPUTS, BudgetEvent, BudgetExceeded, Ledger
 from codekeep.ledger.ledger import GROUPS
 from codekeep.ledger.reports import render_text
-from codekeep.ledger.settings import settings_from_json
 from codekeep.ledger.window import parse_since
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
-from codekeep.server.extensions import LensLine, custom_request
-from codekeep.server.workspaces import WorkspaceHandle
+from codekeep.server.extensions import LensLine, custom_request, target_folder
 from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 BUDGET_NOTIFICATION = "codekeep/budget"
 LENS_WINDOW = timedelta(days=7)
 REPORT_COMMAND = "codekeep.ledger.report"
 
 
-class LedgerRegistry:
-    """One open ledger per workspace folder; budget events go to the editor."""
+def budget_announcer(server: CodeKeepServer) -> Callable[[BudgetEvent], None]:
+    """Tell the editor about a budget crossing: ``codekeep/budget`` plus a warning.
 
-    def __init__(self, server: CodeKeepServer) -> None:
-        self._server = server
-        self._ledgers: dict[Path, Ledger] = {}
-        self._lock = threading.Lock()
-        self.loop: asyncio.AbstractEventLoop | None = None
+    Runs on whichever thread recorded the call (the agent records on the event loop,
+    ledger requests on the folder's worker) or on the ledger's flush thread.
+    """
 
-    def ledger_for(self, root: Path) -> Ledger:
-        """The folder's ledger, opened on first use (call on the folder's worker)."""
-        with self._lock:
-            ledger = self._ledgers.get(root)
-            if ledger is None:
-                settings = settings_from_json(self._server.settings.extra.get("ledger"))
-                ledger = self._ledgers[root] = Ledger.open(root, settings)
-                ledger.subscribe(self._on_budget)
-            return ledger
-
-    def close(self) -> None:
-        with self._lock:
-            for ledger in self._ledgers.values():
-                ledger.close()
-            self._ledgers.clear()
-
-    def _on_budget(self, event: BudgetEvent) -> None:
-        """May run on any thread: hop to the event loop to talk to the client."""
-        loop = self.loop
-        if loop is None or loop.is_closed():
-            logger.info("%s", event.message())
+    def notify(event: BudgetEvent) -> None:
+        if server.protocol.writer is None:
             return
-        loop.call_soon_threadsafe(self._notify, event)
-
-    def _notify(self, event: BudgetEvent) -> None:
-        if self._server.protocol.writer is None:
-            return
-        self._server.protocol.notify(BUDGET_NOTIFICATION, event.to_json())
-        self._server.window_show_message(
+        server.protocol.notify(BUDGET_NOTIFICATION, event.to_json())
+        server.window_show_message(
             types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"CodeKeep: {event.message()}"
             )
         )
+
+    def announce(event: BudgetEvent) -> None:
+        logger.info("%s", event.message())
+        server.call_on_loop(lambda: notify(event))
+
+    return announce
 
 
 def format_tokens(tokens: int) -> str:
@@ -105,31 +82,16 @@ def format_tokens(tokens: int) -> str:
     return str(tokens)
 
 
-def file_lens(registry: LedgerRegistry) -> Callable[[WorkspaceServices, str], LensLine | None]:
-    def contribute(services: WorkspaceServices, path: str) -> LensLine | None:
-        since = datetime.now(UTC) - LENS_WINDOW
-        tokens = registry.ledger_for(services.root).tokens_for_file(path, since=since)
-        if tokens == 0:
-            return None  # no clutter on files no model call has read
-        return LensLine(
-            f"≈ {format_tokens(tokens)} tokens this week",
-            REPORT_COMMAND,
-            [{"groupBy": "file", "since": "7d"}],
-        )
-
-    return contribute
-
-
-def _folder(server: CodeKeepServer, params: dict[str, Any]) -> WorkspaceHandle:
-    uri = p.optional_str(params, "uri")
-    if uri is not None:
-        located = server.locate(uri)
-        if located is None:
-            raise p.InvalidParams(f"{uri} is not inside any workspace folder")
-        return located[0]
-    for handle in server.workspaces:
-        return handle
-    raise p.InvalidParams("no workspace folder is open")
+def file_lens(services: WorkspaceServices, path: str) -> LensLine | None:
+    since = datetime.now(UTC) - LENS_WINDOW
+    tokens = services.ledger.tokens_for_file(path, since=since)
+    if tokens == 0:
+        return None  # no clutter on files no model call has read
+    return LensLine(
+        f"≈ {format_tokens(tokens)} tokens this week",
+        REPORT_COMMAND,
+        [{"groupBy": "file", "since": "7d"}],
+    )
 
 
 def _since(params: dict[str, Any]) -> datetime | None:
@@ -207,18 +169,17 @@ def _budget(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def register(server: CodeKeepServer) -> None:
-    registry = LedgerRegistry(server)
-    server.on_close.append(registry.close)
-    server.contributions.file_lens.append(file_lens(registry))
-    if BUDGET_NOTIFICATION not in server.client_notifications:  # the agent sends it too
-        server.client_notifications.append(BUDGET_NOTIFICATION)
+    announce = budget_announcer(server)
+    server.contributions.opened.append(lambda services: services.subscribe_budget(announce))
+    server.contributions.file_lens.append(file_lens)
+    server.client_notifications.append(BUDGET_NOTIFICATION)
 
-    async def on_ledger(params: dict[str, Any], action: Callable[[Ledger], Any]) -> Any:
-        registry.loop = asyncio.get_running_loop()
-        handle = _folder(server, params)
-        return await handle.run(lambda services: action(registry.ledger_for(services.root)))
+    async def on_ledger(params: dict[str, Any], action: Callable[[Ledger], T]) -> T:
+        handle = target_folder(server, params)
+        return await handle.run(lambda services: action(services.ledger))
 
-    async def report(params: dict[str, Any]) -> dict[str, Any]:
+    @custom_request(server, "ledger/report")
+    async def report(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         group_by = p.optional_str(params, "groupBy") or "type"
         if group_by not in GROUPS:
             raise p.InvalidParams(f"'groupBy' must be one of {', '.join(GROUPS)}")
@@ -232,30 +193,10 @@ def register(server: CodeKeepServer) -> None:
 
         return await on_ledger(params, build)
 
-    async def record(params: dict[str, Any]) -> dict[str, Any]:
+    @custom_request(server, "ledger/record")
+    async def record(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         return await on_ledger(params, lambda ledger: _record_call(ledger, params))
 
-    async def budget(params: dict[str, Any]) -> dict[str, Any]:
+    @custom_request(server, "ledger/budget")
+    async def budget(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         return await on_ledger(params, lambda ledger: _budget(ledger, params))
-
-    for name, handler in (("report", report), ("record", record), ("budget", budget)):
-        _expose(server, name, handler)
-
-
-def _expose(
-    server: CodeKeepServer,
-    name: str,
-    handler: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
-) -> None:
-    """``codekeep/ledger/<name>`` plus the command ``codekeep.ledger.<name>`` (DESIGN.md
-    names commands with dots all the way; ``custom_request`` alone would give
-    ``codekeep.ledger/<name>``)."""
-
-    @custom_request(server, f"ledger/{name}")
-    async def request(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        return await handler(params)
-
-    # ``ls`` stays unannotated: pygls recognises it by name and converts annotated args.
-    @server.command(f"codekeep.ledger.{name}")
-    async def command(ls, *arguments: Any) -> Any:
-        return await handler(p.command_object(arguments))

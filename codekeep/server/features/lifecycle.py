@@ -127,7 +127,7 @@ def register(server: CodeKeepServer) -> None:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: CodeKeepServer, params: types.InitializeParams) -> None:
-        loop = asyncio.get_running_loop()
+        loop = ls.loop = asyncio.get_running_loop()
         attach_client_logging(ls, loop)
         session.start(loop)
         settings = parse_settings(params.initialization_options)

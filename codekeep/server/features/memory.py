@@ -11,108 +11,31 @@ Requests (each also the command ``codekeep.memory.<name>`` taking the same objec
 * ``codekeep/memory/list`` ``{kinds?, statuses?, scope?, limit?}`` -> ``{memories}``.
 
 Hover on a definition adds the memories linked to it; its code lens gets
-" · 2 memories". Each folder's :class:`MemoryService` is opened here on the folder's
-worker thread, follows the code map's changes (renames move links, vanished symbols
-become stale), and re-reads ``.codekeep/MEMORY.md`` whenever it changed — so a save in
-the editor is in force for the next recall, hover or agent prompt.
+" · 2 memories". Everything here uses the folder's one :class:`MemoryService`
+(``services.memory``, shared with the agent), which follows the code map's changes
+(renames move links, vanished symbols become stale) and re-reads
+``.codekeep/MEMORY.md`` whenever it changed — so a save in the editor is in force for
+the next recall, hover or agent prompt.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from codekeep.analysis.model import ChangeSet, Symbol
+from codekeep.analysis.model import Symbol
 from codekeep.common.uris import uri_to_path
-from codekeep.memory import (
-    KINDS,
-    EmbeddingSettings,
-    MemoryInputError,
-    MemoryService,
-    MemorySettings,
-)
+from codekeep.memory import KINDS, MemoryInputError, MemoryService
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
-from codekeep.server.extensions import custom_request
+from codekeep.server.extensions import CustomHandler, custom_request, target_folder
 from codekeep.server.workspaces import WorkspaceHandle
 from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)
 
 HOVER_ITEMS = 3
-
-
-def memory_settings(data: Any) -> MemorySettings:
-    """``{"embeddings": {"url", "model", "apiKey"}}`` from the editor's ``codekeep.memory``."""
-    embeddings = EmbeddingSettings.from_env()
-    section = data.get("embeddings") if isinstance(data, dict) else None
-    if isinstance(section, dict) and isinstance(section.get("url"), str):
-        embeddings = EmbeddingSettings(
-            url=section["url"].rstrip("/"),
-            model=str(section.get("model") or "text-embedding-3-small"),
-            api_key=section.get("apiKey") if isinstance(section.get("apiKey"), str) else None,
-        )
-    return MemorySettings(embeddings=embeddings)
-
-
-class MemoryRegistry:
-    """One memory service per folder, subscribed to that folder's current code map."""
-
-    def __init__(self, server: CodeKeepServer) -> None:
-        self._server = server
-        self._services: dict[Path, MemoryService] = {}
-        self._subscribed: dict[Path, int] = {}  # root -> id() of the code map we listen to
-        self._lock = threading.Lock()
-
-    def memory_for(self, services: WorkspaceServices) -> MemoryService:
-        """The folder's memory, opened on first use (call on the folder's worker)."""
-        root = services.root
-        with self._lock:
-            memory = self._services.get(root)
-            if memory is None:
-                settings = memory_settings(self._server.settings.extra.get("memory"))
-                memory = self._services[root] = MemoryService.open(root, settings=settings)
-            if self._subscribed.get(root) != id(services.codemap):
-                # a settings change reopens the code map: follow the new instance
-                services.codemap.subscribe(self._follow_code(root))
-                self._subscribed[root] = id(services.codemap)
-        return memory
-
-    def _follow_code(self, root: Path) -> Callable[[ChangeSet], None]:
-        def on_change(changes: ChangeSet) -> None:
-            if changes.is_empty():
-                return
-            handle = self._server.workspaces.get(root)
-            if handle is not None:  # the code map may notify from the indexing thread
-                handle.post(
-                    lambda services: self.memory_for(services).apply_code_changes(changes),
-                    "memory: follow code changes",
-                )
-
-        return on_change
-
-    def close(self) -> None:
-        with self._lock:
-            for memory in self._services.values():
-                memory.close()
-            self._services.clear()
-            self._subscribed.clear()
-
-
-def _folder(server: CodeKeepServer, params: dict[str, Any]) -> WorkspaceHandle:
-    uri = p.optional_str(params, "uri")
-    if uri is not None:
-        located = server.locate(uri)
-        if located is None:
-            raise p.InvalidParams(f"{uri} is not inside any workspace folder")
-        return located[0]
-    handle = next(iter(server.workspaces), None)
-    if handle is None:
-        raise p.InvalidParams("no workspace folder is open")
-    return handle
 
 
 def _paths(handle: WorkspaceHandle, values: Sequence[str]) -> list[str]:
@@ -220,30 +143,30 @@ def lens_counts(memory: MemoryService, symbols: Sequence[Symbol]) -> dict[str, s
 Action = Callable[[MemoryService, WorkspaceHandle, dict[str, Any]], Any]
 
 
+def on_folder_memory(action: Action) -> CustomHandler:
+    """A request handler running ``action`` with the target folder's memory, on its worker."""
+
+    async def handle(server: CodeKeepServer, params: dict[str, Any]) -> Any:
+        folder = target_folder(server, params)
+
+        def run(services: WorkspaceServices) -> Any:
+            try:
+                return action(services.memory, folder, params)
+            except MemoryInputError as error:
+                raise p.InvalidParams(str(error)) from None
+
+        return await folder.run(run)
+
+    return handle
+
+
 def register(server: CodeKeepServer) -> None:
-    registry = MemoryRegistry(server)
-    server.on_close.append(registry.close)
     server.contributions.hover.append(
-        lambda services, symbol: hover_paragraph(registry.memory_for(services), symbol)
+        lambda services, symbol: hover_paragraph(services.memory, symbol)
     )
     server.contributions.symbol_lens.append(
-        lambda services, symbols: lens_counts(registry.memory_for(services), symbols)
+        lambda services, symbols: lens_counts(services.memory, symbols)
     )
-
-    def handler(action: Action) -> Callable[[dict[str, Any]], Awaitable[Any]]:
-        async def handle(params: dict[str, Any]) -> Any:
-            folder = _folder(server, params)
-
-            def run(services: WorkspaceServices) -> Any:
-                try:
-                    return action(registry.memory_for(services), folder, params)
-                except MemoryInputError as error:
-                    raise p.InvalidParams(str(error)) from None
-
-            return await folder.run(run)
-
-        return handle
-
     for name, action in (
         ("remember", _remember),
         ("recall", _recall),
@@ -251,20 +174,4 @@ def register(server: CodeKeepServer) -> None:
         ("notThis", _not_this),
         ("list", _list),
     ):
-        _expose(server, name, handler(action))
-
-
-def _expose(
-    server: CodeKeepServer, name: str, handle: Callable[[dict[str, Any]], Awaitable[Any]]
-) -> None:
-    """``codekeep/memory/<name>`` and the command ``codekeep.memory.<name>`` (dots all the
-    way, as DESIGN.md names commands)."""
-
-    @custom_request(server, f"memory/{name}")
-    async def request(ls: CodeKeepServer, params: dict[str, Any]) -> Any:
-        return await handle(params)
-
-    # ``ls`` stays unannotated: pygls recognises it by name and converts annotated args.
-    @server.command(f"codekeep.memory.{name}")
-    async def command(ls, *arguments: Any) -> Any:
-        return await handle(p.command_object(arguments))
+        custom_request(server, f"memory/{name}")(on_folder_memory(action))
