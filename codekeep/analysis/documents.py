@@ -18,6 +18,9 @@ from codekeep.analysis.extract import (
     SymbolFact,
     extract,
     extract_uses,
+    extract_window,
+    renest,
+    signature_of,
 )
 from codekeep.analysis.parsing import parser_for
 from codekeep.analysis.registry import LanguageSpec
@@ -106,6 +109,8 @@ class Document:
         lo = min([start_byte] + [r.start_byte for r in changed])
         hi = max([new_end_byte] + [r.end_byte for r in changed])
         spliced = self._splice(lo, hi, edit)
+        if spliced is None:
+            spliced = self._splice_window(lo, hi, edit)
         self.facts = spliced if spliced is not None else extract(self.spec, data, self.tree)
 
     def _local_body(self, lo: int, hi: int) -> tuple[ts.Node, ts.Node] | None:
@@ -159,29 +164,97 @@ class Document:
         )
         return FileFacts(symbols, tuple(kept_refs + refs + moved_refs), tuple(spliced_imports))
 
-    @staticmethod
+    def _splice_window(self, lo: int, hi: int, edit: _Edit) -> FileFacts | None:
+        """New facts from old ones plus the changed lines re-extracted; None: extract all.
+
+        For changes outside function bodies (a signature, a class body, module level):
+        the query runs over the changed lines only; definitions overlapping them are
+        rebuilt from the new tree, everything else is kept or moved by the edit's shift.
+        """
+        first_row = self._point(lo)[0]
+        last_row = self._point(max(lo, hi - 1))[0]
+        # Whole lines in both the new and the old text: grow the window until its end is
+        # a line start before the edit too (text ending in a newline ends mid-line there).
+        while edit.to_old((last_row + 1, 0))[1] != 0:
+            last_row += 1
+        first, after = (first_row, 0), (last_row + 1, 0)
+        old_after = edit.to_old(after)
+        start = self.line_starts[first_row]
+        end = (self.line_starts[last_row + 1] if last_row + 1 < len(self.line_starts)
+               else len(self.data))
+        window = extract_window(self.spec, self.data, self.tree, start, end)
+        if window is None:
+            return None
+        old = self.facts
+        fresh_names = {(tuple(d.name_node.start_point), d.name) for d in window.definitions}
+        kept: list[SymbolFact] = []
+        for symbol in old.symbols:
+            span = symbol.span
+            if (span.end_line, span.end_col) <= first:
+                moved = symbol
+            elif (span.line, span.col) >= old_after:
+                moved = symbol._replace(span=edit.shift(span),
+                                        name_span=edit.shift(symbol.name_span))
+            else:
+                continue  # overlaps the changed lines: re-extracted
+            name_at = (moved.name_span.line, moved.name_span.col)
+            if (name_at, moved.name) not in fresh_names:
+                kept.append(moved)
+        merged = renest(self.spec, self.data, kept, window.definitions)
+        if merged is None:
+            return None
+        symbols, enclosers = merged
+        before = {(s.name_span.line, s.name_span.col, s.name): s for s in old.symbols}
+        by_name = {(s.name_span.line, s.name_span.col, s.name): s for s in symbols}
+        for definition in enclosers:  # kept members were named after these: unchanged?
+            point = tuple(definition.name_node.start_point)
+            old_point = edit.to_old((point[0], point[1]))
+            was = before.get((*old_point, definition.name))
+            now = by_name.get((point[0], point[1], definition.name))
+            if was is None or now is None or (was.kind, was.container, was.qual) != (
+                    now.kind, now.container, now.qual):
+                return None
+        refs = (
+            [r for r in old.refs if (r.span.line, r.span.col) < first]
+            + window.refs
+            + [RefFact(r.name, r.kind, edit.shift(r.span)) for r in old.refs
+               if (r.span.line, r.span.col) >= old_after]
+        )
+        imports = (
+            [i for i in old.imports if i.line < first_row]
+            + window.imports
+            + [i._replace(line=i.line + edit.line_delta) for i in old.imports
+               if i.line >= old_after[0]]
+        )
+        return FileFacts(tuple(symbols), tuple(refs), tuple(imports))
+
     def _enclosing_ends_match(
-        symbols: tuple[SymbolFact, ...], scope: ts.Node, first: tuple[int, int],
+        self, symbols: tuple[SymbolFact, ...], scope: ts.Node, first: tuple[int, int],
         changed_row: int,
     ) -> bool:
-        """Definitions around the body must end where the new tree says they end.
+        """Definitions around the body must end, and read, as the new tree says.
 
-        Shifting assumes an edit inside a body leaves the ends of the enclosing
-        definitions where the shift puts them; text typed just past a body's end can
-        instead grow the body. A definition starting on the changed line may have that
-        line in its signature. In both cases the caller re-extracts everything.
+        Shifting assumes an edit inside a body leaves the enclosing definitions' ends
+        where the shift puts them; text typed just past a body's end can instead grow
+        the body. Their signatures (text up to the body) must not change either: a
+        definition starting on the changed line, or whose body now starts elsewhere
+        (a comment line became a statement), fails. Then the caller re-extracts.
         """
-        ends: set[tuple[tuple[int, int], tuple[int, int]]] = set()
+        ancestors: dict[tuple[tuple[int, int], tuple[int, int]], ts.Node] = {}
         node: ts.Node | None = scope
         while node is not None:
-            ends.add((tuple(node.start_point), tuple(node.end_point)))  # type: ignore[arg-type]
+            (line, col), (end_line, end_col) = node.start_point, node.end_point
+            ancestors.setdefault(((line, col), (end_line, end_col)), node)
             node = node.parent
-        return all(
-            ((s.span.line, s.span.col), (s.span.end_line, s.span.end_col)) in ends
-            and s.span.line != changed_row
-            for s in symbols
-            if (s.span.line, s.span.col) < first <= (s.span.end_line, s.span.end_col)
-        )
+        for symbol in symbols:
+            span = symbol.span
+            if not (span.line, span.col) < first <= (span.end_line, span.end_col):
+                continue
+            found = ancestors.get(((span.line, span.col), (span.end_line, span.end_col)))
+            if found is None or span.line == changed_row or symbol.signature != signature_of(
+                    self.data, found, self.spec.body_fields):
+                return False
+        return True
 
     def _shift_lines(
         self, first: int, last: int, start_byte: int, inserted: bytes, delta: int

@@ -120,7 +120,8 @@ def _is_local(node: ts.Node, local_scopes: frozenset[str]) -> bool:
     return False
 
 
-def _signature(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str:
+def signature_of(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str:
+    """The definition's text up to its body (or its first line), whitespace collapsed."""
     end = None
     for field_name in body_fields:
         body = node.child_by_field_name(field_name)
@@ -174,9 +175,114 @@ def extract_uses(
     return refs, imports
 
 
+class Window(NamedTuple):
+    """What a window of lines yields: every definition overlapping it (with its node, so
+    its range and signature are fresh), and the uses and imports that start inside it."""
+
+    definitions: list[_Def]
+    refs: list[RefFact]
+    imports: list[ImportFact]
+
+
+def extract_window(
+    spec: LanguageSpec, src: bytes, tree: ts.Tree, start: int, end: int
+) -> Window | None:
+    """Facts of bytes ``start..end`` (whole lines); None when an import statement crosses
+    the window's edge (its facts could not be told apart)."""
+    cursor = ts.QueryCursor(spec.query)
+    cursor.set_byte_range(start, end)
+    defs, refs, imports = _run(spec, src, tree.root_node, _Positions(src), (start, end),
+                               with_definitions=True, cursor=cursor)
+    for node in _import_statements(spec, tree, start, end):
+        if node.start_byte < start or node.end_byte > end:
+            return None
+    overlapping = [d for d in defs if d.end > start and d.start < end]
+    return Window(overlapping, refs, imports)
+
+
+def _import_statements(spec: LanguageSpec, tree: ts.Tree, start: int, end: int) -> list[ts.Node]:
+    cursor = ts.QueryCursor(spec.query)
+    cursor.set_byte_range(start, end)
+    return [captures["import"][0] for _pattern, captures in cursor.matches(tree.root_node)
+            if "import" in captures]
+
+
+def renest(
+    spec: LanguageSpec, src: bytes, kept: list[SymbolFact], fresh: list[_Def]
+) -> tuple[list[SymbolFact], list[_Def]] | None:
+    """Merge definitions kept from before an edit with re-extracted ones, in source order.
+
+    Kept facts keep their container; fresh ones get theirs from whatever encloses them;
+    duplicate numbering (``#2``) is recomputed over the whole file. Returns the symbols
+    and the fresh definitions that enclose kept ones (the caller checks they did not
+    change, since the kept containers were named after them); None for a case this
+    cannot reproduce exactly (a fresh impl block around kept functions, or a kept and a
+    fresh definition on the very same range).
+    """
+    positions = _Positions(src)
+    Key = tuple[int, int]
+    entries: list[tuple[Key, Key, SymbolFact | _Def]] = []
+    for k in kept:
+        entries.append(((k.span.line, k.span.col), (k.span.end_line, k.span.end_col), k))
+    for d in fresh:
+        (line, col), (end_line, end_col) = d.node.start_point, d.node.end_point
+        entries.append(((line, col), (end_line, end_col), d))
+    entries.sort(key=lambda e: (e[0], (-e[1][0], -e[1][1])))
+    stack: list[tuple[Key, Key, str, str, _Def | None]] = []
+    placed: list[tuple[str, SymbolFact | tuple[_Def, str | None, str]]] = []
+    encloses_kept: list[_Def] = []
+    for start, end, item in entries:
+        while stack and (stack[-1][1] < end or (stack[-1][0], stack[-1][1]) == (start, end)):
+            stack.pop()
+        parent = stack[-1] if stack else None
+        if isinstance(item, SymbolFact):
+            if parent is not None and parent[4] is not None:
+                if parent[3] == "impl":
+                    return None
+                encloses_kept.append(parent[4])
+            qualified = f"{item.container}.{item.name}" if item.container else item.name
+            stack.append((start, end, qualified, item.kind, None))
+            placed.append((qualified, item))
+            continue
+        d = item
+        if d.explicit_container is not None:
+            container: str | None = (
+                f"{parent[2]}.{d.explicit_container}" if parent else d.explicit_container)
+            parent_kind = "impl" if d.kind in ("function", "method") else None
+        else:
+            container = parent[2] if parent else None
+            parent_kind = parent[3] if parent else None
+        kind = d.kind
+        if kind == "function" and parent_kind in spec.method_containers:
+            kind = "method"
+        qualified = f"{container}.{d.name}" if container else d.name
+        stack.append((start, end, qualified, kind, d))
+        if kind != "impl":
+            placed.append((qualified, (d, container, kind)))
+    kept_ranges = {(e[0], e[1]) for e in entries if isinstance(e[2], SymbolFact)}
+    if any((e[0], e[1]) in kept_ranges for e in entries if not isinstance(e[2], SymbolFact)):
+        return None
+    used: dict[str, int] = {}
+    symbols: list[SymbolFact] = []
+    for qualified, thing in placed:
+        count = used.get(qualified, 0) + 1
+        used[qualified] = count
+        qual = qualified if count == 1 else f"{qualified}#{count}"
+        if isinstance(thing, SymbolFact):
+            symbols.append(thing._replace(qual=qual))
+        else:
+            d, container, kind = thing
+            symbols.append(SymbolFact(
+                qual, d.name, kind, container, signature_of(src, d.node, spec.body_fields),
+                positions.span(d.node), positions.span(d.name_node),
+            ))
+    return symbols, encloses_kept
+
+
 def _run(
     spec: LanguageSpec, src: bytes, root: ts.Node, positions: _Positions,
-    within: tuple[int, int] | None,
+    within: tuple[int, int] | None, with_definitions: bool = False,
+    cursor: ts.QueryCursor | None = None,
 ) -> tuple[list[_Def], list[RefFact], list[ImportFact]]:
     # One definition per (node, name node): the earliest pattern of the query wins, so a
     # specific pattern (`const f = () => ...` is a function) can precede a general one.
@@ -185,7 +291,8 @@ def _run(
     imports: list[ImportFact] = []
     roles: dict[int, tuple[int, str] | None] = {}  # learnt from each pattern's first match
     ascii_only = positions.ascii
-    for pattern, captures in ts.QueryCursor(spec.query).matches(root):
+    cursor = cursor or ts.QueryCursor(spec.query)
+    for pattern, captures in cursor.matches(root):
         info = roles.get(pattern, _UNSEEN)
         if info is _UNSEEN:
             info = roles[pattern] = _classify(captures)
@@ -217,7 +324,7 @@ def _run(
                 span = positions.span(name_node)
             refs[key] = RefFact(_name(src, name_node), role, span)
             continue
-        if within is not None:
+        if within is not None and not with_definitions:
             continue
         node = captures[role][0]
         identity = (node.start_byte, node.end_byte, name_node.start_byte)
@@ -285,7 +392,7 @@ def _nest(
         used[qualified] = count
         qual = qualified if count == 1 else f"{qualified}#{count}"
         symbols.append(SymbolFact(
-            qual, d.name, kind, container, _signature(src, d.node, spec.body_fields),
+            qual, d.name, kind, container, signature_of(src, d.node, spec.body_fields),
             positions.span(d.node), positions.span(d.name_node),
         ))
     return symbols
