@@ -97,10 +97,15 @@ def _rust_probes(importer: str, module: str, name: str | None) -> list[_Probe]:
     exact = False
     if parts and parts[0] in ("crate", "self", "super"):
         exact = parts[0] != "crate"
-        if parts[0] == "super":
-            base = _relative_base(importer, 1)
-        elif parts[0] == "self":
-            base = posixpath.dirname(importer)
+        # The folder holding this module's children: src/net/ for src/net/mod.rs (and
+        # lib.rs, main.rs), src/net/tcp/ for src/net/tcp.rs.
+        folder, file_name = posixpath.split(importer)
+        stem = posixpath.splitext(file_name)[0]
+        own = folder if stem in ("mod", "lib", "main") else _join(folder, stem)
+        if parts[0] == "self":
+            base = own
+        elif parts[0] == "super":
+            base = posixpath.dirname(own)
         parts = parts[1:]
     probes = []
     for length in range(len(parts), 0, -1):  # the tail may name items, not modules
