@@ -18,6 +18,7 @@ from codekeep.agent.scripted_server import ScriptedModelServer
 from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
+from tests.agent.projects import write_shop
 
 
 @pytest.fixture
@@ -34,39 +35,9 @@ def model_settings(model_server: ScriptedModelServer) -> ModelSettings:
                          timeout=10.0)
 
 
-BILLING = '''"""Prices and totals."""
-
-
-def compute_total(items):
-    """Sum the price of every item."""
-    return sum(item.price for item in items)
-
-
-def apply_discount(total, rate):
-    return total * (1 - rate)
-'''
-
-CHECKOUT = '''from pkg.billing import compute_total
-
-
-def checkout(cart):
-    total = compute_total(cart.items)
-    return total
-'''
-
-
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    """A small Python project: a definition in one file, its caller in another."""
-    root = tmp_path / "ws"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "billing.py").write_text(BILLING)
-    (root / "pkg" / "checkout.py").write_text(CHECKOUT)
-    (root / "pkg" / "big.py").write_text("".join(
-        f"def generated_function_{i}(value):\n    return value * {i} + compute_offset({i})\n\n"
-        for i in range(400)))
-    return root
+    return write_shop(tmp_path / "ws", generated_functions=400)
 
 
 @dataclass

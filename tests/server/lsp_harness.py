@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
@@ -23,7 +24,16 @@ from codekeep.server.protocol import plain_params_converter
 
 SERVER_COMMAND = [sys.executable, "-m", "codekeep.server", "--log-level", "INFO"]
 # User-scope memories of every server these tests start land here, never in ~/.local.
-SERVER_ENV = {**os.environ, "XDG_DATA_HOME": tempfile.mkdtemp(prefix="codekeep-xdg-")}
+# Models and embedding endpoints come from the tests' own settings only: a developer's
+# CODEKEEP_MODEL or OPENAI_API_KEY must neither leak into the tests nor change them.
+SERVER_ENV = {
+    **{
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("CODEKEEP_") and key != "OPENAI_API_KEY"
+    },
+    "XDG_DATA_HOME": tempfile.mkdtemp(prefix="codekeep-xdg-"),
+}
 
 
 def server_config(
@@ -63,6 +73,24 @@ async def session(
         assert lsp._server.returncode == 0
     finally:
         await lsp.stop()
+
+
+def session_fixture(
+    *,
+    options: dict[str, Any] | None = None,
+    client_factory: Callable[[], LanguageClient] | None = None,
+) -> Any:
+    """A ``client`` fixture: :func:`session` on the test module's ``project`` fixture.
+
+    ``client = session_fixture(client_factory=budget_client)`` at module level.
+    """
+
+    @pytest.fixture
+    async def client(project: Path) -> AsyncIterator[Any]:
+        async with session(project, options=options, client_factory=client_factory) as lsp:
+            yield lsp
+
+    return client
 
 
 GEOMETRY = '''\
@@ -182,6 +210,26 @@ def open_document(client: LanguageClient, path: Path, language: str = "python") 
         )
     )
     return uri
+
+
+def replace_document(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    """One ``didChange`` sending the whole new text (as clients with full sync do)."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+def save_document(client: LanguageClient, path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` and send ``didSave`` with it, as an editor saving does."""
+    path.write_text(text, encoding="utf-8")
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=path_to_uri(path)), text=text
+        )
+    )
 
 
 def change_document(

@@ -4,39 +4,22 @@ scripted OpenAI-compatible endpoint on 127.0.0.1, pytest-lsp as the editor."""
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from codekeep.agent.scripted_server import ScriptedModelServer, call, say
-from tests.server.lsp_harness import (
-    SERVER_COMMAND,
-    initialize_params,
-    make_client,
-    request,
-    wait_ready,
-)
+from tests.agent.projects import write_shop
+from tests.server.lsp_harness import make_client, request, session, session_fixture
 
 USAGE = {"prompt_tokens": 400, "completion_tokens": 25}
-
-BILLING = '''def compute_total(items):
-    """Sum the price of every item."""
-    return sum(item.price for item in items)
-'''
-CHECKOUT = """from pkg.billing import compute_total
-
-
-def checkout(cart):
-    return compute_total(cart.items)
-"""
 
 
 def recording_client() -> LanguageClient:
@@ -76,37 +59,29 @@ def model_server() -> Iterator[ScriptedModelServer]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "billing.py").write_text(BILLING)
-    (root / "pkg" / "checkout.py").write_text(CHECKOUT)
-    return root
+    return write_shop(tmp_path / "shop")
 
 
-# The model comes from initialization options only: a developer's own CODEKEEP_MODEL or
-# OPENAI_API_KEY must neither leak into the tests nor change what they see.
-SERVER_ENV = {
-    key: value
-    for key, value in os.environ.items()
-    if not key.startswith("CODEKEEP_") and key != "OPENAI_API_KEY"
-}
-CONFIG = ClientServerConfig(
-    server_command=SERVER_COMMAND, client_factory=recording_client, server_env=SERVER_ENV
-)
-
-
-@pytest_lsp.fixture(config=CONFIG)
-async def client(
-    lsp_client: LanguageClient, project: Path, model_server: ScriptedModelServer
-) -> AsyncIterator[None]:
+@pytest.fixture
+async def client(project: Path, model_server: ScriptedModelServer) -> AsyncIterator[Any]:
     options = {
         "agent": {"model": "scripted-model", "baseUrl": model_server.base_url, "apiKey": "test"}
     }
-    await lsp_client.initialize_session(initialize_params(project, options=options))
-    await wait_ready(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+    async with session(project, options=options, client_factory=recording_client) as lsp:
+        yield lsp
+
+
+async def start_slow_task(
+    client: LanguageClient, model_server: ScriptedModelServer, task: str, **send: Any
+) -> Future[Any]:
+    """Send a task whose model answer takes 10 s; return once the model was asked."""
+    model_server.push(say("never", delay=10.0))
+    future = client.protocol.send_request("codekeep/agent/run", {"task": task}, **send)
+    for _ in range(100):
+        if model_server.requests:
+            break
+        await asyncio.sleep(0.05)
+    return future
 
 
 @pytest.mark.slow
@@ -165,14 +140,7 @@ async def test_agent_run_streams_progress_nudges_and_budget_in_order(
 async def test_cancel_request_stops_a_slow_model_call(
     client: LanguageClient, model_server: ScriptedModelServer
 ) -> None:
-    model_server.push(say("never", delay=10.0))
-    future = client.protocol.send_request(
-        "codekeep/agent/run", {"task": "Think hard"}, msg_id="agent-slow"
-    )
-    for _ in range(100):
-        if model_server.requests:
-            break
-        await asyncio.sleep(0.05)
+    future = await start_slow_task(client, model_server, "Think hard", msg_id="agent-slow")
     started = time.monotonic()
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="agent-slow"))
     with pytest.raises(JsonRpcException, match=r"(?i)cancel"):
@@ -187,12 +155,7 @@ async def test_cancel_request_stops_a_slow_model_call(
 async def test_cancel_button_on_the_progress_stops_the_task(
     client: LanguageClient, model_server: ScriptedModelServer
 ) -> None:
-    model_server.push(say("never", delay=10.0))
-    future = client.protocol.send_request("codekeep/agent/run", {"task": "Think long"})
-    for _ in range(100):
-        if model_server.requests:
-            break
-        await asyncio.sleep(0.05)
+    future = await start_slow_task(client, model_server, "Think long")
     started = time.monotonic()
     client.protocol.notify(
         types.WINDOW_WORK_DONE_PROGRESS_CANCEL,
@@ -210,12 +173,7 @@ async def test_bad_params_are_json_rpc_errors(client: LanguageClient) -> None:
         await request(client, "codekeep/agent/run", {})
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def unconfigured(lsp_client: LanguageClient, project: Path) -> AsyncIterator[None]:
-    await lsp_client.initialize_session(initialize_params(project))
-    await wait_ready(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+unconfigured = session_fixture(client_factory=recording_client)
 
 
 async def test_without_a_model_the_agent_explains_and_the_rest_works(

@@ -45,6 +45,11 @@ def uri(project: Path, relative: str) -> str:
     return path_to_uri(project / relative)
 
 
+def at(project: Path, relative: str, line: int, character: int) -> dict[str, Any]:
+    """Params of a custom request about one position: ``{uri, position}``."""
+    return {"uri": uri(project, relative), "position": {"line": line, "character": character}}
+
+
 def pos(line: int, character: int) -> types.Position:
     return types.Position(line=line, character=character)
 
@@ -131,12 +136,7 @@ async def test_references_include_declaration(client: LanguageClient, project: P
 
 async def test_find_references_by_position_and_by_id(client: LanguageClient, project: Path) -> None:
     by_position = await request(
-        client,
-        "codekeep/findReferences",
-        {
-            "uri": uri(project, "pkg/geometry.py"),
-            "position": {"line": 20, "character": 5},
-        },
+        client, "codekeep/findReferences", at(project, "pkg/geometry.py", 20, 5)
     )
     by_id = await request(
         client, "codekeep/findReferences", {"symbolId": "pkg/geometry.py::total_area"}
@@ -238,14 +238,7 @@ async def test_reindex_brings_the_disk_in_now(client: LanguageClient, project: P
 
 
 async def test_find_related(client: LanguageClient, project: Path) -> None:
-    result = await request(
-        client,
-        "codekeep/findRelated",
-        {
-            "uri": uri(project, "pkg/app.py"),
-            "position": {"line": 5, "character": 4},
-        },
-    )
+    result = await request(client, "codekeep/findRelated", at(project, "pkg/app.py", 5, 4))
     assert result["symbol"]["name"] == "main"
     called = {s["name"] for s in result["calls"]}
     assert {"Circle", "total_area"} <= called

@@ -5,25 +5,16 @@ record calls, receive ``codekeep/budget`` at 75 % and 100 %, read the report and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from codekeep.common.uris import path_to_uri
-from tests.server.lsp_harness import (
-    SERVER_COMMAND,
-    initialize_params,
-    make_client,
-    request,
-    wait_ready,
-    write_project,
-)
+from tests.server.lsp_harness import make_client, request, session_fixture, write_project
 
 pytestmark = pytest.mark.slow
 
@@ -49,14 +40,7 @@ def project(tmp_path: Path) -> Path:
     return write_project(tmp_path / "shapes")
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER_COMMAND, client_factory=budget_client)
-)
-async def client(lsp_client: LanguageClient, project: Path) -> AsyncIterator[None]:
-    await lsp_client.initialize_session(initialize_params(project, client="neovim"))
-    await wait_ready(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+client = session_fixture(client_factory=budget_client)
 
 
 async def record(client: LanguageClient, **params: Any) -> dict[str, Any]:
@@ -192,15 +176,9 @@ async def test_hard_stop_is_reported_and_the_call_kept(client: LanguageClient) -
     assert report["budget"]["task"]["hardStop"] is True
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER_COMMAND, client_factory=budget_client)
+half_warning_client = session_fixture(
+    options={"ledger": {"warnRatios": [0.5], "retentionDays": 7}}, client_factory=budget_client
 )
-async def half_warning_client(lsp_client: LanguageClient, project: Path) -> AsyncIterator[None]:
-    options = {"ledger": {"warnRatios": [0.5], "retentionDays": 7}}
-    await lsp_client.initialize_session(initialize_params(project, options=options))
-    await wait_ready(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def test_ledger_settings_come_from_the_editor(half_warning_client: LanguageClient) -> None:

@@ -4,23 +4,21 @@ and code lens, MEMORY.md saved in the editor, and bad params as JSON-RPC errors.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import (
-    SERVER_COMMAND,
-    initialize_params,
-    make_client,
+    open_document,
+    replace_document,
     request,
-    wait_ready,
+    save_document,
+    session_fixture,
     wait_until,
     write_project,
 )
@@ -35,14 +33,7 @@ def project(tmp_path: Path) -> Path:
     return write_project(tmp_path / "shapes")
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client)
-)
-async def client(lsp_client: LanguageClient, project: Path) -> AsyncIterator[None]:
-    await lsp_client.initialize_session(initialize_params(project, client="neovim"))
-    await wait_ready(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+client = session_fixture()
 
 
 async def remember(client: LanguageClient, **params: Any) -> dict[str, Any]:
@@ -156,29 +147,13 @@ async def test_memory_md_saved_in_the_editor_is_in_force_at_once(
         "## Notes\n\nThe geometry package must not import numpy.\n"
     )
     notes.write_text(text, encoding="utf-8")
-    notes_uri = path_to_uri(notes)
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=notes_uri, language_id="markdown", version=1, text=text
-            )
-        )
-    )
-    client.text_document_did_save(
-        types.DidSaveTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=notes_uri), text=text
-        )
-    )
+    open_document(client, notes, "markdown")
+    save_document(client, notes, text)
     (note,) = await recall(client, "numpy import", kinds=["note"])
     assert note["content"] == "The geometry package must not import numpy."
 
     edited = text.replace("must not import numpy", "may import numpy for speed")
-    notes.write_text(edited, encoding="utf-8")
-    client.text_document_did_save(
-        types.DidSaveTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=notes_uri), text=edited
-        )
-    )
+    save_document(client, notes, edited)
     (note,) = await recall(client, "numpy import", kinds=["note"])
     assert note["content"] == "The geometry package may import numpy for speed."
     preferences = await request(client, "codekeep/memory/list", {"kinds": ["preference"]})
@@ -189,25 +164,12 @@ async def test_links_follow_live_edits_and_vanished_symbols_are_stale(
     client: LanguageClient, project: Path
 ) -> None:
     app = project / "pkg" / "app.py"
-    uri = path_to_uri(app)
     text = app.read_text(encoding="utf-8")
     added = await remember(
         client, content="describe must keep its 'shape' prefix", symbols=["pkg/app.py::describe"]
     )
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri, language_id="python", version=1, text=text
-            )
-        )
-    )
-    without = text[: text.index("def describe")]
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=without)],
-        )
-    )
+    uri = open_document(client, app)
+    replace_document(client, uri, 2, text[: text.index("def describe")])
 
     async def stale() -> Any:
         hits = await recall(client, "describe shape prefix")
@@ -215,12 +177,7 @@ async def test_links_follow_live_edits_and_vanished_symbols_are_stale(
 
     (hit,) = await wait_until(stale)
     assert hit["id"] == added["id"]
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-        )
-    )
+    replace_document(client, uri, 3, text)
 
     async def restored() -> Any:
         hits = await recall(client, "describe shape prefix")
