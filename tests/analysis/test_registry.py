@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+from codekeep.analysis import CodeMap
 from codekeep.analysis.registry import LanguageRegistry, default_registry
+from tests.analysis.conftest import WriteFiles
 
 
 def _language(directory: Path, name: str, table: dict, query: str) -> None:
@@ -40,3 +43,40 @@ def test_content_rules_hand_shared_extensions_to_the_right_language(tmp_path: Pa
     assert registry.refine(plain, "x.h", b"namespace ns {\nclass A {};\n}\n").name == "fancy"
     assert registry.refine(plain, "x.h", b"int add(int a, int b);\n").name == "plain"
     assert registry.refine(plain, "x.c", b"class A {};\n").name == "plain"  # only .h
+
+
+def test_h_files_with_cpp_content_are_indexed_as_cpp(
+    workspace: WriteFiles, open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({
+        "include/shapes.h": """
+            #pragma once
+            namespace geo {
+            class Shape {
+            public:
+                virtual double area() const = 0;
+            };
+            }
+        """,
+        "include/vec.h": """
+            template <typename T>
+            struct Vec { T x; };
+        """,
+        "include/out_of_line.h": """
+            #include "shapes.h"
+            double geo::Circle::area() const { return 3.14; }
+        """,
+        "include/plain.h": """
+            /* a C header: the class keyword only in a comment */
+            struct point { int x; };
+            int add(int a, int b);
+        """,
+    })
+    codemap = open_map(root)
+    stats = codemap.index()
+    assert stats.languages == {"cpp": 3, "c": 1}
+    shape = codemap.find_symbol("geo.Shape")
+    assert [(s.kind, s.language) for s in shape] == [("class", "cpp")]
+    assert [s.language for s in codemap.find_symbol("point")] == ["c"]
+    # The verdict is stable across warm starts: nothing is re-parsed.
+    assert codemap.index().parsed == 0
