@@ -160,6 +160,35 @@ async def test_memory_md_saved_in_the_editor_is_in_force_at_once(
     assert [m["content"] for m in preferences["memories"]] == ["test_command: pytest -q"]
 
 
+async def test_a_preference_saved_in_the_editor_is_in_force_at_once(
+    client: LanguageClient, project: Path
+) -> None:
+    """The save itself re-syncs MEMORY.md: even ``list`` (which never re-reads the file)
+    sees the preference, and unusable lines become warnings on their lines."""
+    notes = project / ".codekeep" / "MEMORY.md"
+    notes.write_text("## Preferences\n", encoding="utf-8")
+    uri = open_document(client, notes, "markdown")
+    save_document(client, notes, "## Preferences\n- test_command: pytest -q\n- colour: teal\n")
+    listed = await request(client, "codekeep/memory/list", {"kinds": ["preference"]})
+    assert [m["content"] for m in listed["memories"]] == ["test_command: pytest -q"]
+
+    async def diagnostics() -> Any:
+        return client.diagnostics.get(uri)
+
+    (warning,) = await wait_until(diagnostics)
+    assert warning.range.start.line == 2 and warning.severity == types.DiagnosticSeverity.Warning
+    assert "unknown preference key 'colour'" in warning.message
+
+    save_document(client, notes, "## Preferences\n- test_command: tox\n")
+    listed = await request(client, "codekeep/memory/list", {"kinds": ["preference"]})
+    assert [m["content"] for m in listed["memories"]] == ["test_command: tox"]
+
+    async def cleared() -> bool:
+        return len(client.diagnostics[uri]) == 0
+
+    await wait_until(cleared)
+
+
 async def test_links_follow_live_edits_and_vanished_symbols_are_stale(
     client: LanguageClient, project: Path
 ) -> None:

@@ -14,8 +14,9 @@ Hover on a definition adds the memories linked to it; its code lens gets
 " · 2 memories". Everything here uses the folder's one :class:`MemoryService`
 (``services.memory``, shared with the agent), which follows the code map's changes
 (renames move links, vanished symbols become stale) and re-reads
-``.codekeep/MEMORY.md`` whenever it changed — so a save in the editor is in force for
-the next recall, hover or agent prompt.
+``.codekeep/MEMORY.md`` whenever it changed. Saving MEMORY.md in the editor re-syncs it
+at once (every memory request, list included, sees it) and publishes each line that
+could not be used as a warning diagnostic on that line (none: the warnings clear).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from lsprotocol import types
+
 from codekeep.analysis.model import Symbol
-from codekeep.common.uris import uri_to_path
+from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.memory import KINDS, MemoryInputError, MemoryService
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
@@ -140,6 +143,37 @@ def lens_counts(memory: MemoryService, symbols: Sequence[Symbol]) -> dict[str, s
     }
 
 
+def notes_diagnostics(invalid: Sequence[dict[str, Any]]) -> list[types.Diagnostic]:
+    """One warning per unusable MEMORY.md line (the report's lines are 1-based)."""
+    return [
+        types.Diagnostic(
+            range=types.Range(
+                start=types.Position(line=int(item["line"]) - 1, character=0),
+                end=types.Position(line=int(item["line"]), character=0),
+            ),
+            message=f"{item['reason']} (this line is not used)",
+            severity=types.DiagnosticSeverity.Warning,
+            source="codekeep",
+        )
+        for item in invalid
+    ]
+
+
+def notes_saved(server: CodeKeepServer) -> Callable[[WorkspaceServices, str], None]:
+    """The ``saved`` hook: a saved MEMORY.md is synced now and its problems shown."""
+
+    def on_saved(services: WorkspaceServices, path: str) -> None:
+        notes = services.memory.notes_path
+        if (services.root / path).resolve() != notes.resolve():
+            return
+        report = services.memory.sync_notes()
+        diagnostics = notes_diagnostics(report["invalid"])
+        params = types.PublishDiagnosticsParams(uri=path_to_uri(notes), diagnostics=diagnostics)
+        server.call_on_loop(lambda: server.text_document_publish_diagnostics(params))
+
+    return on_saved
+
+
 Action = Callable[[MemoryService, WorkspaceHandle, dict[str, Any]], Any]
 
 
@@ -167,6 +201,7 @@ def register(server: CodeKeepServer) -> None:
     server.contributions.symbol_lens.append(
         lambda services, symbols: lens_counts(services.memory, symbols)
     )
+    server.contributions.saved.append(notes_saved(server))
     for name, action in (
         ("remember", _remember),
         ("recall", _recall),
