@@ -40,6 +40,14 @@ def kind_rank_sql(column: str) -> str:
     return f"CASE {column} {cases} ELSE 5 END"
 
 
+def kind_rank_groups() -> list[tuple[int, ...]]:
+    """Stored kind codes grouped by KIND_RANK, best rank first (unknown kinds, stored as
+    text, rank after all of them)."""
+    ranks = sorted(set(KIND_RANK.values()))
+    return [tuple(_SYMBOL_KIND_CODES[k] for k, r in KIND_RANK.items() if r == rank)
+            for rank in ranks]
+
+
 def kind_code(kind: str) -> int | str:
     return _SYMBOL_KIND_CODES.get(kind, kind)
 

@@ -11,6 +11,7 @@ rebuildable cache: it uses ``synchronous=OFF`` and is recreated if the file is d
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from codekeep.analysis.encoding import (
     group_refs,
     kind_code,
     kind_name,
+    kind_rank_groups,
     kind_rank_sql,
     nn,
     qual_of,
@@ -78,6 +80,12 @@ MIGRATIONS: tuple[str, ...] = (
         facts TEXT NOT NULL
     );
     """,
+    # find_symbol with a limit: (name, kind, file_id) lets a name defined thousands of
+    # times be answered by walking files in path order (see symbols_named).
+    """
+    DROP INDEX symbols_by_name;
+    CREATE INDEX symbols_by_name ON symbols(name, kind, file_id);
+    """,
 )
 
 _SYMBOL_COLUMNS = (
@@ -87,6 +95,7 @@ _SYMBOL_COLUMNS = (
 )
 SYMBOL_SELECT = f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
 _KIND_RANK = kind_rank_sql("s.kind")
+_RANK_GROUPS: list[tuple[int | str, ...]] = [*kind_rank_groups(), ()]
 
 
 def _pos(line: int, col: int, ucol: int | None) -> Position:
@@ -335,17 +344,61 @@ class IndexStore:
     def symbols_named(
         self, name: str, kind: str | None = None, limit: int | None = None
     ) -> list[Symbol]:
-        """Definitions named ``name``, structural kinds first, then by path and line."""
+        """Definitions named ``name``, structural kinds first, then by path and line.
+
+        Sorting every match costs in proportion to how many there are (``__init__`` is
+        defined in most Python files), so with a ``limit`` a frequent name is answered
+        one rank group at a time by walking the files in path order, probing
+        (name, kind, file_id) for each and stopping after ``limit``. A name is frequent
+        past the break-even point of the two plans, about sqrt(limit * files * kinds)
+        matches, which is counted in the index alone.
+        """
         where = "s.name = ?"
         params: list[object] = [name]
         if kind is not None:
             where += " AND s.kind = ?"
             params.append(kind_code(kind))
+        if limit is not None and self._more_than(where, params, self._break_even(limit, 1)):
+            groups = [(kind_code(kind),)] if kind is not None else _RANK_GROUPS
+            found: list[Symbol] = []
+            for codes in groups:
+                if len(found) < limit:
+                    found += self._named_in_group(name, codes, limit - len(found))
+            return found
         rows = self.conn.execute(
             f"{SYMBOL_SELECT} WHERE {where} ORDER BY {_KIND_RANK}, f.path, s.line LIMIT ?",
             (*params, -1 if limit is None else limit),
         )
         return [symbol_from_row(r) for r in rows]
+
+    def _break_even(self, limit: int, kinds: int) -> int:
+        files = self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM files").fetchone()[0]
+        return math.isqrt(limit * files * kinds)
+
+    def _more_than(self, where: str, params: Sequence[object], count: int) -> bool:
+        return self.conn.execute(
+            f"SELECT 1 FROM symbols s WHERE {where} LIMIT 1 OFFSET ?", (*params, count),
+        ).fetchone() is not None
+
+    def _named_in_group(self, name: str, codes: tuple[int | str, ...], limit: int) -> list[Symbol]:
+        """Up to ``limit`` definitions of one rank group (``()``: unknown kinds), by path."""
+        if codes:
+            where = f"s.name = ? AND s.kind IN ({', '.join('?' * len(codes))})"
+        else:  # kinds this version does not know are stored as text and rank last
+            where = "s.name = ? AND typeof(s.kind) = 'text'"
+        params = (name, *codes)
+        if not (codes and self._more_than(where, params, self._break_even(limit, len(codes)))):
+            sql = f"{SYMBOL_SELECT} WHERE {where} ORDER BY f.path, s.line LIMIT ?"
+            return [symbol_from_row(r) for r in self.conn.execute(sql, (*params, limit))]
+        # Walk the files by path on the covering path index, picking ids only (reading
+        # each file's whole row would cost more than the walk), then read the chosen rows.
+        ids = [row[0] for row in self.conn.execute(
+            "SELECT s.id FROM files f CROSS JOIN symbols s ON s.file_id = f.id "
+            f"WHERE {where} ORDER BY f.path, s.line LIMIT ?", (*params, limit))]
+        rows = {row[0]: row for row in self.conn.execute(
+            f"{SYMBOL_SELECT} WHERE s.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),))}
+        return [symbol_from_row(rows[i]) for i in ids]
 
     def symbol(self, path: str, qual: str) -> Symbol | None:
         wanted = f"{path}::{qual}"

@@ -10,6 +10,7 @@ import pytest
 
 from codekeep.analysis import CodeMap
 from codekeep.analysis.fuzzy import NameIndex, score, word_starts
+from tests.analysis.conftest import WriteFiles
 
 NAMES = ["get_user", "getUser", "GetUserById", "target_users", "gut_sr", "get", "user",
          "HTTPServer", "parse_http_response", "ResponseParser", "getattr", "regular"]
@@ -81,3 +82,29 @@ def test_search_symbols_through_the_code_map(
     found = [s.id for s, _ in codemap.search_symbols("UsrSt.gtall")]
     assert found == ["users.py::UserStore.get_all"]
     assert codemap.search_symbols("Nothing.get_all") == []
+
+
+def test_find_symbol_limit_keeps_the_order_for_names_defined_in_many_files(
+    workspace: WriteFiles, open_map: Callable[..., CodeMap]
+) -> None:
+    # Enough same-named definitions that a limited lookup walks files in path order
+    # instead of sorting every match: it must give exactly the first rows of the full list.
+    files: dict[str, str | bytes] = {}
+    for i in range(60):
+        body = f"class Model{i}:\n    def __init__(self):\n        pass\n"
+        if i % 7 == 0:
+            body += "\n__init__ = None\n"  # a variable ranks after methods
+        if i % 11 == 0:
+            body += "\nclass __init__:\n    pass\n"  # a class ranks before them
+        files[f"pkg{i % 4}/m{59 - i:02}.py"] = body
+    codemap = open_map(workspace(files))
+    codemap.index()
+    everything = codemap.find_symbol("__init__")
+    assert len(everything) == 60 + 9 + 6
+    assert [s.kind for s in everything[:6]] == ["class"] * 6
+    assert [s.kind for s in everything[-9:]] == ["variable"] * 9
+    methods = [s for s in everything if s.kind == "method"]
+    assert [s.path for s in methods] == sorted(s.path for s in methods)
+    for limit in (1, 3, 7, 20, 66, 100):
+        assert codemap.find_symbol("__init__", limit=limit) == everything[:limit]
+        assert codemap.find_symbol("__init__", kind="method", limit=limit) == methods[:limit]
