@@ -141,7 +141,7 @@ async def _ask(root: Path, server: ScriptedModelServer, services: dict[str, Any]
     return {"tokens": report["total"]["tokens"], "calls": report["total"]["calls"],
             "overheadPerCall": overhead,
             "resultTokens": sum(token_len(str(m["content"])) for m in tool_results),
-            "toolCalls": result.tool_calls, "seconds": time.perf_counter() - started,
+            "toolCalls": len(result.tool_calls), "seconds": time.perf_counter() - started,
             "answer": result.answer}
 
 

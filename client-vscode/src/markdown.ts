@@ -1,7 +1,7 @@
 /** Markdown for the generated previews (repo map, agent answer). Pure. */
 
 import { formatCount } from './format';
-import type { AgentRunResult, RepoMapResult } from './protocol';
+import type { AgentRunResult, AgentToolCall, RepoMapResult } from './protocol';
 
 /** Fences `text` so Markdown shows it verbatim, whatever backticks it contains. */
 export function fenced(text: string, language = ''): string {
@@ -34,13 +34,18 @@ export function agentAnswerMarkdown(task: string, result: AgentRunResult, steps:
     '',
     `> ${task.replace(/\n/g, '\n> ')}`,
     '',
-    `Task \`${result.taskId}\` · ${plural(result.iterations, 'iteration')} · ${plural(result.toolCalls, 'tool call')} · ${formatCount(result.tokens)} tokens${stop}`,
+    `Task \`${result.taskId}\` · ${plural(result.iterations, 'iteration')} · ${plural(result.toolCalls.length, 'tool call')} · ${formatCount(result.tokens)} tokens${stop}`,
     '',
     '## Answer',
     '',
     result.answer.trim() || '_The agent returned no answer._',
     '',
   ];
+  if (result.toolCalls.length > 0) {
+    lines.push('## Tool calls', '');
+    result.toolCalls.forEach((call, index) => lines.push(`${index + 1}. ${toolCallLine(call)}`));
+    lines.push('');
+  }
   if (steps.length > 0) {
     lines.push('## Progress', '');
     for (const step of steps) {
@@ -57,4 +62,18 @@ export function agentAnswerMarkdown(task: string, result: AgentRunResult, steps:
     lines.push('');
   }
   return lines.join('\n');
+}
+
+const FILES_SHOWN = 3;
+
+/** "`find_symbol` — ok · 12 ms · `pkg/billing.py`": one tool call of the answer panel. */
+export function toolCallLine(call: AgentToolCall): string {
+  const outcome = call.outcome === 'ok' ? 'ok' : `**${call.outcome}**`; // the ones to look at
+  const parts = [`\`${call.name}\` — ${outcome}`, `${formatCount(Math.round(call.durationMs))} ms`];
+  if (call.files.length > 0) {
+    const more = call.files.length - FILES_SHOWN;
+    const shown = call.files.slice(0, FILES_SHOWN).map((file) => `\`${file}\``).join(', ');
+    parts.push(more > 0 ? `${shown} and ${more} more` : shown);
+  }
+  return parts.join(' · ');
 }

@@ -156,13 +156,21 @@ export interface BudgetParams {
   ratio: number;
 }
 
+/** One tool call of an agent task, in the order the agent made them. */
+export interface AgentToolCall {
+  name: string;
+  outcome: 'ok' | 'cached' | 'refused' | 'error';
+  durationMs: number;
+  /** Workspace-relative paths the call's result is about. */
+  files: string[];
+}
+
 export interface AgentRunResult {
   taskId: string;
   answer: string;
   iterations: number;
   tokens: number;
-  /** How many tool calls the agent made. */
-  toolCalls: number;
+  toolCalls: AgentToolCall[];
   phase?: string;
   stopReason?: string;
   nudges?: { type: string; text: string }[];

@@ -6,13 +6,14 @@ Typical use (what ``codekeep agent`` and ``codekeep/agent/run`` do)::
     loop = build_loop(root, settings, codemap=codemap, memory=memory, ledger=ledger,
                       on_event=lambda kind, payload: ...)          # progress, nudge, budget
     result = await loop.run("Where is X defined?", "explore")      # AgentResult
-    result.to_json()  # {taskId, answer, iterations, tokens, toolCalls, ...}
+    result.to_json()  # {taskId, answer, iterations, tokens, toolCalls: [{name, outcome,
+                      #  durationMs, files}], ...}
 """
 
 from codekeep.agent.config import ModelNotConfigured, ModelSettings
 from codekeep.agent.context_window import ContextWindow
 from codekeep.agent.exploration import ExplorationBudget, ExplorationTracker, Phase
-from codekeep.agent.loop import AgentLoop, AgentResult
+from codekeep.agent.loop import AgentLoop, AgentResult, ToolCallRecord
 from codekeep.agent.model_client import ChatResponse, ModelClient, ModelError
 from codekeep.agent.nudges import Nudge, NudgeGenerator, NudgeType
 from codekeep.agent.runner import build_loop, model_settings_from, run_task
@@ -32,6 +33,7 @@ __all__ = [
     "NudgeGenerator",
     "NudgeType",
     "Phase",
+    "ToolCallRecord",
     "build_loop",
     "model_settings_from",
     "run_task",

@@ -94,6 +94,25 @@ def new_task_id() -> str:
     return time.strftime("agent-%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(3)
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """One tool call of a task, as editors list it under the answer.
+
+    ``outcome`` is the pipeline's word (ok, cached, refused, error); ``duration_ms`` is
+    the wall time the agent waited for it (queueing on the services' thread included);
+    ``files`` are the workspace files the result is about, in the tool's order.
+    """
+
+    name: str
+    outcome: str
+    duration_ms: float
+    files: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "outcome": self.outcome,
+                "durationMs": round(self.duration_ms, 1), "files": list(self.files)}
+
+
 @dataclass(slots=True)
 class AgentResult:
     """What a task produced; ``to_json`` is the shape both entry points return."""
@@ -102,7 +121,7 @@ class AgentResult:
     answer: str
     iterations: int
     tokens: int
-    tool_calls: int
+    tool_calls: list[ToolCallRecord]
     phase: str
     stop_reason: str
     nudges: list[dict[str, str]] = field(default_factory=list)
@@ -113,7 +132,8 @@ class AgentResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "taskId": self.task_id, "answer": self.answer, "iterations": self.iterations,
-            "tokens": self.tokens, "toolCalls": self.tool_calls, "phase": self.phase,
+            "tokens": self.tokens, "toolCalls": [call.to_json() for call in self.tool_calls],
+            "phase": self.phase,
             "stopReason": self.stop_reason, "nudges": self.nudges, "ledger": self.ledger,
             "proposedFacts": self.proposed_facts,
         }
@@ -174,7 +194,7 @@ class _TaskRun:
         self.token_ratio = 0.0
         self.budget_events: deque[BudgetEvent] = deque()
         self.nudge_log: list[dict[str, str]] = []
-        self.tool_calls = 0
+        self.tool_calls: list[ToolCallRecord] = []
         self.provider_tokens = 0
         self.last_level = 0
 
@@ -292,7 +312,7 @@ class _TaskRun:
     async def _run_tool(self, name: str, raw_arguments: str, call_id: str,
                         tools_off: bool) -> ToolResult:
         """Run one call through the pipeline; arguments that cannot be read are sent back."""
-        self.tool_calls += 1
+        started = time.perf_counter()
         if tools_off:
             result = ToolResult(tool=name, ok=False, rule="summarize", content=(
                 "REFUSED [summarize]: tools are off in the SUMMARIZE phase. Answer the task "
@@ -309,8 +329,14 @@ class _TaskRun:
                     f"ERROR [arguments]: the arguments of your {name} call are not valid JSON "
                     f"({parsed.error}). Nothing was run. Resend the call with the arguments "
                     "as one JSON object matching the tool's schema."))
-        await self._emit("tool", {"tool": name, "outcome": result.outcome, "ok": result.ok,
-                                  "refused": result.refused, "callId": call_id})
+        record = ToolCallRecord(name, result.outcome, (time.perf_counter() - started) * 1000,
+                                tuple(dict.fromkeys(result.files)))
+        self.tool_calls.append(record)
+        await self._emit("tool", {**record.to_json(), "tool": name, "ok": result.ok,
+                                  "refused": result.refused, "callId": call_id,
+                                  "phase": self.tracker.phase.value,
+                                  "step": self.tracker.next_iteration,
+                                  "maxSteps": self.tracker.budget.max_iterations})
         return result
 
     # ------------------------------------------------------------------ ledger and budget
@@ -463,7 +489,7 @@ class _TaskRun:
         files = ", ".join(sorted(m.unique_files)[:20]) or "none"
         return (f"Task: {self.task}\nCapability: {self.capability}; phases: {phases}; "
                 f"stopped: {stop_reason}\nModel calls: {m.iteration}; tool calls: "
-                f"{self.tool_calls}\nFiles examined: {files}\nAnswer: {answer[:1500]}")
+                f"{len(self.tool_calls)}\nFiles examined: {files}\nAnswer: {answer[:1500]}")
 
     # ------------------------------------------------------------------ helpers
 

@@ -64,9 +64,18 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(result.answer)
         print(f"\n[{result.task_id}] {result.iterations} model calls · {result.tokens:,} tokens "
-              f"· {result.tool_calls} tool calls · stopped: {result.stop_reason}",
+              f"· {len(result.tool_calls)} tool calls · stopped: {result.stop_reason}",
               file=sys.stderr)
+        for number, call in enumerate(result.tool_calls, 1):
+            print(f"  {number}. {tool_call_line(call.to_json())}", file=sys.stderr)
     return 0
+
+
+def tool_call_line(call: dict[str, Any]) -> str:
+    """``find_symbol -> ok (12 ms) pkg/billing.py``: one tool call, as printed."""
+    files = call["files"]
+    shown = " ".join(files[:3]) + (f" (+{len(files) - 3} more)" if len(files) > 3 else "")
+    return f"{call['name']} -> {call['outcome']} ({call['durationMs']:,.0f} ms) {shown}".rstrip()
 
 
 def _print_event(kind: str, payload: dict[str, Any]) -> None:
@@ -77,7 +86,7 @@ def _print_event(kind: str, payload: dict[str, Any]) -> None:
         used, limit = payload["used"], payload["limit"]
         line = f"budget: {used:,} of {limit:,} tokens ({payload['ratio']:.0%})"
     elif kind == "tool":
-        line = f"  {payload['tool']} -> {payload['outcome']}"
+        line = f"  {tool_call_line(payload)}"
     elif kind == "progress" and not payload.get("done"):
         line = f"[{payload['phase']}] step {payload['step']}/{payload['maxSteps']}"
     else:

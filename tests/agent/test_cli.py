@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,7 +34,11 @@ def test_agent_command_answers_as_json(workspace: Path, model_server: ScriptedMo
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["answer"] == "compute_total is defined in pkg/billing.py:4."
-    assert (result["iterations"], result["toolCalls"]) == (2, 1)
+    assert result["iterations"] == 2
+    (found,) = result["toolCalls"]
+    assert (found["name"], found["outcome"], found["files"]) == (
+        "find_symbol", "ok", ["pkg/billing.py"])
+    assert found["durationMs"] >= 0
     assert result["tokens"] > 0 and result["taskId"].startswith("agent-")
     assert "pkg/billing.py" in model_server.tool_messages(1)[0]["content"]
     assert model_server.request_headers[0]["Authorization"] == "Bearer sk-from-openai-variable"
@@ -44,12 +49,17 @@ def test_agent_command_answers_as_json(workspace: Path, model_server: ScriptedMo
 @pytest.mark.slow
 def test_agent_command_text_output_and_progress_on_stderr(workspace: Path,
                                                           model_server: ScriptedModelServer):
-    model_server.push(say("Nothing to do."))
+    model_server.push(call("find_symbol", {"name": "checkout"}), say("Nothing to do."))
     done = _codekeep("agent", "Anything?", "--root", str(workspace), "--model",
                      "scripted-model", "--base-url", model_server.base_url, env={})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Nothing to do."
-    assert "[SCAN] step 1/24" in done.stderr and "1 model calls" in done.stderr
+    assert "[SCAN] step 1/24" in done.stderr and "2 model calls" in done.stderr
+    assert "1 tool calls" in done.stderr
+    # each call as it happens, then the numbered list under the summary
+    assert re.search(r"^  find_symbol -> ok \([\d,]+ ms\) pkg/checkout\.py$", done.stderr, re.M)
+    assert re.search(r"^  1\. find_symbol -> ok \([\d,]+ ms\) pkg/checkout\.py$",
+                     done.stderr, re.M)
 
 
 def test_agent_command_without_a_model_says_how_to_configure_one(workspace: Path):

@@ -51,6 +51,13 @@ def recording_client() -> LanguageClient:
     return client
 
 
+def _label(detail: Any, value: Any) -> Any:
+    """A progress report by its message; anything else by the detail recorded with it."""
+    if detail != "report":
+        return detail
+    return value.message if hasattr(value, "message") else value["message"]
+
+
 @pytest.fixture
 def model_server() -> Iterator[ScriptedModelServer]:
     with ScriptedModelServer() as server:
@@ -103,22 +110,33 @@ async def test_agent_run_streams_progress_nudges_and_budget_in_order(
         },
     )
     assert result["answer"].startswith("compute_total is in pkg/billing.py:1")
-    assert (result["iterations"], result["toolCalls"]) == (3, 2)
+    assert result["iterations"] == 3
+    calls = [(c["name"], c["outcome"], c["files"]) for c in result["toolCalls"]]
+    assert calls == [
+        ("find_symbol", "ok", ["pkg/billing.py"]),
+        ("read_file", "ok", ["pkg/billing.py"]),
+    ]
     assert result["tokens"] == 3 * 425
     assert "pkg/billing.py" in model_server.tool_messages(1)[0]["content"]
 
     timeline = client.timeline  # type: ignore[attr-defined]
-    kinds = [(kind, detail) for kind, detail, _ in timeline]
-    assert kinds[0] == ("progress", "begin") and kinds[-1] == ("progress", "end")
-    reports = [value for kind, detail, value in timeline if detail == "report"]
-    messages = [r.message if hasattr(r, "message") else r["message"] for r in reports]
-    assert messages == ["SCAN · step 1/24", "EXPLORE · step 2/24", "EXPLORE · step 3/24"]
+    events = [(kind, _label(detail, value)) for kind, detail, value in timeline]
+    assert events[0] == ("progress", "begin") and events[-1] == ("progress", "end")
+    assert [label for kind, label in events if kind == "progress"][1:-1] == [
+        "SCAN · step 1/24",
+        "SCAN · step 1/24 · find_symbol",  # each tool call as it happens
+        "EXPLORE · step 2/24",
+        "EXPLORE · step 2/24 · read_file",
+        "EXPLORE · step 3/24",
+    ]
     # round 1 found new information: the SCAN -> EXPLORE planning nudge precedes step 2;
     # the 75 % budget crossing (850 of 1100 tokens after call 2) precedes step 3.
-    assert kinds.index(("nudge", "planning")) < kinds.index(("progress", "report"), 2)
-    budget_at = kinds.index(("budget", 0.75))
-    step3_at = max(i for i, k in enumerate(kinds) if k == ("progress", "report"))
-    assert kinds.index(("nudge", "planning")) < budget_at < step3_at
+    at = events.index
+    assert at(("nudge", "planning")) < at(("progress", "EXPLORE · step 2/24"))
+    budget_at = at(("budget", 0.75))
+    assert at(("progress", "EXPLORE · step 2/24 · read_file")) < budget_at
+    assert budget_at < at(("progress", "EXPLORE · step 3/24"))
+    kinds = [(kind, detail) for kind, detail, _ in timeline]
     budget = timeline[budget_at][2]
     assert (budget["used"], budget["limit"], budget["taskId"]) == (850, 1100, result["taskId"])
     # one ledger per folder: each crossing is announced once, with one window message

@@ -74,7 +74,7 @@ export async function runAgentTask(
     },
   );
   budget.taskId = result.taskId;
-  agentLog.appendLine(`[${new Date().toTimeString().slice(0, 8)}] [done] task ${result.taskId}: ${result.iterations} iterations, ${result.tokens} tokens`);
+  agentLog.appendLine(`[${new Date().toTimeString().slice(0, 8)}] [done] task ${result.taskId}: ${result.iterations} iterations, ${result.toolCalls.length} tool calls, ${result.tokens} tokens`);
   await documents.show(`agent-${result.taskId}`, agentAnswerMarkdown(task.trim(), result, steps));
   void budget.refresh().catch(() => undefined);
 }

@@ -252,6 +252,7 @@ async function runSteps(bench, page) {
     const text = await frame.locator('body').innerText();
     expect(text.includes('OrderBook.place takes goods out of it'), `the answer panel does not show the model's answer:\n${text}`);
     expect(/1 tool call/.test(text), `the answer panel does not count the find_symbol call:\n${text}`);
+    expect(/find_symbol — ok · [\d,]+ ms/.test(text), `the answer panel does not list the find_symbol call:\n${text}`);
     // The agent's nudges (codekeep/nudge) arrive as notifications naming their type.
     await bench.waitForNotification(/CodeKeep agent \([a-z ]+\):/);
     await shot(page, '11-agent-answer');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mergeStatuses, statusesOf } from '../../src/indexStatus';
 import { agentAnswerMarkdown, fenced, repoMapMarkdown } from '../../src/markdown';
+import type { AgentToolCall } from '../../src/protocol';
 
 describe('markdown previews', () => {
   it('fences text with a fence longer than any backtick run inside it', () => {
@@ -23,7 +24,7 @@ describe('markdown previews', () => {
         answer: 'X does Y.',
         iterations: 3,
         tokens: 4200,
-        toolCalls: 1,
+        toolCalls: [{ name: 'find_symbol', outcome: 'ok', durationMs: 12.4, files: ['pkg/x.py'] }],
         stopReason: 'answered',
         nudges: [{ type: 'force_exit', text: 'Answer  now.' }],
       },
@@ -32,14 +33,33 @@ describe('markdown previews', () => {
     expect(md).toContain('> Explain X');
     expect(md).toContain('Task `t7` · 3 iterations · 1 tool call · 4,200 tokens · stopped: answered');
     expect(md).toContain('## Answer\n\nX does Y.');
+    expect(md).toContain('## Tool calls\n\n1. `find_symbol` — ok · 12 ms · `pkg/x.py`\n');
     expect(md).toContain('- **EXPLORE** step 2/24\n- answered after 3 steps');
     expect(md).toContain('- _force exit_: Answer now.');
   });
 
   it('says so when the agent gave no answer', () => {
-    const md = agentAnswerMarkdown('t', { taskId: 'a', answer: '  ', iterations: 1, tokens: 0, toolCalls: 0 }, []);
+    const md = agentAnswerMarkdown('t', { taskId: 'a', answer: '  ', iterations: 1, tokens: 0, toolCalls: [] }, []);
     expect(md).toContain('_The agent returned no answer._');
     expect(md).not.toContain('## Progress');
+    expect(md).not.toContain('## Tool calls');
+  });
+
+  it('lists every tool call in order, flagging the ones that did not run normally', () => {
+    const toolCalls: AgentToolCall[] = [
+      { name: 'read_file', outcome: 'refused', durationMs: 0.2, files: [] },
+      { name: 'search_code', outcome: 'cached', durationMs: 1530, files: ['a.py', 'b.py', 'c.py', 'd.py', 'e.py'] },
+      { name: 'run_command', outcome: 'error', durationMs: 3, files: [] },
+    ];
+    const md = agentAnswerMarkdown('Find X', { taskId: 'b', answer: 'Found.', iterations: 2, tokens: 900, toolCalls }, []);
+    expect(md).toContain('3 tool calls');
+    expect(md).toContain(
+      [
+        '1. `read_file` — **refused** · 0 ms',
+        '2. `search_code` — **cached** · 1,530 ms · `a.py`, `b.py`, `c.py` and 2 more',
+        '3. `run_command` — **error** · 3 ms',
+      ].join('\n'),
+    );
   });
 });
 

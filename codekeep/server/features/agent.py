@@ -61,9 +61,11 @@ class _Progress:
             self._token, types.WorkDoneProgressBegin(title=self._title, cancellable=True)
         )
 
-    def report(self, payload: dict[str, Any]) -> None:
+    def report(self, payload: dict[str, Any], detail: str = "") -> None:
+        """"EXPLORE · step 2/24", plus " · find_symbol" while a tool call of it runs."""
         if self._active:
             message = f"{payload['phase']} · step {payload['step']}/{payload['maxSteps']}"
+            message += f" · {detail}" if detail else ""
             percentage = min(100, payload["step"] * 100 // max(1, payload["maxSteps"]))
             self._server.work_done_progress.report(
                 self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
@@ -86,6 +88,8 @@ def _event_sink(
                 progress.end(f"{payload['stopReason']} after {payload['step']} steps")
             else:
                 progress.report(payload)
+        elif kind == "tool":  # each call as it happens, so the editor can follow along
+            progress.report(payload, payload["name"])
         elif kind == "nudge":
             server.protocol.notify(
                 "codekeep/nudge",
