@@ -158,7 +158,7 @@ def _classify(captures: dict[str, list[ts.Node]]) -> tuple[int, str] | None:
 def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
     """All facts of one file, in source order."""
     positions = _Positions(src)
-    defs, refs, imports = _run(spec, src, tree.root_node, positions, None)
+    defs, refs, imports, _crossing = _run(spec, src, tree.root_node, positions, None)
     symbols = _nest(spec, src, defs, positions)
     return FileFacts(tuple(symbols), tuple(refs), tuple(imports))
 
@@ -171,7 +171,7 @@ def extract_uses(
     Used for a local scope's body after an edit: nothing in it is a definition (locals
     are not indexed), so its uses are all there is to re-extract.
     """
-    _defs, refs, imports = _run(spec, src, scope, _Positions(src), (start, end))
+    _defs, refs, imports, _crossing = _run(spec, src, scope, _Positions(src), (start, end))
     return refs, imports
 
 
@@ -191,20 +191,12 @@ def extract_window(
     the window's edge (its facts could not be told apart)."""
     cursor = ts.QueryCursor(spec.query)
     cursor.set_byte_range(start, end)
-    defs, refs, imports = _run(spec, src, tree.root_node, _Positions(src), (start, end),
-                               with_definitions=True, cursor=cursor)
-    for node in _import_statements(spec, tree, start, end):
-        if node.start_byte < start or node.end_byte > end:
-            return None
+    defs, refs, imports, crossing = _run(spec, src, tree.root_node, _Positions(src),
+                                         (start, end), with_definitions=True, cursor=cursor)
+    if crossing:
+        return None
     overlapping = [d for d in defs if d.end > start and d.start < end]
     return Window(overlapping, refs, imports)
-
-
-def _import_statements(spec: LanguageSpec, tree: ts.Tree, start: int, end: int) -> list[ts.Node]:
-    cursor = ts.QueryCursor(spec.query)
-    cursor.set_byte_range(start, end)
-    return [captures["import"][0] for _pattern, captures in cursor.matches(tree.root_node)
-            if "import" in captures]
 
 
 def renest(
@@ -283,13 +275,16 @@ def _run(
     spec: LanguageSpec, src: bytes, root: ts.Node, positions: _Positions,
     within: tuple[int, int] | None, with_definitions: bool = False,
     cursor: ts.QueryCursor | None = None,
-) -> tuple[list[_Def], list[RefFact], list[ImportFact]]:
+) -> tuple[list[_Def], list[RefFact], list[ImportFact], bool]:
+    """Definitions, uses and imports under ``root`` (uses and imports only those starting
+    in ``within``), and whether an import statement crosses an edge of ``within``."""
     # One definition per (node, name node): the earliest pattern of the query wins, so a
     # specific pattern (`const f = () => ...` is a function) can precede a general one.
     defs: dict[tuple[int, int, int], tuple[int, _Def]] = {}
     refs: dict[tuple[int, str], RefFact] = {}
     imports: list[ImportFact] = []
     roles: dict[int, tuple[int, str] | None] = {}  # learnt from each pattern's first match
+    crossing = False
     ascii_only = positions.ascii
     cursor = cursor or ts.QueryCursor(spec.query)
     for pattern, captures in cursor.matches(root):
@@ -303,6 +298,9 @@ def _run(
             statement = captures["import"][0]
             if within is None or within[0] <= statement.start_byte < within[1]:
                 _collect_import(src, captures, imports)
+            if within is not None and (statement.start_byte < within[0]
+                                       or statement.end_byte > within[1]):
+                crossing = True
             continue
         names = captures.get("name")
         if not names:
@@ -339,7 +337,7 @@ def _run(
         ))
     ordered_refs = sorted(refs.values(), key=lambda r: (r.span.line, r.span.col, r.kind))
     imports.sort(key=lambda i: i.line)
-    return [d for _pattern, d in defs.values()], ordered_refs, imports
+    return [d for _pattern, d in defs.values()], ordered_refs, imports, crossing
 
 
 def _collect_import(
