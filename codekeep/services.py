@@ -141,6 +141,8 @@ class WorkspaceServices:
         # single-threaded callers (the CLI) run the update on the spot.
         self._on_owner: OwnerRunner = on_owner or _run_now
         self._budget_listeners: list[BudgetListener] = []
+        self._stores_settings = settings  # what memory and the ledger were opened with
+        self._holders = 0  # long tasks (the agent) using memory and the ledger across calls
         self._closed = False
         self._wire()
         self.ledger.subscribe(self._budget_crossed)
@@ -198,21 +200,16 @@ class WorkspaceServices:
 
         A store's settings are fixed per instance, so a changed section reopens that
         store on the same database: memory and the ledger are reopened in place (the
-        ledger flushed first, budget listeners kept); a changed code map keeps its
-        database (the next ``index()`` is a warm one) and the editor's buffers
-        (``open_paths``, unsaved text included) move to the new instance.
+        ledger flushed first, budget listeners kept) — once no task holds them (see
+        :meth:`hold_stores`); a changed code map keeps its database (the next
+        ``index()`` is a warm one) and the editor's buffers (``open_paths``, unsaved
+        text included) move to the new instance.
         """
         if settings == self.settings:
             return False
         old = self.settings
         self.settings = settings
-        if settings.memory_settings() != old.memory_settings():
-            self.memory.close()
-            self.memory = MemoryService.open(self.root, settings=settings.memory_settings())
-        if settings.ledger_settings() != old.ledger_settings():
-            self.ledger.close()
-            self.ledger = Ledger.open(self.root, settings.ledger_settings())
-            self.ledger.subscribe(self._budget_crossed)
+        self._apply_store_settings()
         if settings.index_settings() == old.index_settings():
             return False
         buffers = {
@@ -226,6 +223,34 @@ class WorkspaceServices:
         for path, data in buffers.items():
             self.codemap.open_document(path, data.decode("utf-8", "surrogatepass"))
         return True
+
+    def hold_stores(self) -> tuple[CodeMap, MemoryService, Ledger]:
+        """The stores, for a task that keeps using these instances across many calls.
+
+        Until the matching :meth:`release_stores`, a settings change does not replace
+        memory or the ledger under the task (its working memory and open ledger task
+        live in them); the change is applied when the last holder releases.
+        """
+        self._holders += 1
+        return self.codemap, self.memory, self.ledger
+
+    def release_stores(self) -> None:
+        self._holders = max(0, self._holders - 1)
+        self._apply_store_settings()
+
+    def _apply_store_settings(self) -> None:
+        """Reopen memory / the ledger if their settings section changed (when unheld)."""
+        if self._holders or self._closed:
+            return
+        wanted, opened = self.settings, self._stores_settings
+        if wanted.memory_settings() != opened.memory_settings():
+            self.memory.close()
+            self.memory = MemoryService.open(self.root, settings=wanted.memory_settings())
+        if wanted.ledger_settings() != opened.ledger_settings():
+            self.ledger.close()
+            self.ledger = Ledger.open(self.root, wanted.ledger_settings())
+            self.ledger.subscribe(self._budget_crossed)
+        self._stores_settings = wanted
 
     def close(self) -> None:
         """Flush and close every store (ledger first: it may still write); safe twice."""

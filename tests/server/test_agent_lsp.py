@@ -17,7 +17,7 @@ from pytest_lsp import LanguageClient
 
 from codekeep.agent.scripted_server import ScriptedModelServer, call, say
 from tests.agent.projects import write_shop
-from tests.server.lsp_harness import make_client, request, session, session_fixture
+from tests.server.lsp_harness import make_client, request, session, session_fixture, wait_until
 
 USAGE = {"prompt_tokens": 400, "completion_tokens": 25}
 
@@ -79,10 +79,14 @@ async def client(project: Path, model_server: ScriptedModelServer) -> AsyncItera
 
 
 async def start_slow_task(
-    client: LanguageClient, model_server: ScriptedModelServer, task: str, **send: Any
+    client: LanguageClient,
+    model_server: ScriptedModelServer,
+    task: str,
+    delay: float = 10.0,
+    **send: Any,
 ) -> Future[Any]:
-    """Send a task whose model answer takes 10 s; return once the model was asked."""
-    model_server.push(say("never", delay=10.0))
+    """Send a task whose model answers after ``delay`` s; return once the model was asked."""
+    model_server.push(say(f"answered after {delay} s", delay=delay, usage=USAGE))
     future = client.protocol.send_request("codekeep/agent/run", {"task": task}, **send)
     for _ in range(100):
         if model_server.requests:
@@ -182,6 +186,30 @@ async def test_cancel_button_on_the_progress_stops_the_task(
     with pytest.raises(JsonRpcException, match=r"(?i)cancel"):
         await asyncio.wait_for(asyncio.wrap_future(future), 5)
     assert time.monotonic() - started < 3
+
+
+@pytest.mark.slow
+async def test_a_settings_change_during_a_task_waits_for_it(
+    client: LanguageClient, model_server: ScriptedModelServer
+) -> None:
+    """The ledger the task records into is not closed under it; the change applies after."""
+    future = await start_slow_task(client, model_server, "Take a second", delay=1.0)
+    agent = {"model": "scripted-model", "baseUrl": model_server.base_url, "apiKey": "test"}
+    client.set_configuration({"codekeep": {"agent": agent, "ledger": {"warnRatios": [0.5]}}})
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    result = await asyncio.wait_for(asyncio.wrap_future(future), 10)
+    assert result["answer"] == "answered after 1.0 s" and result["tokens"] == 425
+    report = await request(client, "codekeep/ledger/report", {"taskId": result["taskId"]})
+    assert report["total"]["calls"] == 1
+    # the reopened ledger has the new warn ratio: half of a 1,000-token daily budget warns
+    await request(client, "codekeep/ledger/budget", {"daily": 1000})
+    await request(client, "codekeep/ledger/record",
+                  {"callType": "plan", "model": "gpt-4o", "inputTokens": 100})
+
+    async def budgets() -> list[float]:
+        return [detail for kind, detail, _ in client.timeline if kind == "budget"]  # type: ignore[attr-defined]
+
+    assert await wait_until(budgets) == [0.5]
 
 
 async def test_bad_params_are_json_rpc_errors(client: LanguageClient) -> None:

@@ -117,3 +117,19 @@ def test_changed_memory_and_ledger_sections_reopen_those_stores(tmp_path: Path) 
         assert [m.id for m in services.memory.list()] == [kept.id]  # same database
     finally:
         services.close()
+
+
+def test_a_held_ledger_is_replaced_only_once_released(tmp_path: Path) -> None:
+    """A running agent task holds the stores: settings wait for it, then apply."""
+    services = WorkspaceServices.open(tmp_path)
+    try:
+        _, memory, ledger = services.hold_stores()
+        services.reconfigure(WorkspaceSettings(extra={"ledger": {"retentionDays": 7}}))
+        assert services.ledger is ledger and services.memory is memory
+        ledger.record(task_id="t", call_type="plan", model="gpt-4o", input_tokens=5)  # still open
+        services.release_stores()
+        assert services.ledger is not ledger and services.memory is memory
+        assert services.ledger.settings.retention_days == 7
+        assert services.ledger.report(task_id="t")["total"]["calls"] == 1  # nothing lost
+    finally:
+        services.close()

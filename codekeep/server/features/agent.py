@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from lsprotocol import types
@@ -25,9 +26,13 @@ from lsprotocol import types
 from codekeep.agent.config import ModelNotConfigured
 from codekeep.agent.model_client import ModelError
 from codekeep.agent.runner import build_loop, model_settings_from
+from codekeep.analysis.codemap import CodeMap
+from codekeep.ledger import Ledger
+from codekeep.memory import MemoryService
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import RequestFailed, custom_request, target_folder
+from codekeep.server.workspaces import WorkspaceHandle
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +104,19 @@ def _event_sink(
     return on_event
 
 
+@asynccontextmanager
+async def held_stores(
+    handle: WorkspaceHandle,
+) -> AsyncIterator[tuple[CodeMap, MemoryService, Ledger]]:
+    """The folder's stores for one task: a settings change arriving meanwhile does not
+    replace memory or the ledger under it (applied once the task is over)."""
+    stores = await handle.run(lambda services: services.hold_stores())
+    try:
+        yield stores
+    finally:
+        handle.post(lambda services: services.release_stores(), "agent task done")
+
+
 def register(server: CodeKeepServer) -> None:
     @custom_request(server, "agent/run")
     async def run(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
@@ -115,30 +133,30 @@ def register(server: CodeKeepServer) -> None:
         except ValueError as error:
             raise p.InvalidParams(str(error)) from None
         handle = target_folder(ls, params)
-        codemap, memory, ledger = await handle.run(lambda s: (s.codemap, s.memory, s.ledger))
-        progress = _Progress(ls, task)
-        running = asyncio.current_task()
-        assert running is not None  # pygls runs every async handler as a task
-        event_loop = asyncio.get_running_loop()
-        await progress.begin(lambda: event_loop.call_soon_threadsafe(running.cancel))
+        async with held_stores(handle) as (codemap, memory, ledger):
+            progress = _Progress(ls, task)
+            running = asyncio.current_task()
+            assert running is not None  # pygls runs every async handler as a task
+            event_loop = asyncio.get_running_loop()
 
-        async def on_services(fn: Callable[[], Any]) -> Any:
-            return await handle.run(lambda _services: fn())
+            async def on_services(fn: Callable[[], Any]) -> Any:
+                return await handle.run(lambda _services: fn())
 
-        loop = build_loop(
-            handle.root,
-            model,
-            codemap=codemap,
-            memory=memory,
-            ledger=ledger,
-            on_event=_event_sink(ls, progress),
-            services_runner=on_services,
-        )
-        try:
-            result = await loop.run(task, capability, token_budget=budget)
-        except ModelError as error:
-            raise RequestFailed(str(error)) from None
-        finally:
-            progress.end("finished")
-            loop.toolkit.close()
+            loop = build_loop(
+                handle.root,
+                model,
+                codemap=codemap,
+                memory=memory,
+                ledger=ledger,
+                on_event=_event_sink(ls, progress),
+                services_runner=on_services,
+            )
+            try:
+                await progress.begin(lambda: event_loop.call_soon_threadsafe(running.cancel))
+                result = await loop.run(task, capability, token_budget=budget)
+            except ModelError as error:
+                raise RequestFailed(str(error)) from None
+            finally:
+                progress.end("finished")
+                loop.toolkit.close()
         return result.to_json()
