@@ -212,6 +212,21 @@ def open_document(client: LanguageClient, path: Path, language: str = "python") 
     return uri
 
 
+def change_folders(
+    client: LanguageClient, added: tuple[Path, ...] = (), removed: tuple[Path, ...] = ()
+) -> None:
+    """``workspace/didChangeWorkspaceFolders`` as an editor sends it."""
+
+    def folders(roots: tuple[Path, ...]) -> list[types.WorkspaceFolder]:
+        return [types.WorkspaceFolder(uri=path_to_uri(root), name=root.name) for root in roots]
+
+    client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=folders(added), removed=folders(removed))
+        )
+    )
+
+
 def replace_document(client: LanguageClient, uri: str, version: int, text: str) -> None:
     """One ``didChange`` sending the whole new text (as clients with full sync do)."""
     client.text_document_did_change(

@@ -22,6 +22,7 @@ from tests.server.lsp_harness import (
     SERVER_COMMAND,
     SERVER_ENV,
     change_document,
+    change_folders,
     initialize_params,
     make_client,
     open_document,
@@ -104,9 +105,7 @@ async def test_multi_root_each_folder_has_its_own_index(tmp_path: Path) -> None:
         status = await request(lsp, "codekeep/indexStatus", {})
         assert [f["files"] for f in status["folders"]] == [3, 1]
         # A folder that does not exist (a stale workspace file) is skipped, not fatal.
-        gone = types.WorkspaceFolder(uri=path_to_uri(tmp_path / "gone"), name="gone")
-        lsp.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
-            event=types.WorkspaceFoldersChangeEvent(added=[gone], removed=[])))
+        change_folders(lsp, added=(tmp_path / "gone",))
         status = await request(lsp, "codekeep/indexStatus", {})
         assert len(status["folders"]) == 2 and status["ready"]
         assert (first / ".codekeep" / "index.db").is_file()
@@ -139,10 +138,8 @@ async def test_folders_added_and_removed_during_the_session(tmp_path: Path) -> N
     second = tmp_path / "second"
     second.mkdir()
     (second / "late.py").write_text("def arrived_later():\n    pass\n")
-    folder = types.WorkspaceFolder(uri=path_to_uri(second), name="second")
     async with session(first) as lsp:
-        lsp.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
-            event=types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])))
+        change_folders(lsp, added=(second,))
 
         async def found(expected: list[str]) -> Callable[[], Any]:
             async def check() -> bool:
@@ -151,8 +148,7 @@ async def test_folders_added_and_removed_during_the_session(tmp_path: Path) -> N
             return check
 
         await wait_until(await found(["arrived_later"]))
-        lsp.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
-            event=types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])))
+        change_folders(lsp, removed=(second,))
         await wait_until(await found([]))
         assert names(await request(lsp, "codekeep/findSymbol", {"name": "Circle"})) == ["Circle"]
     assert index_is_intact(second) == 1
