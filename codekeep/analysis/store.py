@@ -471,8 +471,28 @@ class IndexStore:
                 self.conn.execute("SELECT file_id, name, spans FROM refs")]
 
 
+# 8 KB pages pack the long packed-spans rows of ``refs`` and ``files`` with less slack
+# than SQLite's default 4 KB: ~1% smaller index (measured on a 173k-line corpus).
+PAGE_SIZE = 8192
+
+
+def _create(path: Path) -> None:
+    """Create a missing index file with PAGE_SIZE pages (only possible before any table
+    exists; on an existing file the pragma does nothing, so a racing opener is harmless)."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path))
+    try:
+        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+        conn.execute("PRAGMA journal_mode = WAL")  # writes the header: the size sticks
+    finally:
+        conn.close()
+
+
 def _open_rebuilding(path: Path) -> sqlite3.Connection:
     """Open the index; a damaged or foreign-layout file is a cache, so start it over."""
+    _create(path)
     try:
         conn = open_db(path, MIGRATIONS, check_same_thread=False, synchronous="OFF")
     except sqlite3.DatabaseError:
@@ -488,4 +508,5 @@ def _open_rebuilding(path: Path) -> sqlite3.Connection:
             conn.close()
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+    _create(path)
     return open_db(path, MIGRATIONS, check_same_thread=False, synchronous="OFF")
