@@ -3,7 +3,8 @@
 The task runs on the server's event loop with the folder's own services (the one code
 map, memory and ledger every feature uses); every service call it makes (tools, memory)
 is sent to the folder's worker thread that owns them. While it runs the client gets
-``$/progress`` (phase and step), ``codekeep/nudge`` and ``codekeep/budget``
+``$/progress`` (phase and step, then each tool call of the step as it completes:
+"EXPLORE · step 2/24 · find_symbol"), ``codekeep/nudge`` and ``codekeep/budget``
 notifications in the order they happen (budget crossings are announced by the ledger
 feature's per-folder listener, like those of any other recorded call).
 ``$/cancelRequest`` cancels the task: the model call in flight is dropped, the ledger
