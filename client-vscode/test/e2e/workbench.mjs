@@ -4,6 +4,10 @@
 export const SHORT = 10_000;
 export const LONG = 60_000;
 
+function fail(message) {
+  throw new Error(message);
+}
+
 export class Workbench {
   /** @param {import('playwright-core').Page} page */
   constructor(page) {
@@ -43,31 +47,25 @@ export class Workbench {
   }
 
   /**
-   * Accepts the quick pick row matching `text`: directly when it is already the focused
-   * first row, else after filtering by `text`. A pick that closes on its own meanwhile
-   * (the Enter that answered the previous input box can reach it) is left to the caller's
-   * assertions on what happened next.
+   * Accepts the quick pick row matching `text` and waits until the pick has closed: the row
+   * VS Code focuses first when it matches, else the first row after filtering by `text`.
+   * Every wait is on the pick itself (its title, its focused row), never on a fixed delay,
+   * so a pick that closes on its own (e.g. losing focus) fails here, naming the pick.
    */
   async acceptPick(text, { title } = {}) {
     const widget = this.page.locator('.quick-input-widget');
-    if (title) {
-      await widget.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: LONG });
+    const titled = widget.locator('.quick-input-title', { hasText: title ?? '' });
+    const what = `the quick pick${title ? ` "${title}"` : ''}`;
+    await titled.waitFor({ timeout: LONG }).catch(() => fail(`${what} did not open`));
+    const focused = widget.locator('.quick-input-list .monaco-list-row.focused');
+    await focused.first().waitFor({ timeout: SHORT }).catch(() => fail(`${what} shows no rows`));
+    if (!(await focused.first().innerText()).includes(text)) {
+      await widget.locator('input.input').fill(text);
     }
-    const focused = widget.locator('.quick-input-list .monaco-list-row.focused', { hasText: text }).first();
-    try {
-      await focused.waitFor({ timeout: 2000 });
-      await this.page.keyboard.press('Enter');
-      return;
-    } catch {
-      // not the first row (or the pick is gone): filter below
-    }
-    const input = widget.locator('input.input');
-    if (!(await input.isVisible())) {
-      return;
-    }
-    await input.fill(text);
-    await focused.waitFor({ timeout: LONG });
+    await focused.filter({ hasText: text }).first().waitFor({ timeout: SHORT })
+      .catch(() => fail(`${what} has no row "${text}" (or closed before it was chosen)`));
     await this.page.keyboard.press('Enter');
+    await titled.waitFor({ state: 'hidden', timeout: SHORT }).catch(() => fail(`${what} stayed open after choosing "${text}"`));
   }
 
   async dismissQuickInput() {
