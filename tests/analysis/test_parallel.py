@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,3 +43,26 @@ def test_worker_processes_match_in_process_indexing(
     serial.index()
     assert _snapshot(serial) == expected
     assert ("pkg/mod_2.py", 9, "resolved") in expected[1]
+
+
+def test_threaded_process_indexes_through_the_preloaded_fork_server(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    # A process running threads (the language server) must not fork itself; its workers
+    # come from a fork server that has the parsing code loaded. Same index either way.
+    root = workspace(_project(60))
+    serial = open_map(root)
+    serial.index()
+    expected = _snapshot(serial)
+    serial.close()
+    (root / ".codekeep" / "index.db").unlink()
+    stop = threading.Event()
+    busy = threading.Thread(target=stop.wait)
+    busy.start()
+    try:
+        parallel = open_map(root, workers=2, parallel_min_files=1)
+        assert parallel.index().parsed == 61
+        assert _snapshot(parallel) == expected
+    finally:
+        stop.set()
+        busy.join()
