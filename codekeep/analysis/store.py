@@ -358,6 +358,8 @@ class IndexStore:
         if kind is not None:
             where += " AND s.kind = ?"
             params.append(kind_code(kind))
+        if limit is not None and limit < 0:
+            limit = None  # as SQLite reads a negative LIMIT
         if limit is not None and self._more_than(where, params, self._break_even(limit, 1)):
             groups = [(kind_code(kind),)] if kind is not None else _RANK_GROUPS
             found: list[Symbol] = []

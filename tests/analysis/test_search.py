@@ -108,3 +108,5 @@ def test_find_symbol_limit_keeps_the_order_for_names_defined_in_many_files(
     for limit in (1, 3, 7, 20, 66, 100):
         assert codemap.find_symbol("__init__", limit=limit) == everything[:limit]
         assert codemap.find_symbol("__init__", kind="method", limit=limit) == methods[:limit]
+    assert codemap.find_symbol("__init__", limit=0) == []
+    assert codemap.find_symbol("__init__", limit=-1) == everything  # as SQL reads LIMIT -1
