@@ -109,9 +109,11 @@ class BudgetEvent:
 
     def message(self) -> str:
         subject = f"task {self.task_id}" if self.scope == "task" else "today's budget"
-        verb = "exceeded" if self.ratio >= 1.0 else "reached"
-        return (f"Token budget {verb}: {subject} used {self.used:,} of {self.limit:,} tokens "
-                f"({self.ratio:.0%}).")
+        if self.ratio >= 1.0:
+            return (f"Token budget exceeded: {subject} used {self.used:,} of {self.limit:,} "
+                    f"tokens ({self.ratio:.0%}).")
+        return (f"Token budget warning: {subject} used {self.used:,} of {self.limit:,} tokens "
+                f"({self.ratio:.0%}, past the {self.threshold:.0%} mark).")
 
 
 class BudgetExceeded(RuntimeError):

@@ -67,7 +67,7 @@ def test_budget_warnings_and_hard_stop(tmp_path: Path,
     assert run(tmp_path, *record, "50") == 0
     assert capsys.readouterr().err == ""
     assert run(tmp_path, *record, "30") == 0
-    assert "warning: Token budget reached: task T used 80 of 100 tokens (80%)" in \
+    assert "warning: Token budget warning: task T used 80 of 100 tokens (80%, past the 75% mark)" in \
         capsys.readouterr().err
     assert run(tmp_path, *record, "30") == 3
     err = capsys.readouterr().err
@@ -103,7 +103,7 @@ def test_the_installed_command_warns_on_stderr(tmp_path: Path) -> None:
                            "--input", "9", "--root", str(tmp_path)],
                           capture_output=True, text=True, env=env)
     assert done.returncode == 0
-    assert "warning: Token budget reached" in done.stderr
+    assert "warning: Token budget warning" in done.stderr
     assert "recorded plan call" in done.stdout
 
 

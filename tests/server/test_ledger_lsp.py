@@ -81,7 +81,7 @@ async def test_budget_thresholds_notify_once_each(client: LanguageClient) -> Non
     ]
     assert budgets[1]["ratio"] == pytest.approx(1.05)
     shown = [message.message for message in client.messages if "Token budget" in message.message]
-    assert any("reached: task refactor used 800 of 1,000" in text for text in shown)
+    assert any("warning: task refactor used 800 of 1,000" in text for text in shown)
     assert any("exceeded: task refactor used 1,050 of 1,000" in text for text in shown)
 
 

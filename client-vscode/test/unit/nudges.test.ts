@@ -48,7 +48,7 @@ describe('budget alerts', () => {
 
 describe('server budget warnings', () => {
   const update = { taskId: 't1', used: 800, limit: 1000, ratio: 0.8 };
-  const serverText = 'CodeKeep: Token budget reached: task t1 used 800 of 1,000 tokens (80%).';
+  const serverText = 'CodeKeep: Token budget warning: task t1 used 800 of 1,000 tokens (80%, past the 75% mark).';
 
   it('recognises the warning that restates the budget update just received', () => {
     expect(isBudgetEcho(serverText, update, 30)).toBe(true);
