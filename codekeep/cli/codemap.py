@@ -38,10 +38,19 @@ def _open(args: argparse.Namespace, refresh: bool = True) -> CodeMap:
     return codemap
 
 
+# A zero or negative count is a typo, never a request: --limit 0 would claim "no symbol
+# named X", and --max-bytes -1 would drop every file from the index.
+_POSITIVE_OPTIONS = ("limit", "max_bytes", "tokens")
+
+
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """Bad input ends in one clear line on stderr and exit status 1, never a traceback."""
 
     def run(args: argparse.Namespace) -> int:
+        for option in _POSITIVE_OPTIONS:
+            value = getattr(args, option, None)
+            if value is not None and value < 1:
+                return fail(f"--{option.replace('_', '-')} must be a positive number")
         try:
             return handler(args)
         except (CodeMapError, SchemaTooNewError) as exc:
@@ -77,6 +86,10 @@ def _relative(args: argparse.Namespace, path: str) -> str:
         return candidate.resolve().relative_to(root).as_posix()
     except ValueError:
         return Path(os.path.normpath(path)).as_posix()
+
+
+def _line_count(text: bytes) -> int:
+    return text.count(b"\n") + (0 if text.endswith(b"\n") or not text else 1)
 
 
 # ---- handlers -------------------------------------------------------------------------
@@ -140,7 +153,11 @@ def _related(args: argparse.Namespace) -> int:
     if not sep or not line_text.isdigit() or int(line_text) < 1:
         return fail(f"expected PATH:LINE with a 1-based line, got {args.location!r}")
     with _open(args) as codemap:
-        related = codemap.find_related(_relative(args, path), int(line_text) - 1)
+        relative = _relative(args, path)
+        related = codemap.find_related(relative, int(line_text) - 1)
+        lines = _line_count(codemap.document_text(relative) or b"")
+        if related.symbol is None and int(line_text) > lines:
+            return fail(f"{relative} has no line {line_text} (it has {lines})")
         if args.json:
             emit_json(related.to_json(codemap.root))
             return 0
@@ -181,10 +198,11 @@ def _symbols(args: argparse.Namespace) -> int:
 
 
 def _map(args: argparse.Namespace) -> int:
-    if args.tokens < 1:
-        return fail("--tokens must be a positive number")
     with _open(args) as codemap:
         focus = [_relative(args, p) for p in args.focus]
+        unknown = sorted(set(focus) - set(codemap.files()))
+        if unknown:
+            return fail("not in the index: " + ", ".join(unknown))
         repo_map = codemap.repo_map(args.tokens, focus=focus)
         if args.json:
             emit_json({"text": repo_map.text, "tokens": repo_map.tokens})

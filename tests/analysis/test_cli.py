@@ -99,3 +99,28 @@ def test_related_search_symbols_and_map(capsys: pytest.CaptureFixture[str], root
     assert 0 < repo_map["tokens"] <= 60 and repo_map["text"].startswith("app/models.py:")
     code, _, err = call(capsys, root, "map", "--tokens", "0")
     assert code == 1 and "--tokens" in err
+
+
+@pytest.mark.parametrize("args", [
+    ("find", "make_user", "--limit", "0"), ("find", "make_user", "--limit", "-1"),
+    ("refs", "make_user", "--limit", "-1"), ("search", "gtUsr", "--limit", "0"),
+    ("index", "--max-bytes", "-1"), ("find", "make_user", "--max-bytes", "0"),
+])
+def test_non_positive_numbers_are_refused_and_the_index_keeps_its_files(
+        capsys: pytest.CaptureFixture[str], root: Path, args: tuple[str, ...]) -> None:
+    assert call(capsys, root, "index")[0] == 0
+    code, out, err = call(capsys, root, *args)
+    option = next(a for a in args if a.startswith("--"))
+    assert (code, out) == (1, "") and f"{option} must be a positive number" in err
+    code, out, _ = call(capsys, root, "find", "make_user", "--no-refresh")
+    assert code == 0 and "app/models.py" in out
+
+
+def test_unknown_focus_path_and_line_past_the_end_are_errors(
+        capsys: pytest.CaptureFixture[str], root: Path) -> None:
+    code, out, err = call(capsys, root, "map", "--focus", "app/nope.py")
+    assert (code, out) == (1, "") and "not in the index: app/nope.py" in err
+    code, out, err = call(capsys, root, "related", "app/views.py:99")
+    assert (code, out) == (1, "") and "app/views.py has no line 99 (it has 6)" in err
+    code, out, _ = call(capsys, root, "related", "app/views.py:6", "--json")
+    assert code == 0 and json.loads(out)["symbol"]["id"] == "app/views.py::show"
