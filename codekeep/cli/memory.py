@@ -166,12 +166,7 @@ def _notes(args: argparse.Namespace) -> int:
     def body(service: MemoryService) -> int:
         path = service.notes_path
         if args.template:
-            if args.init and not path.exists():
-                path.write_text(service.catalog.template(), encoding="utf-8")
-                print(f"wrote {path}", file=sys.stderr)
-            else:
-                sys.stdout.write(service.catalog.template())
-            return 0
+            return _template(args, path, service.catalog.template())
         if args.edit:
             if not path.exists():
                 path.write_text(service.catalog.template(), encoding="utf-8")
@@ -181,6 +176,25 @@ def _notes(args: argparse.Namespace) -> int:
         return _print_notes(args, path, report)
 
     return _run(args, body)
+
+
+def _template(args: argparse.Namespace, path: Any, template: str) -> int:
+    """Print the template, or with ``--init`` create MEMORY.md from it — never over yours."""
+    if not args.init:
+        if args.json:
+            emit_json({"template": template})
+        else:
+            sys.stdout.write(template)
+        return 0
+    if path.exists():
+        return fail(f"{path} already exists (left as it is); edit it with: "
+                    "codekeep memory notes --edit")
+    path.write_text(template, encoding="utf-8")
+    if args.json:
+        emit_json({"path": str(path)})
+    else:
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
 
 
 def _print_notes(args: argparse.Namespace, path: Any, report: dict[str, Any]) -> int:

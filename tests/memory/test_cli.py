@@ -112,6 +112,18 @@ def test_notes_template_init_and_sync_report(capsys, workspace: Path) -> None:
     assert json.loads(out)["preferences"]["test_command"] == "make test"
 
 
+def test_notes_template_init_never_overwrites_and_json_is_json(capsys, workspace: Path) -> None:
+    code, out, _ = run(capsys, workspace, "notes", "--template", "--json")
+    assert code == 0 and "## Preferences" in json.loads(out)["template"]
+    code, out, _ = run(capsys, workspace, "notes", "--template", "--init", "--json")
+    notes = workspace / ".codekeep" / "MEMORY.md"
+    assert code == 0 and json.loads(out) == {"path": str(notes)}
+    notes.write_text("## Notes\nMine.\n", encoding="utf-8")
+    code, out, err = run(capsys, workspace, "notes", "--template", "--init")
+    assert (code, out) == (1, "") and "already exists" in err
+    assert notes.read_text(encoding="utf-8") == "## Notes\nMine.\n"
+
+
 def test_purge_asks_and_needs_yes_without_a_terminal(workspace: Path) -> None:
     def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         return subprocess.run(
