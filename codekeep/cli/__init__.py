@@ -13,6 +13,10 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+from codekeep.cli.options import fail
+from codekeep.common.workspace import resolve_root
 
 
 def _command_modules() -> list[object]:
@@ -42,6 +46,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
+    root = getattr(args, "root", None)
+    if root is not None and not Path(root).expanduser().is_dir():
+        # Checked once for every group: a typo in --root must not create a new
+        # .codekeep/ (and its parent folders) somewhere and store things there.
+        return fail(f"workspace root is not a directory: {resolve_root(root)}")
     try:
         return int(handler(args) or 0)
     except KeyboardInterrupt:
