@@ -67,8 +67,8 @@ def test_budget_warnings_and_hard_stop(tmp_path: Path,
     assert run(tmp_path, *record, "50") == 0
     assert capsys.readouterr().err == ""
     assert run(tmp_path, *record, "30") == 0
-    assert "warning: Token budget warning: task T used 80 of 100 tokens (80%, past the 75% mark)" in \
-        capsys.readouterr().err
+    assert ("warning: Token budget warning: task T used 80 of 100 tokens "
+            "(80%, past the 75% mark)") in capsys.readouterr().err
     assert run(tmp_path, *record, "30") == 3
     err = capsys.readouterr().err
     assert "Token budget exceeded" in err and "budget exhausted" in err
