@@ -83,8 +83,10 @@ def _print_event(kind: str, payload: dict[str, Any]) -> None:
     if kind == "nudge":
         line = f"nudge {payload['type']}: {payload['text'].splitlines()[0]}"
     elif kind == "budget":
-        used, limit = payload["used"], payload["limit"]
-        line = f"budget: {used:,} of {limit:,} tokens ({payload['ratio']:.0%})"
+        used, limit, threshold = payload["used"], payload["limit"], payload["threshold"]
+        # One round can cross 75 % and 100 % at once: say which mark each line is for.
+        mark = "budget spent" if threshold >= 1 else f"past the {threshold:.0%} mark"
+        line = f"budget: {used:,} of {limit:,} tokens ({payload['ratio']:.0%}), {mark}"
     elif kind == "tool":
         line = f"  {tool_call_line(payload)}"
     elif kind == "progress" and not payload.get("done"):

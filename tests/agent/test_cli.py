@@ -97,3 +97,18 @@ def test_agent_command_rejects_an_empty_task(workspace: Path, model_server: Scri
     assert done.returncode == 1 and "the task is empty" in done.stderr
     assert model_server.requests == []
     assert not (workspace / ".codekeep").exists()  # rejected before opening anything
+
+
+@pytest.mark.slow
+def test_agent_command_names_each_budget_mark_it_crosses(workspace: Path,
+                                                        model_server: ScriptedModelServer):
+    # One round spends the whole budget: both marks are announced, each once, distinctly.
+    model_server.push(call("find_symbol", {"name": "checkout"}), say("Done."))
+    done = _codekeep("agent", "Anything?", "--root", str(workspace), "--model",
+                     "scripted-model", "--base-url", model_server.base_url, "--budget", "100",
+                     env={})
+    assert done.returncode == 0, done.stderr
+    budget_lines = [line for line in done.stderr.splitlines() if line.startswith("budget:")]
+    assert len(budget_lines) == 2
+    assert budget_lines[0].endswith("past the 75% mark")
+    assert budget_lines[1].endswith("budget spent")
