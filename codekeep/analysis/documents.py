@@ -151,12 +151,11 @@ class Document:
         first_key, last_key = (first[0], first[1]), old_last
         kept_refs = [r for r in old.refs if (r.span.line, r.span.col) < first_key]
         moved_refs = [
-            RefFact(r.name, r.kind, edit.shift(r.span))
-            for r in old.refs if (r.span.line, r.span.col) >= last_key
+            edit.shift_ref(r) for r in old.refs if (r.span.line, r.span.col) >= last_key
         ]
         symbols = tuple(
             s if (s.span.end_line, s.span.end_col) < first_key
-            else s._replace(span=edit.shift(s.span), name_span=edit.shift(s.name_span))
+            else edit.shift_symbol(s)
             for s in old.symbols
             # definitions the edit pulled into the body are locals now
             if not first_key <= (s.span.line, s.span.col) < last_key
@@ -199,8 +198,7 @@ class Document:
             if (span.end_line, span.end_col) <= first:
                 moved = symbol
             elif (span.line, span.col) >= old_after:
-                moved = symbol._replace(span=edit.shift(span),
-                                        name_span=edit.shift(symbol.name_span))
+                moved = edit.shift_symbol(symbol)
             else:
                 continue  # overlaps the changed lines: re-extracted
             name_at = (moved.name_span.line, moved.name_span.col)
@@ -223,8 +221,7 @@ class Document:
         refs = (
             [r for r in old.refs if (r.span.line, r.span.col) < first]
             + window.refs
-            + [RefFact(r.name, r.kind, edit.shift(r.span)) for r in old.refs
-               if (r.span.line, r.span.col) >= old_after]
+            + [edit.shift_ref(r) for r in old.refs if (r.span.line, r.span.col) >= old_after]
         )
         imports = (
             [i for i in old.imports if i.line < first_row]
@@ -305,6 +302,20 @@ class _Edit:
         return row, col, ucol
 
     def shift(self, span: Span) -> Span:
+        if not self.line_delta and span.line > self.old_end[0]:
+            return span  # on a later line of an edit that added no lines: unmoved
         line, col, ucol = self._moved(span.line, span.col, span.ucol)
         end_line, end_col, end_ucol = self._moved(span.end_line, span.end_col, span.end_ucol)
         return Span(line, col, ucol, end_line, end_col, end_ucol)
+
+    def shift_symbol(self, symbol: SymbolFact) -> SymbolFact:
+        """The symbol moved by the edit; the same object when the edit does not move it
+        (most of a file after a keystroke), so later comparisons stop at identity."""
+        span, name_span = self.shift(symbol.span), self.shift(symbol.name_span)
+        if span is symbol.span and name_span is symbol.name_span:
+            return symbol
+        return symbol._replace(span=span, name_span=name_span)
+
+    def shift_ref(self, ref: RefFact) -> RefFact:
+        span = self.shift(ref.span)
+        return ref if span is ref.span else RefFact(ref.name, ref.kind, span)

@@ -261,7 +261,7 @@ def renest(
         used[qualified] = count
         qual = qualified if count == 1 else f"{qualified}#{count}"
         if isinstance(thing, SymbolFact):
-            symbols.append(thing._replace(qual=qual))
+            symbols.append(thing if thing.qual == qual else thing._replace(qual=qual))
         else:
             d, container, kind = thing
             symbols.append(SymbolFact(
