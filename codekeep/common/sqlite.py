@@ -7,6 +7,7 @@ crash-safety settings and the migration rules are the same everywhere.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -40,11 +41,29 @@ def open_db(
     )
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode = WAL")
+    _enable_wal(conn)
     conn.execute(f"PRAGMA synchronous = {synchronous}")
     conn.execute("PRAGMA foreign_keys = ON")
     migrate(conn, migrations)
     return conn
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL, waiting (up to the busy timeout) for another writer to finish.
+
+    Changing the journal mode takes the write lock from a read lock, a step for which
+    SQLite reports "database is locked" at once instead of calling the busy handler; two
+    processes creating the same database together would otherwise fail.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def migrate(conn: sqlite3.Connection, migrations: Sequence[str]) -> int:
