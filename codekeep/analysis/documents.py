@@ -16,6 +16,7 @@ from codekeep.analysis.extract import (
     RefFact,
     Span,
     SymbolFact,
+    _Def,
     extract,
     extract_uses,
     extract_window,
@@ -208,16 +209,8 @@ class Document:
         if merged is None:
             return None
         symbols, enclosers = merged
-        before = {(s.name_span.line, s.name_span.col, s.name): s for s in old.symbols}
-        by_name = {(s.name_span.line, s.name_span.col, s.name): s for s in symbols}
-        for definition in enclosers:  # kept members were named after these: unchanged?
-            point = tuple(definition.name_node.start_point)
-            old_point = edit.to_old((point[0], point[1]))
-            was = before.get((*old_point, definition.name))
-            now = by_name.get((point[0], point[1], definition.name))
-            if was is None or now is None or (was.kind, was.container, was.qual) != (
-                    now.kind, now.container, now.qual):
-                return None
+        if enclosers and not self._enclosers_unchanged(enclosers, old.symbols, symbols, edit):
+            return None
         refs = (
             [r for r in old.refs if (r.span.line, r.span.col) < first]
             + window.refs
@@ -230,6 +223,23 @@ class Document:
                if i.line >= old_after[0]]
         )
         return FileFacts(tuple(symbols), tuple(refs), tuple(imports))
+
+    @staticmethod
+    def _enclosers_unchanged(
+        enclosers: list[_Def], old: tuple[SymbolFact, ...], new: list[SymbolFact], edit: _Edit
+    ) -> bool:
+        """Kept members were named after these fresh definitions: did those stay the same?"""
+        before = {(s.name_span.line, s.name_span.col, s.name): s for s in old}
+        by_name = {(s.name_span.line, s.name_span.col, s.name): s for s in new}
+        for definition in enclosers:
+            point = tuple(definition.name_node.start_point)
+            old_point = edit.to_old((point[0], point[1]))
+            was = before.get((*old_point, definition.name))
+            now = by_name.get((point[0], point[1], definition.name))
+            if was is None or now is None or (was.kind, was.container, was.qual) != (
+                    now.kind, now.container, now.qual):
+                return False
+        return True
 
     def _enclosing_ends_match(
         self, symbols: tuple[SymbolFact, ...], scope: ts.Node, first: tuple[int, int],

@@ -213,17 +213,23 @@ def renest(
     """
     positions = _Positions(src)
     Key = tuple[int, int]
-    entries: list[tuple[Key, Key, SymbolFact | _Def]] = []
+    # (start, end reversed, arrival, end, item): sorts as source order, outer first,
+    # without a key function (a Python call per symbol of the file on every edit).
+    entries: list[tuple[Key, Key, int, Key, SymbolFact | _Def]] = []
     for k in kept:
-        entries.append(((k.span.line, k.span.col), (k.span.end_line, k.span.end_col), k))
+        span = k.span
+        entries.append(((span.line, span.col), (-span.end_line, -span.end_col), len(entries),
+                        (span.end_line, span.end_col), k))
+    fresh_ranges = set()
     for d in fresh:
         (line, col), (end_line, end_col) = d.node.start_point, d.node.end_point
-        entries.append(((line, col), (end_line, end_col), d))
-    entries.sort(key=lambda e: (e[0], (-e[1][0], -e[1][1])))
+        entries.append(((line, col), (-end_line, -end_col), len(entries), (end_line, end_col), d))
+        fresh_ranges.add(((line, col), (end_line, end_col)))
+    entries.sort()
     stack: list[tuple[Key, Key, str, str, _Def | None]] = []
     placed: list[tuple[str, SymbolFact | tuple[_Def, str | None, str]]] = []
     encloses_kept: list[_Def] = []
-    for start, end, item in entries:
+    for start, _reversed_end, _arrival, end, item in entries:
         while stack and (stack[-1][1] < end or (stack[-1][0], stack[-1][1]) == (start, end)):
             stack.pop()
         parent = stack[-1] if stack else None
@@ -251,8 +257,7 @@ def renest(
         stack.append((start, end, qualified, kind, d))
         if kind != "impl":
             placed.append((qualified, (d, container, kind)))
-    kept_ranges = {(e[0], e[1]) for e in entries if isinstance(e[2], SymbolFact)}
-    if any((e[0], e[1]) in kept_ranges for e in entries if not isinstance(e[2], SymbolFact)):
+    if any((e[0], e[3]) in fresh_ranges for e in entries if isinstance(e[4], SymbolFact)):
         return None
     used: dict[str, int] = {}
     symbols: list[SymbolFact] = []

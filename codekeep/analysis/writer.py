@@ -8,7 +8,7 @@ References are stored per (name, file), so only the names whose uses moved are r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from codekeep.analysis.encoding import encode_spans
 from codekeep.analysis.extract import FileFacts, RefFact, Span, SymbolFact
@@ -31,6 +31,24 @@ def _by_name(refs: Iterable[RefFact]) -> dict[str, list[RefFact]]:
     return groups
 
 
+def _differing(
+    old: Sequence[SymbolFact], new: Sequence[SymbolFact]
+) -> tuple[Sequence[SymbolFact], Sequence[SymbolFact]]:
+    """The parts of two symbol lists between their common start and common end.
+
+    A keystroke changes a few symbols in the middle and leaves the rest as the very
+    same objects, so trimming by identity first spares hashing every symbol of the file.
+    """
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit and old[head] is new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] is new[-1 - tail]:
+        tail += 1
+    return old[head:len(old) - tail], new[head:len(new) - tail]
+
+
 class FactWriter:
     def __init__(self, store: IndexStore):
         self._store = store
@@ -50,15 +68,16 @@ class FactWriter:
             store.write_facts(file_id, after, fresh=True)
             return
         if before.symbols != after.symbols:
-            old_symbols = set(before.symbols)
-            new_symbols = set(after.symbols)
+            old_part, new_part = _differing(before.symbols, after.symbols)
+            old_symbols = set(old_part)
+            new_symbols = set(new_part)
             gone = old_symbols - new_symbols
             if len(gone) > ROW_DIFF_LIMIT:
                 store.conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
                 store.insert_symbols(file_id, after.symbols)
             else:
                 store.delete_symbols(file_id, gone)
-                store.insert_symbols(file_id, [s for s in after.symbols if s not in old_symbols])
+                store.insert_symbols(file_id, [s for s in new_part if s not in old_symbols])
         if before.refs != after.refs:
             old_groups, new_groups = _by_name(before.refs), _by_name(after.refs)
             store.delete_ref_groups(file_id, old_groups.keys() - new_groups.keys())
