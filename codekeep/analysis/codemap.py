@@ -347,6 +347,14 @@ class CodeMap:
         except OSError:
             return None
 
+    def document_line(self, path: str, line: int) -> tuple[int, bytes] | None:
+        """Line ``line`` of an open buffer (the last line, with its number, when there is
+        no such line); None when ``path`` is not open. Cheaper than :meth:`document_text`
+        for converting an editor position: it slices one line, not the buffer."""
+        with self._lock:
+            document = self._documents.get(path)
+            return None if document is None else document.line(line)
+
     def is_open(self, path: str) -> bool:
         return path in self._documents
 

@@ -73,6 +73,15 @@ class Document:
             self.data)
         return min(start + byte_col, end)
 
+    def line(self, number: int) -> tuple[int, bytes]:
+        """Line ``number`` without its ``\\n`` (a ``\\r`` stays); the last line, with its
+        number, when ``number`` is not a line of the buffer. No copy of the whole text."""
+        starts = self.line_starts
+        if not 0 <= number < len(starts):
+            number = len(starts) - 1
+        end = starts[number + 1] - 1 if number + 1 < len(starts) else len(self.data)
+        return number, self.data[starts[number]:end]
+
     def _point(self, offset: int) -> tuple[int, int]:
         # Binary search over line starts: the row containing ``offset``.
         lo, hi = 0, len(self.line_starts) - 1

@@ -38,15 +38,16 @@ def byte_position(
 
 
 def clamped_byte_position(
-    text: bytes, line: int, character: int, encoding: Encoding
+    found: tuple[int, bytes], line: int, character: int, encoding: Encoding
 ) -> tuple[int, int]:
-    """Like :func:`byte_position`, but a line past the end means the end of the text
-    (an edit range must always land somewhere)."""
-    found = byte_position(text, line, character, encoding)
-    if found is not None:
-        return found
-    last = text.count(b"\n")
-    return last, len(text) - (text.rfind(b"\n") + 1)
+    """``(line, byte col)`` for an edit's LSP position, given the buffer's line as
+    :meth:`CodeMap.document_line` returns it (that line, or the last one when ``line``
+    does not exist): a line past the end means the end of the text (an edit range must
+    always land somewhere)."""
+    number, content = found
+    if number != line:
+        return number, len(content)
+    return line, column_to_byte(content.removesuffix(b"\r"), character, encoding)
 
 
 def lsp_range(value: Range, encoding: Encoding) -> types.Range:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
+from codekeep.analysis.codemap import CodeMap
+from codekeep.analysis.errors import DocumentNotOpenError
 from codekeep.analysis.model import Encoding
 from codekeep.server.app import CodeKeepServer, run_hooks
 from codekeep.server.locations import clamped_byte_position
@@ -58,10 +60,17 @@ def apply_edits(
         if edit.start is None or edit.end is None:
             codemap.open_document(path, edit.text)
             continue
-        current = codemap.document_text(path) or b""
-        start = clamped_byte_position(current, *edit.start, encoding)
-        end = clamped_byte_position(current, *edit.end, encoding)
+        start, end = (_position(codemap, path, point, encoding) for point in (edit.start, edit.end))
         codemap.apply_edit(path, min(start, end), max(start, end), edit.text)
+
+
+def _position(
+    codemap: CodeMap, path: str, point: tuple[int, int], encoding: Encoding
+) -> tuple[int, int]:
+    found = codemap.document_line(path, point[0])
+    if found is None:
+        raise DocumentNotOpenError(f"document is not open: {path}")
+    return clamped_byte_position(found, *point, encoding)
 
 
 def revert_to_disk(services: WorkspaceServices, path: str) -> None:
