@@ -124,6 +124,18 @@ local function scenario()
     return vim.api.nvim_buf_get_name(0):match('^codekeep://repo%-map') ~= nil
   end)
   results.map = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+
+  -- 7. Cursor commands in a window that shows no file (here the quickfix list) say so.
+  vim.cmd('copen')
+  local notified = {}
+  local notify = vim.notify
+  vim.notify = function(message) table.insert(notified, message) end
+  vim.cmd('CodeKeepRelated')
+  vim.cmd('CodeKeepRefs')
+  vim.wait(5000, function() return #notified >= 2 end, 20)  -- replies come asynchronously
+  vim.wait(200, function() return false end, 20)  -- and nothing more after them
+  vim.notify = notify
+  results.not_a_file = notified
 end
 
 local ok, err = xpcall(scenario, debug.traceback)

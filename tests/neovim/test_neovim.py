@@ -92,3 +92,5 @@ def test_neovim_session(tmp_path: Path) -> None:
     assert results["quickfix"]["lnum"] == 6 and results["quickfix"]["text"] == "class Circle"
     assert results["search_first"] == "def total_area(shapes)"
     assert "Circle" in results["map"]
+    not_a_file = "CodeKeep: the current window shows no file of the project"
+    assert results["not_a_file"] == [not_a_file, not_a_file]

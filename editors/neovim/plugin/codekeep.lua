@@ -71,7 +71,13 @@ function M.show(title, items)
   end
 end
 
+--- The cursor as {uri, position}; nil (and says so) in a window that shows no file,
+--- such as the quickfix list, where the server could only answer "file:// has no line 0".
 local function cursor_params(client)
+  if vim.bo.buftype ~= '' or vim.api.nvim_buf_get_name(0) == '' then
+    vim.notify('CodeKeep: the current window shows no file of the project', vim.log.levels.WARN)
+    return nil
+  end
   local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
   return { uri = params.textDocument.uri, position = params.position }
 end
@@ -94,7 +100,10 @@ function M.refs(name)
   if not client then
     return
   end
-  M.references((name and name ~= '') and { name = name } or cursor_params(client))
+  local params = (name and name ~= '') and { name = name } or cursor_params(client)
+  if params then
+    M.references(params)
+  end
 end
 
 -- Clicking a "N references" code lens runs this in Neovim (not on the server), so the
@@ -108,7 +117,11 @@ function M.related()
   if not client then
     return
   end
-  M.request('codekeep/findRelated', cursor_params(client), function(result)
+  local params = cursor_params(client)
+  if not params then
+    return
+  end
+  M.request('codekeep/findRelated', params, function(result)
     local items = {}
     if result.symbol and result.symbol ~= vim.NIL then
       vim.list_extend(items, M.items({ result.symbol }, client, 'this: '))
