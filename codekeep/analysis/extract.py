@@ -199,6 +199,49 @@ def extract_window(
     return Window(overlapping, refs, imports)
 
 
+Point = tuple[int, int]
+# A symbol placed by renest: its qualified name (Container.name) and either a kept fact
+# or a fresh definition with its container and kind.
+_Placed = tuple[str, "SymbolFact | tuple[_Def, str | None, str]"]
+
+
+def _qualified(symbol: SymbolFact) -> str:
+    return f"{symbol.container}.{symbol.name}" if symbol.container else symbol.name
+
+
+def _around(
+    kept: list[SymbolFact], fresh: list[_Def]
+) -> tuple[list[SymbolFact], list[SymbolFact], list[SymbolFact]]:
+    """Kept symbols before, among and after the fresh definitions' extent.
+
+    Only those among them can be enclosed by or enclose a fresh definition, so only
+    they need nesting again. A kept symbol straddling an edge of that extent (which a
+    well-nested file does not have) puts everything among them: nested as a whole.
+    """
+    if not fresh:
+        return kept, [], []
+    low = min(d.node.start_point for d in fresh)
+    high = max(d.node.end_point for d in fresh)
+    low_at, high_at = (low[0], low[1]), (high[0], high[1])
+    before: list[SymbolFact] = []
+    among: list[SymbolFact] = []
+    after: list[SymbolFact] = []
+    for k in kept:
+        span = k.span
+        start = (span.line, span.col)
+        if start < low_at:
+            if (span.end_line, span.end_col) > low_at:
+                return [], kept, []
+            before.append(k)
+        elif start >= high_at:
+            after.append(k)
+        elif (span.end_line, span.end_col) > high_at:
+            return [], kept, []
+        else:
+            among.append(k)
+    return before, among, after
+
+
 def renest(
     spec: LanguageSpec, src: bytes, kept: list[SymbolFact], fresh: list[_Def]
 ) -> tuple[list[SymbolFact], list[_Def]] | None:
@@ -210,12 +253,62 @@ def renest(
     change, since the kept containers were named after them); None for a case this
     cannot reproduce exactly (a fresh impl block around kept functions, or a kept and a
     fresh definition on the very same range).
+
+    Only the kept symbols among the fresh ones are nested again (``kept`` is in source
+    order, so those before and after keep their places): a keystroke in a large file
+    costs what its neighbourhood costs, not a pass that sorts every symbol of the file.
     """
+    before, among, after = _around(kept, fresh)
+    nested = _nest_among(spec, among, fresh)
+    if nested is None:
+        return None
+    placed, encloses_kept = nested
+    # A kept symbol's number changes only if a symbol with its qualified name was
+    # placed among the fresh ones, or it had a number (an earlier namesake may be gone).
+    numbered = [k for part in (before, after) for k in part if "#" in k.qual]
+    affected = {qualified for qualified, _thing in placed} | set(map(_qualified, numbered))
+    affected_names = {k.name for k in numbered} | {
+        thing.name if isinstance(thing, SymbolFact) else thing[0].name for _q, thing in placed}
     positions = _Positions(src)
-    Key = tuple[int, int]
+    used: dict[str, int] = {}
+    symbols: list[SymbolFact] = []
+
+    def number(qualified: str) -> str:
+        count = used.get(qualified, 0) + 1
+        used[qualified] = count
+        return qualified if count == 1 else f"{qualified}#{count}"
+
+    def renumber(part: list[SymbolFact]) -> None:
+        for k in part:
+            if k.name in affected_names and (qualified := _qualified(k)) in affected:
+                qual = number(qualified)
+                symbols.append(k if k.qual == qual else k._replace(qual=qual))
+            else:
+                symbols.append(k)
+
+    renumber(before)
+    for qualified, thing in placed:
+        qual = number(qualified)
+        if isinstance(thing, SymbolFact):
+            symbols.append(thing if thing.qual == qual else thing._replace(qual=qual))
+        else:
+            d, container, kind = thing
+            symbols.append(SymbolFact(
+                qual, d.name, kind, container, signature_of(src, d.node, spec.body_fields),
+                positions.span(d.node), positions.span(d.name_node),
+            ))
+    renumber(after)
+    return symbols, encloses_kept
+
+
+def _nest_among(
+    spec: LanguageSpec, kept: list[SymbolFact], fresh: list[_Def]
+) -> tuple[list[_Placed], list[_Def]] | None:
+    """Containers for fresh definitions from whatever encloses them, in source order,
+    with the fresh definitions that enclose kept ones; None: see :func:`renest`."""
     # (start, end reversed, arrival, end, item): sorts as source order, outer first,
-    # without a key function (a Python call per symbol of the file on every edit).
-    entries: list[tuple[Key, Key, int, Key, SymbolFact | _Def]] = []
+    # without a key function (a Python call per symbol on every edit).
+    entries: list[tuple[Point, Point, int, Point, SymbolFact | _Def]] = []
     for k in kept:
         span = k.span
         entries.append(((span.line, span.col), (-span.end_line, -span.end_col), len(entries),
@@ -226,19 +319,21 @@ def renest(
         entries.append(((line, col), (-end_line, -end_col), len(entries), (end_line, end_col), d))
         fresh_ranges.add(((line, col), (end_line, end_col)))
     entries.sort()
-    stack: list[tuple[Key, Key, str, str, _Def | None]] = []
-    placed: list[tuple[str, SymbolFact | tuple[_Def, str | None, str]]] = []
+    stack: list[tuple[Point, Point, str, str, _Def | None]] = []
+    placed: list[_Placed] = []
     encloses_kept: list[_Def] = []
     for start, _reversed_end, _arrival, end, item in entries:
         while stack and (stack[-1][1] < end or (stack[-1][0], stack[-1][1]) == (start, end)):
             stack.pop()
         parent = stack[-1] if stack else None
         if isinstance(item, SymbolFact):
+            if (start, end) in fresh_ranges:
+                return None
             if parent is not None and parent[4] is not None:
                 if parent[3] == "impl":
                     return None
                 encloses_kept.append(parent[4])
-            qualified = f"{item.container}.{item.name}" if item.container else item.name
+            qualified = _qualified(item)
             stack.append((start, end, qualified, item.kind, None))
             placed.append((qualified, item))
             continue
@@ -257,23 +352,7 @@ def renest(
         stack.append((start, end, qualified, kind, d))
         if kind != "impl":
             placed.append((qualified, (d, container, kind)))
-    if any((e[0], e[3]) in fresh_ranges for e in entries if isinstance(e[4], SymbolFact)):
-        return None
-    used: dict[str, int] = {}
-    symbols: list[SymbolFact] = []
-    for qualified, thing in placed:
-        count = used.get(qualified, 0) + 1
-        used[qualified] = count
-        qual = qualified if count == 1 else f"{qualified}#{count}"
-        if isinstance(thing, SymbolFact):
-            symbols.append(thing if thing.qual == qual else thing._replace(qual=qual))
-        else:
-            d, container, kind = thing
-            symbols.append(SymbolFact(
-                qual, d.name, kind, container, signature_of(src, d.node, spec.body_fields),
-                positions.span(d.node), positions.span(d.name_node),
-            ))
-    return symbols, encloses_kept
+    return placed, encloses_kept
 
 
 def _run(
