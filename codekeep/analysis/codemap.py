@@ -39,7 +39,7 @@ from codekeep.analysis.ranking import RepoRanker
 from codekeep.analysis.registry import LanguageRegistry, LanguageSpec, default_registry
 from codekeep.analysis.settings import IndexSettings
 from codekeep.analysis.store import IndexStore
-from codekeep.analysis.writer import FactWriter
+from codekeep.analysis.writer import FactWriter, differing
 from codekeep.common.workspace import resolve_root, state_dir
 
 INDEX_FILE = "index.db"
@@ -405,8 +405,9 @@ class CodeMap:
         build = build or bool(self._listeners)
         if not build and self._names is None:
             return changes
-        old = {s.qual: s for s in before.symbols}
-        new = {s.qual: s for s in after.symbols}
+        old_part, new_part = differing(before.symbols, after.symbols)
+        old = {s.qual: s for s in old_part}
+        new = {s.qual: s for s in new_part}
         gone, came = old.keys() - new.keys(), new.keys() - old.keys()
         if self._names is not None:
             for qual in gone:

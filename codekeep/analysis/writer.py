@@ -31,13 +31,14 @@ def _by_name(refs: Iterable[RefFact]) -> dict[str, list[RefFact]]:
     return groups
 
 
-def _differing(
+def differing(
     old: Sequence[SymbolFact], new: Sequence[SymbolFact]
 ) -> tuple[Sequence[SymbolFact], Sequence[SymbolFact]]:
     """The parts of two symbol lists between their common start and common end.
 
     A keystroke changes a few symbols in the middle and leaves the rest as the very
     same objects, so trimming by identity first spares hashing every symbol of the file.
+    Symbols only in one middle are the ones added or removed (ids are unique in a file).
     """
     limit = min(len(old), len(new))
     head = 0
@@ -68,7 +69,7 @@ class FactWriter:
             store.write_facts(file_id, after, fresh=True)
             return
         if before.symbols != after.symbols:
-            old_part, new_part = _differing(before.symbols, after.symbols)
+            old_part, new_part = differing(before.symbols, after.symbols)
             old_symbols = set(old_part)
             new_symbols = set(new_part)
             gone = old_symbols - new_symbols
