@@ -7,7 +7,8 @@ Pure decision logic (no I/O) so each transition is unit-testable. In order:
    same key, different value                                   -> SUPERSEDE
 3. same subject, opposite polarity ("use pnpm" / "don't ...")  -> SUPERSEDE
    (2 and 3 become SKIP when an *inferred* candidate would replace a *user-stated*
-   memory: user-stated beats inferred)
+   memory: user-stated beats inferred; a negation of a preference that MEMORY.md
+   states is a SKIP naming the file, since the file is where the user changes it)
 4. candidate's tokens all inside a live memory's tokens        -> SKIP (nothing new)
 5. similarity ≥ 0.85 (same polarity)                           -> UPDATE
    (REINFORCE instead when an inferred candidate meets a user-stated memory:
@@ -25,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from codekeep.memory.model import USER_SOURCES
+from codekeep.memory.model import MARKDOWN_SOURCE, USER_SOURCES
 from codekeep.memory.text import Analysed, analyse, jaccard, same_subject
 
 
@@ -37,6 +38,8 @@ class Candidate:
     content: str
     fingerprint: str
     source: str
+    # (key, value) of the catalog preference a negated statement denies, if any
+    negates: tuple[str, str] | None = None
 
     @property
     def analysed(self) -> Analysed:
@@ -98,6 +101,24 @@ def decide(
                 memory.id,
                 f"{candidate.key} changed from {memory.value!r} to {candidate.value!r}",
             )
+
+    if candidate.negates:
+        key, value = candidate.negates
+        for memory in live:
+            if memory.key != key or (memory.value or "").lower() != value.lower():
+                continue
+            if memory.source == MARKDOWN_SOURCE:
+                return Decision(
+                    "SKIP",
+                    memory.id,
+                    f"contradicts the MEMORY.md preference {key}: {memory.value}; "
+                    "change it in .codekeep/MEMORY.md",
+                )
+            if _user_beats_inferred(candidate, memory):
+                return Decision(
+                    "SKIP", memory.id, "contradicts a user-stated memory; user-stated wins"
+                )
+            return Decision("SUPERSEDE", memory.id, f"{key} is no longer {memory.value!r}")
 
     new = candidate.analysed
     same_kind = [m for m in live if m.kind == candidate.kind]

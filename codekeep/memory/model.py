@@ -19,7 +19,9 @@ LONG_TERM_KINDS = ("fact", "insight", "preference", "soft_preference", "note", "
 # Statuses a recall may return: everything else is history kept for audit.
 RECALLABLE_STATUSES = ("active", "confirmed_resolved")
 # Sources that mean "the user said so" (they beat inferred ones).
-USER_SOURCES = ("user", "user_markdown", "explicit_command")
+# Preferences and notes that came from .codekeep/MEMORY.md; a re-sync owns exactly these.
+MARKDOWN_SOURCE = "user_markdown"
+USER_SOURCES = ("user", MARKDOWN_SOURCE, "explicit_command")
 
 # Sources whose facts are *observations* until they recur (implicit extraction, seed 004 §3.3).
 OBSERVING_SOURCES = ("summary", "automatic", "automatic_rule", "automatic_llm")

@@ -207,6 +207,7 @@ class MemoryService:
         task_id: str | None = None,
         ttl_days: float | None = None,
     ) -> WriteResult:
+        self.refresh_notes()  # a write is judged against what MEMORY.md says now
         writer = self.writer(kind=kind, scope=scope, source=source, task_id=task_id)
         return writer.remember(
             content,

@@ -189,6 +189,17 @@ def similarity(a: str, b: str) -> float:
     return jaccard(analyse(a).token_set, analyse(b).token_set)
 
 
+def positive_form(text: str) -> str:
+    """The statement with its English negation removed ("don't use pnpm" -> "use pnpm").
+
+    Lets a negated sentence be matched against the catalog rules that recognise the
+    positive one, so "never use pnpm" is known to talk about ``package_manager``.
+    """
+    lowered = _NEGATION_PHRASES.sub(" ", normalise_whitespace(text).lower())
+    kept = [word for word in lowered.split() if word not in _NEGATIONS_EN]
+    return " ".join(kept)
+
+
 def same_subject(a: Analysed, b: Analysed) -> bool:
     """True when two statements talk about the same thing (negation conflict test).
 

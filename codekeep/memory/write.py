@@ -22,7 +22,14 @@ from codekeep.memory.evidence import EvidenceVerifier, evidence_items
 from codekeep.memory.model import KINDS, OBSERVING_SOURCES, Memory, MemoryInputError, WriteResult
 from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryStore
-from codekeep.memory.text import STOP_WORDS, analyse, canonical_content, fingerprint, raw_tokens
+from codekeep.memory.text import (
+    STOP_WORDS,
+    analyse,
+    canonical_content,
+    fingerprint,
+    positive_form,
+    raw_tokens,
+)
 
 LIVE_STATUSES = ("active", "observed", "confirmed_resolved")
 MAX_CONTENT_CHARS = 8_000
@@ -170,7 +177,14 @@ class WritePath:
             if req.kind == "case"
             else fingerprint(req.kind, req.key, req.value, req.content)
         )
-        candidate = Candidate(req.kind, req.key, req.value, req.content, fp, req.source)
+        negates = (
+            self.catalog.infer(positive_form(req.content))
+            if req.kind == "fact" and not req.key and analyse(req.content).negated
+            else None
+        )
+        candidate = Candidate(
+            req.kind, req.key, req.value, req.content, fp, req.source, negates
+        )
         store = self._stores(scope)
         with store.transaction():
             live, forgotten = self._neighbours(store, scope, candidate)
@@ -190,11 +204,12 @@ class WritePath:
         self, store: MemoryStore, scope: str, candidate: Candidate
     ) -> tuple[list[Existing], list[Existing]]:
         ids = set(store.ids_where("fingerprint = ? AND scope = ?", (candidate.fingerprint, scope)))
-        if candidate.key:
+        key = candidate.key or (candidate.negates[0] if candidate.negates else None)
+        if key:
             ids.update(
                 store.ids_where(
                     "key = ? AND scope = ? AND status IN ('active','observed')",
-                    (candidate.key, scope),
+                    (key, scope),
                 )
             )
         probe = _neighbour_probe(store, candidate.content)

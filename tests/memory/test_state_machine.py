@@ -261,3 +261,23 @@ def test_neighbours_are_found_among_many_memories_sharing_common_words(
         "the service client never handles request timeouts with exponential backoff and jitter"
     )
     assert negated.action == "SUPERSEDE" and negated.previous_id == target.id
+
+
+def test_negating_a_memory_md_preference_is_skipped_and_names_the_file(
+    service: MemoryService,
+) -> None:
+    service.notes_path.parent.mkdir(parents=True, exist_ok=True)
+    service.notes_path.write_text("## Preferences\n\n- package_manager: pnpm\n", encoding="utf-8")
+    assert service.remember("we use pnpm").action == "REINFORCE"
+    denied = service.remember("don't use pnpm")
+    assert denied.action == "SKIP"
+    assert "MEMORY.md" in (denied.reason or "") and "package_manager: pnpm" in (denied.reason or "")
+    assert service.preferences()["package_manager"] == "pnpm"
+    assert not [m for m in service.list() if "pnpm" in m.content and m.kind == "fact"]
+
+
+def test_negating_a_remembered_preference_supersedes_it(service: MemoryService) -> None:
+    stated = service.remember("package_manager: pnpm", kind="preference")
+    denied = service.remember("never use pnpm")
+    assert denied.action == "SUPERSEDE" and denied.previous_id == stated.id
+    assert service.preferences()["package_manager"] == "auto"  # back to the default
