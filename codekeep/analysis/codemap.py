@@ -19,7 +19,12 @@ from pathlib import Path
 from codekeep.analysis import queries
 from codekeep.analysis.documents import Document
 from codekeep.analysis.encoding import decode_facts, symbol_fact
-from codekeep.analysis.errors import DocumentNotOpenError, UnknownPathError
+from codekeep.analysis.errors import (
+    DocumentNotOpenError,
+    InvalidLimitError,
+    LineOutOfRangeError,
+    UnknownPathError,
+)
 from codekeep.analysis.extract import EMPTY_FACTS, FileFacts
 from codekeep.analysis.fuzzy import NameIndex
 from codekeep.analysis.fuzzy import score as fuzzy_score
@@ -51,6 +56,19 @@ Listener = Callable[[ChangeSet], None]
 
 def _import_keys(facts: FileFacts) -> list[tuple[str, str | None, str | None]]:
     return [(i.module, i.name, i.alias) for i in facts.imports]
+
+
+def check_limit(limit: int | None) -> None:
+    """The one limit rule of every query: ``None`` = no limit, a positive int = at most
+    that many, anything else is refused (never silently read as "all" or "none")."""
+    if limit is not None and (isinstance(limit, bool) or limit < 1):
+        raise InvalidLimitError(
+            f"limit must be a positive number (or None for no limit), got {limit!r}")
+
+
+def line_count(text: bytes) -> int:
+    """Lines as an editor numbers them (a final newline does not start another)."""
+    return text.count(b"\n") + (0 if text.endswith(b"\n") or not text else 1)
 
 
 class CodeMap:
@@ -175,6 +193,7 @@ class CodeMap:
     # ---- queries ---------------------------------------------------------------
     def find_symbol(self, name: str, kind: str | None = None,
                     limit: int | None = None) -> list[Symbol]:
+        check_limit(limit)
         with self._lock:
             return queries.find_symbol(self._store, name.strip(), kind, limit)
 
@@ -185,7 +204,9 @@ class CodeMap:
 
     def find_references(self, *, symbol_id: str | None = None, name: str | None = None,
                         limit: int | None = None) -> tuple[list[Reference], int]:
-        """Every use, resolved (followed through imports/scope) first, then name-only."""
+        """Every use, resolved (followed through imports/scope) first, then name-only,
+        with the total count of uses (``limit`` caps only the list)."""
+        check_limit(limit)
         with self._lock:
             target = queries.symbol_by_id(self._store, symbol_id) if symbol_id else None
             if symbol_id and target is None:
@@ -194,12 +215,26 @@ class CodeMap:
                                            name=name, limit=limit)
 
     def find_related(self, path: str, line: int) -> Related:
+        """The symbol around ``line`` (0-based) and its neighbourhood.
+
+        Raises UnknownPathError for a file the index does not hold and
+        LineOutOfRangeError for a line the file does not have (an empty answer would
+        look like "nothing related" when the question itself was wrong).
+        """
         with self._lock:
             self._require_file(path)
-            return queries.find_related(self._store, self._graph, path, line)
+            related = queries.find_related(self._store, self._graph, path, line)
+            if related.symbol is None:  # a line inside a symbol exists: no need to count
+                lines = line_count(self.document_text(path) or b"")
+                if not 0 <= line < lines:
+                    raise LineOutOfRangeError(
+                        f"{path} has no line {line + 1} (it has {lines})")
+            return related
 
-    def search_symbols(self, query: str, limit: int = 50) -> list[tuple[Symbol, float]]:
+    def search_symbols(self, query: str,
+                       limit: int | None = 50) -> list[tuple[Symbol, float]]:
         """Fuzzy search, best first; ``Cont.nam`` also matches the container fuzzily."""
+        check_limit(limit)
         container_query, _dot, name_query = query.strip().rpartition(".")
         with self._lock:
             results: list[tuple[Symbol, float]] = []
@@ -208,9 +243,10 @@ class CodeMap:
                     symbols = [s for s in self._store.symbols_named(name)
                                if s.container and fuzzy_score(container_query, s.container)]
                 else:
-                    symbols = self._store.symbols_named(name, limit=limit - len(results))
+                    left = None if limit is None else limit - len(results)
+                    symbols = self._store.symbols_named(name, limit=left)
                 results += [(s, round(score, 4)) for s in symbols]
-                if len(results) >= limit:
+                if limit is not None and len(results) >= limit:
                     break
             return results[:limit]
 
@@ -234,13 +270,22 @@ class CodeMap:
             return queries.reference_at(self._store, self._graph, path, line, byte_col)
 
     def repo_map(self, token_budget: int = 1024, focus: Sequence[str] = ()) -> RepoMap:
+        """The ranked outline; every ``focus`` path must be indexed (UnknownPathError
+        names the ones that are not: a typo must not quietly unfocus the map)."""
         with self._lock:
+            unknown = sorted({path for path in focus if not self._is_indexed(path)})
+            if unknown:
+                raise UnknownPathError("not in the index: " + ", ".join(unknown))
             return self._ranker.render(token_budget, focus)
 
     def files(self) -> list[str]:
         """Indexed workspace-relative paths."""
         with self._lock:
             return sorted(p for p, row in self._store.files().items() if row.status == "indexed")
+
+    def _is_indexed(self, path: str) -> bool:
+        row = self._store.file(path)
+        return row is not None and row.status == "indexed"
 
     def _require_file(self, path: str) -> None:
         if self._store.file(path) is None:

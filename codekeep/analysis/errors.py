@@ -19,3 +19,13 @@ class DocumentNotOpenError(CodeMapError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class InvalidLimitError(CodeMapError, ValueError):
+    """A result limit below 1: ``None`` means no limit, so 0 or -1 is always a mistake
+    (0 would claim "nothing found", -1 meant "unbounded" in one method and "none" in
+    another before this rule)."""
+
+
+class LineOutOfRangeError(CodeMapError, IndexError):
+    """A line the file does not have (the message counts lines from 1, as people do)."""

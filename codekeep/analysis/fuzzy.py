@@ -174,8 +174,8 @@ class NameIndex:
                 found[match.group(0)] = None
         return list(found)
 
-    def search(self, query: str, limit: int) -> list[tuple[str, float]]:
-        """Best-first (name, score) pairs."""
+    def search(self, query: str, limit: int | None) -> list[tuple[str, float]]:
+        """Best-first (name, score) pairs (``limit`` None: every match)."""
         q = query.strip().lower()
         if not q or not self._counts:
             return []
@@ -190,7 +190,8 @@ class NameIndex:
                 value = score(query.strip(), name)
                 if value is not None:
                     scored.append((name, value))
-        if len(scored) < min(limit, TYPO_PASS_BELOW) and len(q) >= 3:
+        wanted = TYPO_PASS_BELOW if limit is None else min(limit, TYPO_PASS_BELOW)
+        if len(scored) < wanted and len(q) >= 3:
             have = {name for name, _ in scored}
             for lower in self._typo_candidates(q):
                 for name in self._originals[lower]:

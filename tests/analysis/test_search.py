@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.analysis import CodeMap
+from codekeep.analysis.errors import InvalidLimitError
 from codekeep.analysis.fuzzy import NameIndex, score, word_starts
 from tests.analysis.conftest import WriteFiles
 
@@ -108,5 +109,7 @@ def test_find_symbol_limit_keeps_the_order_for_names_defined_in_many_files(
     for limit in (1, 3, 7, 20, 66, 100):
         assert codemap.find_symbol("__init__", limit=limit) == everything[:limit]
         assert codemap.find_symbol("__init__", kind="method", limit=limit) == methods[:limit]
-    assert codemap.find_symbol("__init__", limit=0) == []
-    assert codemap.find_symbol("__init__", limit=-1) == everything  # as SQL reads LIMIT -1
+    assert codemap.find_symbol("__init__", limit=None) == everything
+    for bad in (0, -1):  # one rule for every query: None is "no limit", below 1 an error
+        with pytest.raises(InvalidLimitError, match="limit must be a positive number"):
+            codemap.find_symbol("__init__", limit=bad)

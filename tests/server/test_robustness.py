@@ -74,6 +74,11 @@ async def assert_alive(client: LanguageClient) -> None:
         ("codekeep/repoMap", {"tokens": 0}, "'tokens' must be at least 1"),
         ("codekeep/repoMap", {"focus": "file:///a.py"}, "'focus' must be a list of strings"),
         ("codekeep/searchSymbols", {"query": ""}, "'query' must be a non-empty string"),
+        # One limit rule for every query: absent = the default, below 1 = an error.
+        ("codekeep/findSymbol", {"name": "x", "limit": 0}, "'limit' must be at least 1"),
+        ("codekeep/findReferences", {"name": "x", "limit": 0}, "'limit' must be at least 1"),
+        ("codekeep/searchSymbols", {"query": "x", "limit": 0}, "'limit' must be at least 1"),
+        ("codekeep/searchSymbols", {"query": "x", "limit": -1}, "'limit' must be at least 1"),
     ],
 )
 async def test_malformed_params_get_invalid_params(
@@ -133,6 +138,34 @@ async def test_positions_past_the_end(client: LanguageClient, project: Path) -> 
         )
     )
     assert definition is None
+    await assert_alive(client)
+
+
+async def test_unknown_focus_files_and_lines_past_the_end_have_a_reason(
+    client: LanguageClient, project: Path, tmp_path: Path
+) -> None:
+    empty_map = {"text": "", "tokens": 0, "files": []}
+    for uri, reason in (
+        (path_to_uri(project / "pkg" / "nope.py"), "focus: not in the index: pkg/nope.py"),
+        (path_to_uri(project / "notes.txt"), "focus: not in the index: notes.txt"),
+        (
+            path_to_uri(tmp_path / "elsewhere.py"),
+            f"focus: {path_to_uri(tmp_path / 'elsewhere.py')} is not inside any workspace folder",
+        ),
+    ):
+        result = await request(client, "codekeep/repoMap", {"focus": [uri]})
+        assert result == {**empty_map, "reason": reason}
+    focused = await request(
+        client, "codekeep/repoMap", {"focus": [path_to_uri(project / "pkg" / "app.py")]}
+    )
+    assert "reason" not in focused and "pkg/app.py" in focused["files"]
+    related = await request(
+        client,
+        "codekeep/findRelated",
+        {"uri": path_to_uri(project / "pkg" / "app.py"), "position": {"line": 997, "character": 0}},
+    )
+    assert related["symbol"] is None and related["calls"] == []
+    assert related["reason"].startswith("pkg/app.py has no line 998 (it has ")
     await assert_alive(client)
 
 

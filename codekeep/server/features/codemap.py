@@ -2,9 +2,10 @@
 command): findSymbol, findReferences, findRelated, searchSymbols, repoMap, indexStatus.
 
 Multi-root: name-based queries ask every folder and merge; results carry URIs.
-Positions are LSP positions in the negotiated encoding. A URI outside every folder or
-a position past the end of a document gives an empty result with a ``reason``;
-malformed params give a JSON-RPC InvalidParams error.
+Positions are LSP positions in the negotiated encoding. A URI outside every folder, a
+file the index does not hold (also as a ``repoMap`` focus) or a line past the end of a
+document gives an empty result with a ``reason``; malformed params, including a
+``limit`` below 1 (absent means the default), give a JSON-RPC InvalidParams error.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def register(server: CodeKeepServer) -> None:
 
     @custom_request(server, "findReferences")
     async def find_references(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        limit = p.optional_int(params, "limit", minimum=0, maximum=MAX_LIMIT)
+        limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT)
         encoding = ls.encoding
         symbol_id = p.optional_str(params, "symbolId")
         name = p.optional_str(params, "name")
@@ -127,7 +128,7 @@ def register(server: CodeKeepServer) -> None:
     @custom_request(server, "findRelated")
     async def find_related(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         uri = p.required_str(params, "uri")
-        line, character = p.position(params)
+        line, _character = p.position(params)  # validated; only the line matters here
         encoding = ls.encoding
         empty: dict[str, Any] = {"symbol": None, "calls": [], "calledBy": [], "related": []}
         located = ls.locate(uri)
@@ -136,11 +137,9 @@ def register(server: CodeKeepServer) -> None:
         handle, path = located
 
         def relate(services: WorkspaceServices) -> dict[str, Any]:
-            if cursor(services.codemap, path, line, character, encoding) is None:
-                return not_found(past_end(uri, line), **empty)
             try:
                 related = services.codemap.find_related(path, line)
-            except CodeMapError as error:  # e.g. a file the index does not hold
+            except CodeMapError as error:  # a file the index does not hold, a line past the end
                 return not_found(str(error), **empty)
             return related.to_json(handle.root, encoding)
 
@@ -166,22 +165,28 @@ def register(server: CodeKeepServer) -> None:
     async def repo_map(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         tokens = p.optional_int(params, "tokens", minimum=1, maximum=MAX_MAP_TOKENS)
         budget = tokens or DEFAULT_MAP_TOKENS
+        empty: dict[str, Any] = {"text": "", "tokens": 0, "files": []}
         focus: dict[WorkspaceHandle, list[str]] = {}
         for uri in p.optional_str_list(params, "focus"):
             located = ls.locate(uri)
             if located is None:
-                raise p.InvalidParams(f"focus: {outside(uri)}")
+                return not_found(f"focus: {outside(uri)}", **empty)
             focus.setdefault(located[0], []).append(located[1])
         handles = list(focus) or list(ls.workspaces)
         if not handles:
-            return not_found("no workspace folder is open", text="", tokens=0, files=[])
+            return not_found("no workspace folder is open", **empty)
         share = max(1, budget // len(handles))
-        maps = await asyncio.gather(
-            *(
-                handle.run(functools.partial(map_of, budget=share, focus=focus.get(handle, [])))
-                for handle in handles
+        try:
+            maps = await asyncio.gather(
+                *(
+                    handle.run(
+                        functools.partial(map_of, budget=share, focus=focus.get(handle, []))
+                    )
+                    for handle in handles
+                )
             )
-        )
+        except CodeMapError as error:  # a focus file the index does not hold
+            return not_found(f"focus: {error}", **empty)
         if len(handles) == 1:
             return maps[0].to_json()
         return {

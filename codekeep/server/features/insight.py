@@ -26,7 +26,8 @@ EAGER_LENS_SYMBOLS = 100
 
 
 def reference_count(services: WorkspaceServices, symbol: Symbol) -> int:
-    return services.codemap.find_references(symbol_id=symbol.id, limit=0)[1]
+    # The total counts every use; a limit of 1 decodes only the first file's uses.
+    return services.codemap.find_references(symbol_id=symbol.id, limit=1)[1]
 
 
 def plural(count: int, word: str) -> str:
