@@ -8,6 +8,7 @@ import gc
 import importlib
 import logging
 import pkgutil
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -64,6 +65,7 @@ class CodeKeepServer(LanguageServer):
         self.client_notifications: list[str] = []
         self.on_close: list[Any] = []  # callables run once before the workspaces close
         self._closed = False
+        self._stop_serving: Callable[[], None] = lambda: None  # set while start_tcp serves
 
     @property
     def encoding(self) -> Encoding:
@@ -168,6 +170,59 @@ class CodeKeepServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client on a TCP socket until it disconnects, ``exit`` or SIGTERM.
+
+        Unlike pygls' version, every way of stopping goes through one idempotent path:
+        a client that vanishes (even with a connection reset) is one warning line, and
+        a SIGTERM while the server is already stopping does nothing (it used to raise
+        SystemExit in the middle of the shutdown and print tracebacks).
+        """
+        self._stop_event = threading.Event()
+        main_thread = threading.current_thread() is threading.main_thread()
+        if main_thread:
+            signal.signal(signal.SIGTERM, lambda _signum, _frame: self._stop_serving())
+        try:
+            asyncio.run(self._serve_tcp(host, port))
+        finally:
+            if main_thread:  # already stopping: a SIGTERM from now on has nothing to add
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            self.shutdown()
+
+    async def _serve_tcp(self, host: str, port: int) -> None:
+        loop = asyncio.get_running_loop()
+        stopped = asyncio.Event()
+        connections: set[asyncio.StreamWriter] = set()
+
+        def stop() -> None:  # from a signal handler too: hand it to the loop
+            with contextlib.suppress(RuntimeError):  # the loop closed since
+                loop.call_soon_threadsafe(stopped.set)
+
+        self._stop_serving = stop
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            connections.add(writer)
+            self.protocol.set_writer(writer)
+            assert self._stop_event is not None
+            try:
+                await run_async(stop_event=self._stop_event, reader=reader,
+                                protocol=self.protocol, logger=logger,
+                                error_handler=self.report_server_error)
+            except (ConnectionError, asyncio.IncompleteReadError) as error:
+                logger.warning("the client connection ended: %s", error)
+            finally:
+                connections.discard(writer)
+                stopped.set()  # one client per server, as with stdio
+
+        server = await asyncio.start_server(connection, host, port)
+        logger.info("Serving on %s:%s", host, port)
+        async with server:
+            await stopped.wait()
+            for writer in list(connections):  # the reader sees end of file and returns
+                writer.close()
+            while connections:
+                await asyncio.sleep(0.01)
 
     def shutdown(self) -> None:
         self.close_workspaces()

@@ -4,11 +4,13 @@ params of custom methods kept as plain JSON.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 import cattrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -20,6 +22,8 @@ from pygls.protocol import (
 
 if TYPE_CHECKING:
     from codekeep.server.app import CodeKeepServer
+
+logger = logging.getLogger(__name__)
 
 PREFERRED_ENCODINGS = (types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16)
 
@@ -55,6 +59,18 @@ class CodeKeepProtocol(LanguageServerProtocol):
     ``capabilities.experimental.codekeep`` so clients can discover them."""
 
     _server: CodeKeepServer
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """A request with bad params is the client's mistake, answered with
+        InvalidParams: one warning line in the log, not pygls' traceback plus an error
+        (tracebacks stay for genuine failures inside a handler)."""
+        error = None if future.cancelled() else future.exception()
+        if not isinstance(error, JsonRpcInvalidParams):
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        self._request_futures.pop(msg_id, None)
+        logger.warning("request %s refused: %s", msg_id, error.message)
+        self._send_response(msg_id, error=error.to_response_error())
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
