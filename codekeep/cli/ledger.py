@@ -105,10 +105,10 @@ def _report(ledger: Ledger, args: argparse.Namespace) -> int:
     since = parse_since(args.since, time.time()) if args.since else None
     report = ledger.report(task_id=args.task, since=since, group_by=args.by, top_files=args.top)
     if args.json:
-        emit_json(report)
-    else:
+        emit_json(report)  # with the reason, for scripts that read stdout only
+    elif "reason" not in report:
         print(render_text(report))
-    return 0
+    return fail(report["reason"]) if "reason" in report else 0
 
 
 def _record(ledger: Ledger, args: argparse.Namespace) -> int:

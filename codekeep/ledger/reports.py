@@ -8,7 +8,11 @@ JSON shape (CLI ``--json`` and ``codekeep/ledger/report``)::
      "byFile": [{"path", "calls", "tokens", "costUsd", "share"}],  # % of attributed tokens
      "total":  {"calls", "inputTokens", "outputTokens", "cachedTokens", "reasoningTokens",
                 "tokens", "costUsd"},
-     "budget": {"task": {...} | null, "daily": {...} | null}}
+     "budget": {"task": {...} | null, "daily": {...} | null},
+     "reason": "no calls recorded for task T"}    # only for a task without calls
+
+A report of a task with no calls carries a ``reason``: an empty table would read as
+"this task was free" when the task id is most likely a typo.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ def build_report(*, group_by: str, since: datetime | None, task_id: str | None,
                  rows: Sequence[Totals], by_file: Sequence[Totals], total: Totals | None,
                  file_total: int, budget: dict[str, Any]) -> dict[str, Any]:
     total_tokens = total.tokens if total else 0
-    return {
+    report = {
         "groupBy": group_by,
         "since": since.isoformat() if since else None,
         "taskId": task_id,
@@ -46,6 +50,10 @@ def build_report(*, group_by: str, since: datetime | None, task_id: str | None,
         },
         "budget": budget,
     }
+    if task_id is not None and not (total and total.calls):
+        window = f" since {since.isoformat()}" if since else ""
+        report["reason"] = f"no calls recorded for task {task_id}{window}"
+    return report
 
 
 def _row_json(row: Totals, denominator: int) -> dict[str, Any]:

@@ -115,3 +115,26 @@ def test_a_damaged_database_is_a_clear_error_and_is_left_alone(
     assert run(tmp_path, "report") == 1
     assert "cannot open the ledger database" in capsys.readouterr().err
     assert database.read_bytes() == b"this is not sqlite" * 100
+
+
+def test_report_of_a_task_without_calls_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(tmp_path, "record", "--task", "T", "--type", "read_code", "--model", "gpt-4o",
+               "--input", "1000", "--output", "20") == 0
+    capsys.readouterr()
+    assert run(tmp_path, "report", "--task", "nosuchtask") == 1
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "codekeep: no calls recorded for task nosuchtask\n")
+    # --json: the same exit status and message; stdout still holds the (empty) report.
+    assert run(tmp_path, "report", "--task", "nosuchtask", "--json") == 1
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["rows"] == [] and report["total"]["calls"] == 0
+    assert report["reason"] == "no calls recorded for task nosuchtask"
+    assert err == "codekeep: no calls recorded for task nosuchtask\n"
+    # A task with calls, and the whole ledger, are not affected.
+    for argv in (["--task", "T"], []):
+        assert run(tmp_path, "report", *argv, "--json") == 0
+        out, err = capsys.readouterr()
+        assert "reason" not in json.loads(out) and json.loads(out)["total"]["calls"] == 1
+        assert err == ""

@@ -115,7 +115,10 @@ async def test_report_and_code_lens_show_attributed_tokens(
         ("pkg/app.py", 3_000),
     ]
     assert report["total"]["tokens"] == 13_600
-    assert "read_code.files" in report["text"]
+    assert "read_code.files" in report["text"] and "reason" not in report
+    unknown = await request(client, "codekeep/ledger/report", {"taskId": "nosuchtask"})
+    assert (unknown["rows"], unknown["byFile"], unknown["total"]["calls"]) == ([], [], 0)
+    assert unknown["reason"] == "no calls recorded for task nosuchtask"
 
     lenses = await request(
         client,
