@@ -17,6 +17,7 @@ from codekeep.analysis.extract import (
     Span,
     SymbolFact,
     _Def,
+    edge_keys,
     extract,
     extract_uses,
     extract_window,
@@ -111,22 +112,23 @@ class Document:
             new_end_point = (start_point[0] + newlines, len(inserted) - inserted.rfind(b"\n") - 1)
         else:
             new_end_point = (start_point[0], start_point[1] + len(inserted))
-        old_tree = self.tree
-        old_tree.edit(
+        before = _Before(self.tree, self.data, new_end_byte - old_end_byte)
+        edited = self.tree.copy()
+        edited.edit(
             start_byte=start_byte, old_end_byte=old_end_byte, new_end_byte=new_end_byte,
             start_point=start_point, old_end_point=old_end_point, new_end_point=new_end_point,
         )
-        self.tree = parser_for(self.spec).parse(data, old_tree)
+        self.tree = parser_for(self.spec).parse(data, edited)
         self.data = data
         self._shift_lines(start_point[0], old_end_point[0], start_byte, inserted,
-                          new_end_byte - old_end_byte)
+                          before.byte_delta)
         edit = _Edit(old_end_point, new_end_point, data, self.line_starts)
-        changed = old_tree.changed_ranges(self.tree)
+        changed = edited.changed_ranges(self.tree)
         lo = min([start_byte] + [r.start_byte for r in changed])
         hi = max([new_end_byte] + [r.end_byte for r in changed])
         spliced = self._splice(lo, hi, edit)
         if spliced is None and (hi - lo) < len(data) * WINDOW_MAX_SHARE:
-            spliced = self._splice_window(lo, hi, edit)
+            spliced = self._splice_window(lo, hi, edit, before)
         self.facts = spliced if spliced is not None else extract(self.spec, data, self.tree)
 
     def _local_body(self, lo: int, hi: int) -> tuple[ts.Node, ts.Node] | None:
@@ -179,7 +181,9 @@ class Document:
         )
         return FileFacts(symbols, tuple(kept_refs + refs + moved_refs), tuple(spliced_imports))
 
-    def _splice_window(self, lo: int, hi: int, edit: _Edit) -> FileFacts | None:
+    def _splice_window(
+        self, lo: int, hi: int, edit: _Edit, before: _Before
+    ) -> FileFacts | None:
         """New facts from old ones plus the changed lines re-extracted; None: extract all.
 
         For changes outside function bodies (a signature, a class body, module level):
@@ -198,7 +202,7 @@ class Document:
         end = (self.line_starts[last_row + 1] if last_row + 1 < len(self.line_starts)
                else len(self.data))
         window = extract_window(self.spec, self.data, self.tree, start, end)
-        if window is None:
+        if window is None or not before.same_edges(self.spec, self.data, self.tree, start, end):
             return None
         old = self.facts
         fresh_names = {(tuple(d.name_node.start_point), d.name) for d in window.definitions}
@@ -285,6 +289,24 @@ class Document:
         new_starts = [start_byte + i + 1 for i, b in enumerate(inserted) if b == 10]
         tail = [s + delta for s in self.line_starts[last + 1:]]
         self.line_starts[first + 1:] = new_starts + tail
+
+
+class _Before:
+    """The buffer as it was before an edit (the edit goes to a shallow copy of the tree,
+    so this one keeps the old positions): what a window's edges looked like then."""
+
+    def __init__(self, tree: ts.Tree, data: bytes, byte_delta: int):
+        self.tree = tree
+        self.data = data
+        self.byte_delta = byte_delta
+
+    def same_edges(
+        self, spec: LanguageSpec, data: bytes, tree: ts.Tree, start: int, end: int
+    ) -> bool:
+        """Do the nodes crossing the window ``start..end`` (new text) read as before?"""
+        old_end = end - self.byte_delta
+        return edge_keys(spec, self.data, self.tree, start, old_end, self.byte_delta) == (
+            edge_keys(spec, data, tree, start, end))
 
 
 class _Edit:

@@ -8,6 +8,7 @@ are 0-based lines with UTF-8 byte columns plus UTF-16 columns (equal on ASCII te
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 import tree_sitter as ts
@@ -197,6 +198,78 @@ def extract_window(
         return None
     overlapping = [d for d in defs if d.end > start and d.start < end]
     return Window(overlapping, refs, imports)
+
+
+def edge_keys(
+    spec: LanguageSpec, src: bytes, tree: ts.Tree, start: int, end: int, shift: int = 0
+) -> set[tuple[object, ...]]:
+    """What the query sees at the nodes crossing an edge of bytes ``start..end``.
+
+    A fact kept from outside a re-extracted window can change meaning only through a
+    node lying partly inside the window: a definition around it (its container and
+    kind), a local scope around it (whether it is indexed at all), a pattern rooted
+    there (a use's kind, an import statement). Tree-sitter reuses a subtree under a new
+    parent without reporting it changed (breaking ``impl X {`` leaves its functions at
+    the top level), so comparing these keys before and after an edit is what tells
+    whether keeping is exact. Positions after the window move by ``shift`` (old text to
+    new); positions and names inside the window are None: re-extracted anyway.
+    """
+    def at_start(offset: int) -> int | None:
+        return offset if offset < start else offset + shift if offset >= end else None
+
+    def at_end(offset: int) -> int | None:
+        return offset if offset <= start else offset + shift if offset > end else None
+
+    keys: set[tuple[object, ...]] = set()
+    seen: set[int] = set()
+    root = tree.root_node
+    cursor = ts.QueryCursor(spec.query)
+    cursor.set_max_start_depth(0)
+    for edge in (start, end):
+        if not 0 < edge < len(src):
+            continue
+        node: ts.Node | None = root.descendant_for_byte_range(edge - 1, edge + 1)
+        while node is not None and node.id not in seen:
+            seen.add(node.id)
+            if node.type in spec.local_scopes:
+                keys.add(("scope", node.type, at_start(node.start_byte), at_end(node.end_byte)))
+            for _pattern, captures in cursor.matches(node):
+                key = _edge_key(spec, src, captures, at_start, at_end)
+                if key is not None:
+                    keys.add(key)
+            node = node.parent
+    return keys
+
+
+def _edge_key(
+    spec: LanguageSpec, src: bytes, captures: dict[str, list[ts.Node]],
+    at_start: Callable[[int], int | None], at_end: Callable[[int], int | None],
+) -> tuple[object, ...] | None:
+    """One match at a crossing node, as :func:`edge_keys` compares it (None: nothing
+    outside the window depends on it)."""
+    info = _classify(captures)
+    if info is None:
+        return None
+    family, role = info
+    if family == _IMPORT:
+        statement = captures["import"][0]
+        return ("import", at_start(statement.start_byte), at_end(statement.end_byte))
+    names = captures.get("name")
+    if not names:
+        return None
+    name_node = names[0]
+    name_at = at_start(name_node.start_byte)
+    name = _name(src, name_node) if name_at is not None else None
+    if family == _REFERENCE:
+        return None if name_at is None else ("ref", role, name_at, name)
+    node = captures[role][0]
+    node_at, node_end = at_start(node.start_byte), at_end(node.end_byte)
+    if (node_at is None and node_end is None) or _is_local(node, spec.local_scopes):
+        return None
+    explicit = captures.get("container.name")
+    container = (_text(src, explicit[0]) if explicit and at_start(explicit[0].start_byte)
+                 is not None else None)
+    return ("def", role, node_at, node_end, name_at, name, container)
 
 
 Point = tuple[int, int]

@@ -41,15 +41,50 @@ SOURCES = sorted(
 )
 
 
-@pytest.mark.parametrize("source", SOURCES)
-def test_incremental_facts_equal_a_full_reparse(source: str) -> None:
-    """Both splices (inside a function body; a window of changed lines) and the full
-    re-extraction must agree exactly, edit after edit, in every language."""
+def _golden_document(source: str, copies: int = 1) -> Document:
     path = GOLDEN / source
     spec = default_registry().for_path(path.name)
     assert spec is not None
-    document = Document.parse(spec, path.read_bytes())
-    _random_edits(document, random.Random(source), 120)
+    return Document.parse(spec, path.read_bytes() * copies)
+
+
+@pytest.mark.parametrize("copies", [1, 2], ids=["plain", "doubled"])
+@pytest.mark.parametrize("source", SOURCES)
+def test_incremental_facts_equal_a_full_reparse(source: str, copies: int) -> None:
+    """Both splices (inside a function body; a window of changed lines) and the full
+    re-extraction must agree exactly, edit after edit, in every language; the doubled
+    file has every name twice, so duplicate numbering (``#2``) is exercised too."""
+    seed = source if copies == 1 else f"{source}:1"
+    _random_edits(_golden_document(source, copies), random.Random(seed), 120)
+
+
+# Seeds a sweep found failing before the window compared its edges: each broke or
+# closed an enclosing definition (a Rust impl; in C, a `}` ending a nested enum early),
+# leaving kept members with a stale container.
+@pytest.mark.parametrize(("source", "seed", "copies"), [
+    ("rust/queue.rs", 9, 1), ("rust/queue.rs", 6, 2), ("rust/queue.rs", 11, 2),
+    ("c/ringbuf.c", 11, 1),
+])
+def test_seeds_that_once_diverged(source: str, seed: int, copies: int) -> None:
+    _random_edits(_golden_document(source, copies), random.Random(f"{source}:{seed}"), 120)
+
+
+@pytest.mark.parametrize(("source", "copies", "position", "removed", "typed"), [
+    # `impl JobQueue {` broken: its functions are free functions now, not methods
+    ("rust/queue.rs", 1, (46, 8), 1, "foo()"),
+    # the same in the second copy: the methods there were numbered `#2`
+    ("rust/queue.rs", 2, (146, 8), 1, "foo()"),
+])
+def test_an_edit_that_removes_an_encloser_updates_the_kept_members(
+    source: str, copies: int, position: tuple[int, int], removed: int, typed: str
+) -> None:
+    document = _golden_document(source, copies)
+    before = {s.qual for s in document.facts.symbols}
+    line, col = position
+    document.apply_edit((line, col), (line, col + removed), typed)
+    full = extract(document.spec, document.data, document.tree)
+    assert document.facts == full
+    assert {s.qual for s in full.symbols} != before  # the edit did re-home members
 
 
 def test_edits_update_queries_and_close_restores_the_disk(
