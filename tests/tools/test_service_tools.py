@@ -63,6 +63,22 @@ async def test_repo_map(services_kit: ToolKit) -> None:
     result = await services_kit.pipeline.execute("repo_map", {"tokens": 300}, ctx)
     assert result.ok and "src/app.py" in result.content
     assert result.data["tokens"] <= 300
+    unknown = await services_kit.pipeline.execute(
+        "repo_map", {"tokens": 300, "focus": ["src/nope.py"]}, ctx
+    )
+    assert not unknown.ok and unknown.rule == "not_indexed"
+    assert "src/nope.py" in unknown.content and "list_files" in unknown.content
+
+
+async def test_find_related_past_the_end_of_a_file_is_a_clear_error(
+    services_kit: ToolKit,
+) -> None:
+    ctx = services_kit.context("t", "explore")
+    result = await services_kit.pipeline.execute(
+        "find_related", {"path": "src/app.py", "line": 9999}, ctx
+    )
+    assert not result.ok and result.rule == "not_indexed"
+    assert "has no line 9999" in result.content
 
 
 async def test_remember_recall_forget(services_kit: ToolKit) -> None:

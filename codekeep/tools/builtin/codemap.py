@@ -6,7 +6,8 @@ the code map itself counts from 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from codekeep.analysis.errors import CodeMapError
@@ -97,6 +98,16 @@ async def find_references(
     return ToolOutput(data=data, files=list(grouped), query=symbol_id or name)
 
 
+@contextmanager
+def _as_tool_error() -> Iterator[None]:
+    """The code map's refusals (unknown path, line past the end) as errors the model can
+    act on, instead of a handler crash."""
+    try:
+        yield
+    except CodeMapError as exc:
+        raise ToolError(f"{exc}; check the path with list_files", rule="not_indexed") from None
+
+
 @tool(category="code_map", read_only=True, compression="text")
 async def find_related(
     ctx: ToolContext,
@@ -105,12 +116,8 @@ async def find_related(
 ) -> ToolOutput:
     """What surrounds a line of code: its enclosing symbol, what it calls, what calls
     it and closely related symbols."""
-    try:
+    with _as_tool_error():
         related = ctx.require_codemap().find_related(path, line - 1)
-    except CodeMapError as exc:
-        raise ToolError(
-            f"{exc}; index the file or check the path with list_files", rule="not_indexed"
-        ) from None
     groups = {
         "calls": [symbol_json(s) for s in related.calls],
         "called_by": [symbol_json(s) for s in related.called_by],
@@ -165,7 +172,8 @@ async def repo_map(
     within a token budget. Good first call to orient yourself."""
     for path in focus:
         ctx.guard.check(path, "read")
-    result = ctx.require_codemap().repo_map(token_budget, focus)
+    with _as_tool_error():
+        result = ctx.require_codemap().repo_map(token_budget, focus)
     return ToolOutput(
         data=result.to_json(),
         text=result.text or "(the code map is empty: nothing indexed yet)",
