@@ -4,7 +4,13 @@ Public entry point: :class:`CodeMap` (see ``codemap.py``); values in ``model.py`
 """
 
 from codekeep.analysis.codemap import CodeMap
-from codekeep.analysis.errors import CodeMapError, DocumentNotOpenError, UnknownPathError
+from codekeep.analysis.errors import (
+    CodeMapError,
+    DocumentNotOpenError,
+    InvalidLimitError,
+    LineOutOfRangeError,
+    UnknownPathError,
+)
 from codekeep.analysis.model import (
     ChangeSet,
     IndexStats,
@@ -26,6 +32,8 @@ __all__ = [
     "IndexSettings",
     "IndexStats",
     "IndexStatus",
+    "InvalidLimitError",
+    "LineOutOfRangeError",
     "Position",
     "Range",
     "Reference",
