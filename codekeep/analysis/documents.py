@@ -123,9 +123,10 @@ class Document:
         self._shift_lines(start_point[0], old_end_point[0], start_byte, inserted,
                           before.byte_delta)
         edit = _Edit(old_end_point, new_end_point, data, self.line_starts)
-        changed = edited.changed_ranges(self.tree)
-        lo = min([start_byte] + [r.start_byte for r in changed])
-        hi = max([new_end_byte] + [r.end_byte for r in changed])
+        changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(self.tree)]
+        changed += _recovered_differently(edited, self.tree)
+        lo = min([start_byte] + [r[0] for r in changed])
+        hi = max([new_end_byte] + [r[1] for r in changed])
         spliced = self._splice(lo, hi, edit)
         if spliced is None and (hi - lo) < len(data) * WINDOW_MAX_SHARE:
             spliced = self._splice_window(lo, hi, edit, before)
@@ -241,14 +242,19 @@ class Document:
     def _enclosers_unchanged(
         enclosers: list[_Def], old: tuple[SymbolFact, ...], new: list[SymbolFact], edit: _Edit
     ) -> bool:
-        """Kept members were named after these fresh definitions: did those stay the same?"""
-        before = {(s.name_span.line, s.name_span.col, s.name): s for s in old}
-        by_name = {(s.name_span.line, s.name_span.col, s.name): s for s in new}
+        """Kept members were named after these fresh definitions: did those stay the same?
+
+        A definition is matched to its old self by where it starts, not where its name
+        is: an edit can move a name onto the spot where another definition's name was
+        (garbage swallowed by a declaration), and that one never enclosed the members.
+        """
+        before = {(s.span.line, s.span.col, s.name): s for s in old}
+        by_start = {(s.span.line, s.span.col, s.name): s for s in new}
         for definition in enclosers:
-            point = tuple(definition.name_node.start_point)
+            point = tuple(definition.node.start_point)
             old_point = edit.to_old((point[0], point[1]))
             was = before.get((*old_point, definition.name))
-            now = by_name.get((point[0], point[1], definition.name))
+            now = by_start.get((point[0], point[1], definition.name))
             if was is None or now is None or (was.kind, was.container, was.qual) != (
                     now.kind, now.container, now.qual):
                 return False
@@ -289,6 +295,38 @@ class Document:
         new_starts = [start_byte + i + 1 for i, b in enumerate(inserted) if b == 10]
         tail = [s + delta for s in self.line_starts[last + 1:]]
         self.line_starts[first + 1:] = new_starts + tail
+
+
+def _error_spots(tree: ts.Tree) -> dict[tuple[object, ...], tuple[int, int]]:
+    """Each error-recovery node (ERROR or MISSING), with its structure, and where it
+    sits: its parent's range, the extent whose structure the recovery decided."""
+    spots: dict[tuple[object, ...], tuple[int, int]] = {}
+    pending = [tree.root_node] if tree.root_node.has_error else []
+    while pending:
+        node = pending.pop()
+        if node.is_error or node.is_missing:
+            parent = node.parent or node
+            spots[(str(node), node.start_byte, node.end_byte, parent.type, parent.start_byte,
+                   parent.end_byte)] = (parent.start_byte, parent.end_byte)
+            continue
+        pending.extend(child for child in node.children if child.has_error)
+    return spots
+
+
+def _recovered_differently(old: ts.Tree, new: ts.Tree) -> list[tuple[int, int]]:
+    """Ranges where error recovery placed its nodes differently in the two trees
+    (``old`` already edited into the new text's positions).
+
+    Tree-sitter re-parses the fragile nodes of error recovery, so their structure can
+    change away from the edit (``std::li<newline>st<...>`` reads as another type name
+    after a ':' typed three lines up; an ERROR keeps its range but not its children)
+    without ``changed_ranges`` reporting it.
+    """
+    if not (old.root_node.has_error or new.root_node.has_error):
+        return []
+    before, after = _error_spots(old), _error_spots(new)
+    return [where for spots, other in ((before, after), (after, before))
+            for key, where in spots.items() if key not in other]
 
 
 class _Before:
