@@ -62,13 +62,14 @@ def test_incremental_facts_equal_a_full_reparse(source: str, copies: int) -> Non
 # enclosing definition (an impl; a `}` ending a nested enum early), leaving kept members
 # with a stale container; in C seed 28 a declaration's name moved onto another's spot;
 # in the rest error recovery re-read text away from the edit unreported.
-@pytest.mark.parametrize(("source", "seed", "copies"), [
-    ("rust/queue.rs", 9, 1), ("rust/queue.rs", 6, 2), ("rust/queue.rs", 11, 2),
-    ("c/ringbuf.c", 11, 1), ("c/ringbuf.c", 28, 1), ("cpp/cache.cpp", 22, 2),
-    ("go/inventory.go", 16, 2), ("php/InvoiceController.php", 23, 2),
+# Each runs up to the edit that diverged.
+@pytest.mark.parametrize(("source", "seed", "copies", "edits"), [
+    ("rust/queue.rs", 9, 1, 35), ("rust/queue.rs", 6, 2, 32), ("rust/queue.rs", 11, 2, 26),
+    ("c/ringbuf.c", 11, 1, 85), ("c/ringbuf.c", 28, 1, 105), ("cpp/cache.cpp", 22, 2, 67),
+    ("go/inventory.go", 16, 2, 118), ("php/InvoiceController.php", 23, 2, 109),
 ])
-def test_seeds_that_once_diverged(source: str, seed: int, copies: int) -> None:
-    _random_edits(_golden_document(source, copies), random.Random(f"{source}:{seed}"), 120)
+def test_seeds_that_once_diverged(source: str, seed: int, copies: int, edits: int) -> None:
+    _random_edits(_golden_document(source, copies), random.Random(f"{source}:{seed}"), edits)
 
 
 @pytest.mark.parametrize(("source", "copies", "position", "removed", "typed"), [
