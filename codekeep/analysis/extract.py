@@ -411,17 +411,8 @@ def _nest_among(
             placed.append((qualified, item))
             continue
         d = item
-        if d.explicit_container is not None:
-            container: str | None = (
-                f"{parent[2]}.{d.explicit_container}" if parent else d.explicit_container)
-            parent_kind = "impl" if d.kind in ("function", "method") else None
-        else:
-            container = parent[2] if parent else None
-            parent_kind = parent[3] if parent else None
-        kind = d.kind
-        if kind == "function" and parent_kind in spec.method_containers:
-            kind = "method"
-        qualified = f"{container}.{d.name}" if container else d.name
+        container, kind, qualified = _place(
+            spec, d, parent[2] if parent else None, parent[3] if parent else None)
         stack.append((start, end, qualified, kind, d))
         if kind != "impl":
             placed.append((qualified, (d, container, kind)))
@@ -512,6 +503,29 @@ def _collect_import(
         imports.append(ImportFact(module, name, alias, statement.start_point[0]))
 
 
+def _place(
+    spec: LanguageSpec, d: _Def, parent_qualified: str | None, parent_kind: str | None
+) -> tuple[str | None, str, str]:
+    """(container, kind, qualified name) of a definition under its enclosing one.
+
+    An explicit container is relative to the lexical scope (C++ `Foo::bar` defined
+    inside `namespace ns` belongs to ns.Foo) and makes functions its methods; a
+    function directly inside a method container (class, struct, trait …) is a method.
+    Both the full nesting and the live-edit window use this one rule.
+    """
+    container: str | None
+    if d.explicit_container is not None:
+        container = (f"{parent_qualified}.{d.explicit_container}" if parent_qualified
+                     else d.explicit_container)
+        parent_kind = "impl" if d.kind in ("function", "method") else None
+    else:
+        container = parent_qualified
+    kind = d.kind
+    if kind == "function" and parent_kind in spec.method_containers:
+        kind = "method"
+    return container, kind, f"{container}.{d.name}" if container else d.name
+
+
 def _nest(
     spec: LanguageSpec, src: bytes, defs: list[_Def], positions: _Positions
 ) -> list[SymbolFact]:
@@ -527,19 +541,8 @@ def _nest(
                 stack[-1][0].start, stack[-1][0].end) == (d.start, d.end)):
             stack.pop()
         parent = stack[-1] if stack else None
-        if d.explicit_container is not None:
-            # An explicit container is relative to the lexical scope (C++ `Foo::bar`
-            # defined inside `namespace ns` belongs to ns.Foo).
-            container: str | None = (
-                f"{parent[1]}.{d.explicit_container}" if parent else d.explicit_container)
-            parent_kind = "impl" if d.kind in ("function", "method") else None
-        else:
-            container = parent[1] if parent else None
-            parent_kind = parent[2] if parent else None
-        kind = d.kind
-        if kind == "function" and parent_kind in spec.method_containers:
-            kind = "method"
-        qualified = f"{container}.{d.name}" if container else d.name
+        container, kind, qualified = _place(
+            spec, d, parent[1] if parent else None, parent[2] if parent else None)
         stack.append((d, qualified, kind))
         if kind == "impl":
             continue  # an impl block only names the container of its functions
