@@ -32,7 +32,10 @@ from typing import Any
 
 from codekeep.agent.config import ModelSettings
 from codekeep.agent.runner import build_loop
-from codekeep.agent.scripted_server import (
+from codekeep.analysis.codemap import CodeMap
+from codekeep.common.tokens import token_len
+from codekeep.ledger import Ledger
+from codekeep.testing.scripted_server import (
     Reply,
     ScriptedCall,
     ScriptedModelServer,
@@ -41,9 +44,6 @@ from codekeep.agent.scripted_server import (
     prompt_tokens,
     say,
 )
-from codekeep.analysis.codemap import CodeMap
-from codekeep.common.tokens import token_len
-from codekeep.ledger import Ledger
 from codekeep.tools import ToolSettings
 
 REPO = Path(__file__).resolve().parent.parent

@@ -14,10 +14,10 @@ from codekeep.agent.config import ModelSettings
 from codekeep.agent.exploration import ExplorationBudget
 from codekeep.agent.loop import AgentLoop, AgentResult
 from codekeep.agent.runner import build_loop
-from codekeep.agent.scripted_server import ScriptedModelServer
 from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
+from codekeep.testing.scripted_server import ScriptedModelServer
 from tests.agent.projects import write_shop
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.agent.scripted_server import ScriptedModelServer, call, http_error, say
+from codekeep.testing.scripted_server import ScriptedModelServer, call, http_error, say
 
 
 def _codekeep(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -8,7 +8,7 @@ import pytest
 
 from codekeep.agent.config import ModelNotConfigured, ModelSettings
 from codekeep.agent.exploration import ExplorationBudget
-from codekeep.agent.scripted_server import ScriptedCall, call, calls, http_error, say
+from codekeep.testing.scripted_server import ScriptedCall, call, calls, http_error, say
 
 USAGE = {"prompt_tokens": 400, "completion_tokens": 25}
 

@@ -10,7 +10,7 @@ import pytest
 
 from codekeep.agent.config import ModelNotConfigured, ModelSettings
 from codekeep.agent.model_client import ModelClient, ModelError
-from codekeep.agent.scripted_server import Reply, ScriptedModelServer, call, http_error, say
+from codekeep.testing.scripted_server import Reply, ScriptedModelServer, call, http_error, say
 
 TOOLS = [{"type": "function", "function": {
     "name": "find_symbol", "description": "Find a symbol",

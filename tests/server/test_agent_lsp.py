@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from codekeep.agent.scripted_server import ScriptedModelServer, call, say
+from codekeep.testing.scripted_server import ScriptedModelServer, call, say
 from tests.agent.projects import write_shop
 from tests.server.lsp_harness import make_client, request, session, session_fixture, wait_until
 

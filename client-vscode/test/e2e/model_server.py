@@ -8,7 +8,7 @@ loop, tools, ledger and progress end to end without any network beyond 127.0.0.1
 
 import sys
 
-from codekeep.agent.scripted_server import ScriptedModelServer, call, say
+from codekeep.testing.scripted_server import ScriptedModelServer, call, say
 
 ANSWER = "Inventory is defined in shop/inventory.py; OrderBook.place takes goods out of it."
 
