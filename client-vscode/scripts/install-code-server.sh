@@ -59,6 +59,19 @@ echo '{"name":"codekeep-ci-code-server","private":true}' >"$INSTALL_DIR/package.
 # npm_config_* in the environment reach the nested `npm install` that code-server's
 # postinstall runs in lib/vscode: never prompt, run as root, and run dependency install
 # scripts (npm 11 skips them unless approved; code-server's native modules need them).
+# Offline from an empty HOME: node-gyp would download Node's headers from nodejs.org into
+# ~/.cache/node-gyp; the nodejs package ships them in /usr/include/node, so point it there
+# (only when they are the running node's own headers). argon2 (code-server's password
+# hashing) would fetch a prebuilt binary from GitHub first: build it from source instead.
+node_version="$(node -p process.versions.node)"
+header_version="$(sed -n 's/^#define NODE_\(MAJOR\|MINOR\|PATCH\)_VERSION \([0-9]*\)$/\2/p' \
+  /usr/include/node/node_version.h 2>/dev/null | paste -sd.)"
+if [[ "$header_version" == "$node_version" && -f /usr/include/node/common.gypi ]]; then
+  export npm_config_nodedir=/usr
+else
+  log "no headers for node $node_version in /usr/include/node: node-gyp will download them"
+fi
+export npm_config_build_from_source=argon2
 export npm_config_yes=true
 export npm_config_unsafe_perm=true
 export npm_config_dangerously_allow_all_scripts=true
