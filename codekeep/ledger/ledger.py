@@ -26,13 +26,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from codekeep.common.secrets import redact_text
 from codekeep.common.workspace import state_dir
 from codekeep.ledger.attribution import normalise_path, split_tokens
 from codekeep.ledger.budgets import DAILY, DAILY_KEY, DAY, TASK, BudgetTracker, UsageKey, event_for
 from codekeep.ledger.counting import resolve_usage
 from codekeep.ledger.models import ModelInfo, ModelTable
 from codekeep.ledger.records import BudgetEvent, BudgetExceeded, CallRecord, classify_call_type
-from codekeep.ledger.redaction import redact_secrets
 from codekeep.ledger.reports import build_report
 from codekeep.ledger.settings import LedgerSettings
 from codekeep.ledger.store import GROUP_COLUMNS, Budget, Claim, LedgerStore, TaskRow
@@ -449,7 +449,7 @@ class Ledger:
 
 
 def _redacted(text: str | None) -> str | None:
-    return None if text is None else redact_secrets(text)
+    return None if text is None else redact_text(text)
 
 
 class TaskSession:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from codekeep.common.secrets import redact_text, redact_value
 from codekeep.common.tokens import token_len
 from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryStore
@@ -91,6 +92,8 @@ class EventLog:
         files: Sequence[str],
         data: dict[str, Any] | None,
     ) -> Event:
+        # task text, answers and tool summaries arrive here verbatim: hide their secrets
+        summary, data = redact_text(summary), redact_value(data) if data else None
         body = summary + (json.dumps(data, sort_keys=True) if data else "")
         with self.store.transaction() as conn:
             cursor = conn.execute(

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codekeep.common.secrets import redact_value
 from codekeep.common.sqlite import open_db
 from codekeep.common.workspace import state_dir
-from codekeep.tools.safety.redact import redact
 
 AUDIT_DB = "audit.db"
 KEEP_DAYS = 90  # long enough to investigate an incident, short enough to stay small
@@ -91,7 +91,7 @@ class AuditLog:
         call_id: str | None = None,
     ) -> None:
         """Append one entry; arguments are redacted here so no caller can forget to."""
-        payload = json.dumps(redact(arguments), default=str)  # ASCII: lone surrogates survive
+        payload = json.dumps(redact_value(arguments), default=str)  # ASCII: lone surrogates survive
         with self._lock:
             self._conn.execute(
                 "INSERT INTO audit (ts, task_id, actor, tool, arguments, outcome, rule, reason, "

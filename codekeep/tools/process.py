@@ -6,15 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from codekeep.common.secrets import is_secret_name
 from codekeep.tools.safety.commands import CommandPlan
 
-_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
 READ_CHUNK = 65536
 
 
@@ -33,7 +32,7 @@ class ProcessResult:
 
 def scrubbed_environment() -> dict[str, str]:
     """The server's environment minus anything that looks like a credential (API keys ...)."""
-    return {k: v for k, v in os.environ.items() if not _SECRET_ENV.search(k)}
+    return {k: v for k, v in os.environ.items() if not is_secret_name(k)}
 
 
 async def run_plan(plan: CommandPlan, cwd: Path, timeout: float, cap: int) -> ProcessResult:

@@ -118,7 +118,7 @@ def test_opted_in_content_is_stored_with_secrets_redacted(
     for secret in ("sk-proj-abc", "hunter2", "AKIAABCDEFGHIJKLMNOP"):
         assert secret not in prompt
     assert "abcdefghijklmnopqrstuvwxyz0123" not in completion
-    assert "[REDACTED]" in completion
+    assert "[REDACTED:authorization header]" in completion
 
 
 def test_record_after_close_is_refused(ledger: Ledger) -> None:

@@ -32,8 +32,8 @@ SECRETS = [
         "connection string with credentials",
         "postgres://admin:" + "s3cr3tP4ss" + "@db.internal:5432/app",
     ),
-    ("bearer token", "Authorization: Bearer " + "abcdef0123456789abcdef0123456789"),
-    ("password assignment", "password=" + "Tr0ub4dor&3"),
+    ("authorization header", "Authorization: Bearer " + "abcdef0123456789abcdef0123456789"),
+    ("secret assignment", "password=" + "Tr0ub4dor&3"),
 ]
 
 

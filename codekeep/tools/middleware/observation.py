@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from codekeep.common.secrets import redact_value
 from codekeep.tools.context import ToolContext
 from codekeep.tools.pipeline import ToolCall, ToolMiddleware
 from codekeep.tools.result import ToolResult
-from codekeep.tools.safety.redact import redact
 
 ObservationSink = Callable[[ToolCall, ToolResult, ToolContext], None]
 
@@ -32,7 +32,7 @@ def memory_sink(call: ToolCall, result: ToolResult, ctx: ToolContext) -> None:
     if ctx.memory is None:
         return
     ctx.memory.working_memory(ctx.task_id).observe(
-        result.tool, redact(call.arguments), result.content
+        result.tool, redact_value(call.arguments), result.content
     )
     event = memory_event(call, result)
     if event is not None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from codekeep.common.secrets import redact_value
 from codekeep.tools.context import ToolContext, TraceEntry
 from codekeep.tools.pipeline import ToolCall, ToolMiddleware
 from codekeep.tools.result import ToolResult
-from codekeep.tools.safety.redact import redact
 
 SUMMARY_CHARS = 200
 
@@ -18,7 +18,7 @@ class TraceRecord(ToolMiddleware):
         ctx.state.trace.append(
             TraceEntry(
                 tool=result.tool,
-                arguments=redact(call.arguments or _raw(call)),
+                arguments=redact_value(call.arguments or _raw(call)),
                 outcome=result.outcome,
                 summary=first_line[:SUMMARY_CHARS],
                 duration_ms=result.duration_ms,

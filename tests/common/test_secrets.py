@@ -1,0 +1,52 @@
+"""The one secret detector on a corpus of real credential formats."""
+
+from __future__ import annotations
+
+import pytest
+
+from codekeep.common import secrets
+from tests.common.secret_corpus import CORPUS, INNOCENT
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "hidden"), CORPUS, ids=[f"{i}-{c[0]}" for i, c in enumerate(CORPUS)]
+)
+def test_every_real_format_is_found_and_hidden(kind: str, text: str, hidden: str) -> None:
+    redacted, kinds = secrets.redact(text)
+    assert kind in kinds, (text, kinds)
+    assert hidden not in redacted, redacted
+    assert secrets.marker(kind) in redacted
+
+
+@pytest.mark.parametrize("text", INNOCENT)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert secrets.redact(text) == (text, ())
+
+
+def test_the_label_stays_so_the_fact_stays_readable() -> None:
+    text, _ = secrets.redact(
+        "cache at redis://:r3dispw0rd@cache.internal:6379/0 and DB_PASS=x9y8z7w6"
+    )
+    assert text == (
+        "cache at redis://:[REDACTED:connection string with credentials]@cache.internal:6379/0"
+        " and DB_PASS=[REDACTED:secret assignment]"
+    )
+
+
+def test_structured_values_hide_secret_named_fields_and_secrets_in_strings() -> None:
+    args = {"command": "curl -H 'Authorization: Bearer abcdefghijklmnopqrst' x",
+            "env": {"API_TOKEN": "plain", "PATH": "/usr/bin"}, "items": ["npm_" + "a" * 36]}
+    redacted = secrets.redact_value(args)
+    assert "abcdefghijklmnopqrst" not in str(redacted) and "plain" not in str(redacted)
+    assert redacted["env"]["PATH"] == "/usr/bin" and "a" * 36 not in str(redacted)
+
+
+@pytest.mark.parametrize("name", ["API_KEY", "GITHUB_TOKEN", "db_password", "AWS_SECRET_ACCESS_KEY",
+                                  "client_secret", "SSH_AUTH_SOCK", "KEY"])
+def test_secret_names(name: str) -> None:
+    assert secrets.is_secret_name(name)
+
+
+@pytest.mark.parametrize("name", ["PATH", "HOME", "KEYBOARD_LAYOUT", "LANG", "content", "path"])
+def test_ordinary_names(name: str) -> None:
+    assert not secrets.is_secret_name(name)
