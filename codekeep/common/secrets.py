@@ -50,8 +50,9 @@ _NAME = (
     r"(?:[_-]?(?:key|base|value|id|b64)){0,2}"
     r"(?![A-Za-z0-9])"
 )
+# Quotes may arrive escaped (``\\"``) when the text is JSON inside JSON (tool calls).
 _VALUE = (
-    r"(?:\"(?P<secret_dq>[^\"\n]{3,})\"|'(?P<secret_sq>[^'\n]{3,})'"
+    r"(?:\\*\"(?P<secret_dq>[^\"\n]{3,}?)\\*\"|\\*'(?P<secret_sq>[^'\n]{3,}?)\\*'"
     r"|(?P<secret>[^\s\"'`,;&<>()\[\]{}]{4,}+)(?!\())"
 )
 
@@ -118,7 +119,7 @@ TABLE: tuple[SecretKind, ...] = (
     ),
     _kind(
         "secret assignment",
-        r"(?i)(?<![A-Za-z0-9_.-])" + _NAME + r"[\"']?\s*(?:=>|:=|[:=])\s*" + _VALUE,
+        r"(?i)(?<![A-Za-z0-9_.-])" + _NAME + r"(?:\\*[\"'])?\s*(?:=>|:=|[:=])\s*" + _VALUE,
     ),
 )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from codekeep.common import secrets
@@ -50,3 +52,11 @@ def test_secret_names(name: str) -> None:
 @pytest.mark.parametrize("name", ["PATH", "HOME", "KEYBOARD_LAYOUT", "LANG", "content", "path"])
 def test_ordinary_names(name: str) -> None:
     assert not secrets.is_secret_name(name)
+
+
+def test_secrets_inside_json_inside_json_are_found() -> None:
+    """Tool-call arguments reach the ledger as JSON strings inside JSON (escaped quotes)."""
+    for kind, text, secret in CORPUS:
+        doubled = json.dumps({"arguments": json.dumps({"content": text})})
+        redacted = secrets.redact_text(doubled)
+        assert secret.encode("unicode_escape").decode() not in redacted, (kind, redacted)
