@@ -166,10 +166,9 @@ def _notes(args: argparse.Namespace) -> int:
     def body(service: MemoryService) -> int:
         path = service.notes_path
         if args.template:
-            return _template(args, path, service.catalog.template())
+            return _template(args, service)
         if args.edit:
-            if not path.exists():
-                path.write_text(service.catalog.template(), encoding="utf-8")
+            service.create_notes()
             editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
             subprocess.run([*shlex.split(editor), str(path)], check=False)
         report = service.sync_notes()
@@ -178,18 +177,19 @@ def _notes(args: argparse.Namespace) -> int:
     return _run(args, body)
 
 
-def _template(args: argparse.Namespace, path: Any, template: str) -> int:
+def _template(args: argparse.Namespace, service: MemoryService) -> int:
     """Print the template, or with ``--init`` create MEMORY.md from it — never over yours."""
     if not args.init:
+        template = service.catalog.template()
         if args.json:
             emit_json({"template": template})
         else:
             sys.stdout.write(template)
         return 0
-    if path.exists():
+    path = service.notes_path
+    if not service.create_notes():
         return fail(f"{path} already exists (left as it is); edit it with: "
                     "codekeep memory notes --edit")
-    path.write_text(template, encoding="utf-8")
     if args.json:
         emit_json({"path": str(path)})
     else:

@@ -251,6 +251,12 @@ class Ledger:
         with self._lock:
             return self._tasks.begin(task_id, self._clock())
 
+    def task_name(self, task_id: str) -> str:
+        """The name a continuation belongs to (``X`` for ``X#2``); a task's own id otherwise.
+        Budgets and reports set for the name cover every incarnation."""
+        with self._lock:
+            return self._tasks.root_of(task_id)
+
     def end_task(self, task_id: str) -> None:
         with self._lock:
             self._tasks.end(task_id, self._clock())

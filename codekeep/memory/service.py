@@ -493,6 +493,17 @@ class MemoryService:
     def notes_path(self) -> Path:
         return state_dir(self.root) / NOTES_FILE
 
+    def create_notes(self) -> bool:
+        """Write MEMORY.md from the catalog's template unless it exists (never over a file
+        the user has; exclusive create, so a concurrent writer wins). True when written."""
+        path = self.notes_path
+        try:
+            with path.open("x", encoding="utf-8") as file:
+                file.write(self.catalog.template())
+        except FileExistsError:
+            return False
+        return True
+
     def sync_notes(self) -> dict[str, Any]:
         """Re-read MEMORY.md; report what changed and every line that could not be used."""
         return self._notes.sync()

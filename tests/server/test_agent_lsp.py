@@ -230,3 +230,22 @@ async def test_without_a_model_the_agent_explains_and_the_rest_works(
     assert "codekeep.agent.model" in str(error.value)
     found = await request(unconfigured, "codekeep/findSymbol", {"name": "compute_total"})
     assert [symbol["name"] for symbol in found["symbols"]] == ["compute_total"]
+
+
+@pytest.mark.slow
+async def test_a_run_is_charged_to_the_editors_task(
+    client: LanguageClient, model_server: ScriptedModelServer
+) -> None:
+    """``taskId`` charges the run to the editor's task: its budget counts the run, and a
+    second run (the first one closed the task) continues it as ``T#2`` under that budget."""
+    await request(client, "codekeep/ledger/budget", {"taskId": "nvim-task", "limit": 1000})
+    model_server.push(say("first", usage=USAGE))
+    first = await request(client, "codekeep/agent/run", {"task": "One", "taskId": "nvim-task"})
+    assert first["taskId"] == "nvim-task"
+    model_server.push(say("second", usage=USAGE))
+    await request(client, "codekeep/agent/run", {"task": "Two", "taskId": "nvim-task"})
+    current = await request(client, "codekeep/ledger/task", {"taskId": "nvim-task"})
+    assert (current["taskId"], current["name"]) == ("nvim-task#3", "nvim-task")
+    assert current["budget"]["task"]["used"] == 2 * 425
+    report = await request(client, "codekeep/ledger/report", {"taskId": "nvim-task"})
+    assert report["total"]["calls"] == 2

@@ -190,3 +190,31 @@ async def test_ledger_settings_come_from_the_editor(half_warning_client: Languag
     await record(client, taskId="any", inputTokens=60)
     budgets = await wait_for_budgets(client, 1)
     assert [(b["scope"], b["threshold"], b["used"]) for b in budgets] == [("daily", 0.5, 60)]
+
+
+async def test_current_task_is_where_calls_without_a_task_id_land(client: LanguageClient) -> None:
+    """``ledger/task`` tells an editor its task and makes a named one current again, so a
+    call recorded without a task id lands on it (a closed task continues as ``T#2``)."""
+    current = await request(client, "codekeep/ledger/task", {})
+    assert current["taskId"].startswith("task-") and current["name"] == current["taskId"]
+    assert current["budget"] == {"task": None, "daily": None}
+    stored = await record(client, inputTokens=10, outputTokens=1)
+    assert stored["taskId"] == current["taskId"]
+
+    named = await request(client, "codekeep/ledger/task", {"taskId": "nvim-review"})
+    assert (named["taskId"], named["name"]) == ("nvim-review", "nvim-review")
+    await request(client, "codekeep/ledger/budget", {"taskId": "nvim-review", "limit": 1000})
+    stored = await record(client, inputTokens=600, outputTokens=200)
+    assert stored["taskId"] == "nvim-review"
+    (crossing,) = await wait_for_budgets(client, 1)
+    assert (crossing["taskId"], crossing["used"], crossing["threshold"]) == (
+        "nvim-review", 800, 0.75
+    )
+
+    again = await request(client, "codekeep/ledger/task", {"taskId": "nvim-review"})
+    assert again["taskId"] == "nvim-review"  # still open: the same task
+    assert again["budget"]["task"] == {
+        "taskId": "nvim-review", "used": 800, "limit": 1000, "ratio": 0.8, "hardStop": False,
+    }
+    with pytest.raises(JsonRpcException, match="taskId"):
+        await request(client, "codekeep/ledger/task", {"taskId": ""})

@@ -213,3 +213,28 @@ async def test_links_follow_live_edits_and_vanished_symbols_are_stale(
         return hits if hits and "stale" not in hits[0]["flags"] else None
 
     await wait_until(restored)
+
+
+async def test_notes_request_creates_memory_md_from_the_template_once(
+    client: LanguageClient, project: Path
+) -> None:
+    """``memory/notes`` hands the editor MEMORY.md to open: written from the template when
+    missing, never over the user's file, and its unusable lines shown at once."""
+    notes = project / ".codekeep" / "MEMORY.md"
+    assert not notes.exists()
+    opened = await request(client, "codekeep/memory/notes", {})
+    assert opened == {"uri": path_to_uri(notes), "created": True, "invalid": []}
+    template = notes.read_text(encoding="utf-8")
+    assert "## Preferences" in template and "## Notes" in template
+
+    notes.write_text("## Preferences\n- colour: teal\n", encoding="utf-8")
+    again = await request(client, "codekeep/memory/notes", {})
+    assert again["created"] is False
+    assert [(item["line"], item["text"]) for item in again["invalid"]] == [(2, "colour: teal")]
+    assert notes.read_text(encoding="utf-8") == "## Preferences\n- colour: teal\n"
+
+    async def diagnostics() -> Any:
+        return client.diagnostics.get(path_to_uri(notes))
+
+    (warning,) = await wait_until(diagnostics)
+    assert warning.range.start.line == 1 and "unknown preference key 'colour'" in warning.message

@@ -9,6 +9,9 @@ notifications in the order they happen (budget crossings are announced by the le
 feature's per-folder listener, like those of any other recorded call).
 ``$/cancelRequest`` cancels the task: the model call in flight is dropped, the ledger
 is flushed and the task closed.
+``taskId`` (optional) names the ledger task the run is charged to: an editor passes its
+current task (``codekeep/ledger/task``) so the run counts against that task's budget
+(a closed task continues as ``taskId#2`` …, which the budget of ``taskId`` covers).
 Without a configured model the request fails with a message saying how to configure one;
 every other feature keeps working.
 """
@@ -126,6 +129,7 @@ def register(server: CodeKeepServer) -> None:
         if capability not in CAPABILITIES:
             raise p.InvalidParams(f"capability must be one of {', '.join(CAPABILITIES)}")
         budget = p.optional_int(params, "budget", minimum=1)
+        task_id = p.optional_str(params, "taskId")
         try:
             model = model_settings_from(ls.settings.extra.get("agent"))
             model.require_model()
@@ -154,7 +158,9 @@ def register(server: CodeKeepServer) -> None:
             )
             try:
                 await progress.begin(lambda: event_loop.call_soon_threadsafe(running.cancel))
-                result = await loop.run(task, capability, token_budget=budget)
+                result = await loop.run(
+                    task, capability, task_id=task_id, token_budget=budget
+                )
             except ModelError as error:
                 raise RequestFailed(str(error)) from None
             finally:

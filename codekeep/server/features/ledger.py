@@ -9,6 +9,11 @@ Requests (each also the command ``codekeep.ledger.<name>`` taking the same objec
   latencyMs?, retry?, stream?, uri?}`` -> the stored call; a hard-stop budget adds
   ``budgetExceeded`` (the call is stored all the same).
 * ``codekeep/ledger/budget`` ``{taskId?, limit?, daily?, hardStop?}`` -> ``{task, daily}``.
+* ``codekeep/ledger/task`` ``{taskId?}`` -> ``{taskId, name, budget}``: makes ``taskId``
+  (its open incarnation, else a new continuation ``taskId#2`` …) the current task, the
+  one calls recorded without a task id land on; without ``taskId``, the current task
+  (a new one when none is open). ``name`` is what budgets and reports of every
+  incarnation go by. An editor keeps its task this way (Neovim's ``task_id()``).
 
 A call that crosses 75 % / 100 % of a budget sends ``codekeep/budget {taskId, used,
 limit, ratio, threshold, scope}`` and a ``window/showMessage`` warning. Each file gets a
@@ -168,6 +173,18 @@ def _budget(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
     return ledger.budget_state(task_id)
 
 
+def _current_task(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
+    try:
+        task_id = ledger.begin_task(p.optional_str(params, "taskId"))
+    except ValueError as error:
+        raise p.InvalidParams(str(error)) from None
+    return {
+        "taskId": task_id,
+        "name": ledger.task_name(task_id),
+        "budget": ledger.budget_state(task_id),
+    }
+
+
 def register(server: CodeKeepServer) -> None:
     announce = budget_announcer(server)
     server.contributions.opened.append(lambda services: services.subscribe_budget(announce))
@@ -200,3 +217,7 @@ def register(server: CodeKeepServer) -> None:
     @custom_request(server, "ledger/budget")
     async def budget(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         return await on_ledger(params, lambda ledger: _budget(ledger, params))
+
+    @custom_request(server, "ledger/task")
+    async def task(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        return await on_ledger(params, lambda ledger: _current_task(ledger, params))

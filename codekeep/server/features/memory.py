@@ -8,7 +8,11 @@ Requests (each also the command ``codekeep.memory.<name>`` taking the same objec
 * ``codekeep/memory/recall`` ``{query, limit?, kinds?, uri?}`` -> ``{memories}`` best
   first, each with ``score`` and ``scoreParts`` (``uri`` adds a structured file match);
 * ``codekeep/memory/forget`` / ``notThis`` ``{id, reason?, undo?}`` -> ``{ok}``;
-* ``codekeep/memory/list`` ``{kinds?, statuses?, scope?, limit?}`` -> ``{memories}``.
+* ``codekeep/memory/list`` ``{kinds?, statuses?, scope?, limit?}`` -> ``{memories}``;
+* ``codekeep/memory/notes`` ``{uri?}`` -> ``{uri, created, invalid}``: the folder's
+  ``.codekeep/MEMORY.md`` for the editor to open, written from the catalog's template
+  when missing (never over an existing file) and synced; its unusable lines are in
+  ``invalid`` and published as diagnostics, as after a save.
 
 Hover on a definition adds the memories linked to it; its code lens gets
 " · 2 memories". Everything here uses the folder's one :class:`MemoryService`
@@ -159,6 +163,14 @@ def notes_diagnostics(invalid: Sequence[dict[str, Any]]) -> list[types.Diagnosti
     ]
 
 
+def publish_notes_problems(
+    server: CodeKeepServer, uri: str, invalid: Sequence[dict[str, Any]]
+) -> None:
+    """Show MEMORY.md's unusable lines as diagnostics (none: clear them). Any thread."""
+    params = types.PublishDiagnosticsParams(uri=uri, diagnostics=notes_diagnostics(invalid))
+    server.call_on_loop(lambda: server.text_document_publish_diagnostics(params))
+
+
 def notes_saved(server: CodeKeepServer) -> Callable[[WorkspaceServices, str], None]:
     """The ``saved`` hook: a saved MEMORY.md is synced now and its problems shown."""
 
@@ -167,11 +179,17 @@ def notes_saved(server: CodeKeepServer) -> Callable[[WorkspaceServices, str], No
         if (services.root / path).resolve() != notes.resolve():
             return
         report = services.memory.sync_notes()
-        diagnostics = notes_diagnostics(report["invalid"])
-        params = types.PublishDiagnosticsParams(uri=path_to_uri(notes), diagnostics=diagnostics)
-        server.call_on_loop(lambda: server.text_document_publish_diagnostics(params))
+        publish_notes_problems(server, path_to_uri(notes), report["invalid"])
 
     return on_saved
+
+
+def open_notes(memory: MemoryService) -> dict[str, Any]:
+    """MEMORY.md ready to edit: created from the template when missing, then synced."""
+    created = memory.create_notes()
+    report = memory.sync_notes()
+    uri = path_to_uri(memory.notes_path)
+    return {"uri": uri, "created": created, "invalid": report["invalid"]}
 
 
 Action = Callable[[MemoryService, WorkspaceHandle, dict[str, Any]], Any]
@@ -210,3 +228,10 @@ def register(server: CodeKeepServer) -> None:
         ("list", _list),
     ):
         custom_request(server, f"memory/{name}")(on_folder_memory(action))
+
+    @custom_request(server, "memory/notes")
+    async def notes(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        folder = target_folder(ls, params)
+        result = await folder.run(lambda services: open_notes(services.memory))
+        publish_notes_problems(ls, result["uri"], result["invalid"])
+        return result
