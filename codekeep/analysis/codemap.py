@@ -86,7 +86,7 @@ class CodeMap:
         self._ranker = RepoRanker(store, self._graph)
         self._writer = FactWriter(store)
         self._pending = 0
-        self._indexed_once = bool(store.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone())
+        self._indexed_once = store.has_files()
 
     @classmethod
     def open(cls, root: Path, settings: IndexSettings | None = None) -> CodeMap:
@@ -153,11 +153,8 @@ class CodeMap:
                           parsed, plan.unchanged + unchanged, len(plan.removed), plan.skipped)
 
     def _skip_reasons(self) -> dict[str, int]:
-        rows = self._store.conn.execute(
-            "SELECT status, COUNT(*) FROM files WHERE status != 'indexed' GROUP BY status"
-        )
         reasons: dict[str, int] = {}
-        for status, count in rows:
+        for status, count in self._store.skip_statuses():
             reason = status.split(" (")[0].split(":")[0]
             reasons[reason] = reasons.get(reason, 0) + count
         return reasons

@@ -206,6 +206,16 @@ class IndexStore:
         rows = self.conn.execute(f"SELECT {self._FILE_COLUMNS} FROM files")
         return {row[1]: FileRow(*row) for row in rows}
 
+    def has_files(self) -> bool:
+        """Whether any file was ever recorded (indexed or skipped)."""
+        return self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
+
+    def skip_statuses(self) -> list[tuple[str, int]]:
+        """(status, how many files) for every file not indexed (the status says why)."""
+        return [(status, int(count)) for status, count in self.conn.execute(
+            "SELECT status, COUNT(*) FROM files WHERE status != 'indexed' GROUP BY status"
+        )]
+
     def file(self, path: str) -> FileRow | None:
         row = self.conn.execute(
             f"SELECT {self._FILE_COLUMNS} FROM files WHERE path = ?", (path,)
@@ -318,6 +328,9 @@ class IndexStore:
         self.put_ref_groups(file_id, encoded.refs)
         self.set_ref_names(file_id, encoded.refs)
         self.put_encoded_imports(file_id, encoded.imports)
+
+    def delete_all_symbols(self, file_id: int) -> None:
+        self.conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
 
     def delete_symbols(self, file_id: int, symbols: Iterable[SymbolFact]) -> None:
         self.conn.executemany(

@@ -74,7 +74,7 @@ class FactWriter:
             new_symbols = set(new_part)
             gone = old_symbols - new_symbols
             if len(gone) > ROW_DIFF_LIMIT:
-                store.conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+                store.delete_all_symbols(file_id)
                 store.insert_symbols(file_id, after.symbols)
             else:
                 store.delete_symbols(file_id, gone)

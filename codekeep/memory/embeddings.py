@@ -69,32 +69,16 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 def store_vectors(store: MemoryStore, client: EmbeddingClient, ids: Sequence[str]) -> int:
     """Embed the content of ``ids`` and keep the vectors; 0 when the endpoint fails."""
-    rows = store.conn.execute(
-        f"SELECT id, content FROM memories WHERE id IN ({','.join('?' * len(ids))})", list(ids)
-    ).fetchall()
+    rows = [(m.id, m.content) for m in store.load_many(ids)]
     if not rows:
         return 0
     try:
-        vectors = client.embed([row["content"] for row in rows])
+        vectors = client.embed([content for _, content in rows])
     except EmbeddingError:
         return 0  # lexical relevance still works; the vectors are retried on the next recall
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT OR REPLACE INTO memory_vectors(memory_id, model, vector) VALUES (?, ?, ?)",
-            [
-                (row["id"], client.settings.model, pack(v))
-                for row, v in zip(rows, vectors, strict=True)
-            ],
+    with store.transaction():
+        store.vectors.put(
+            client.settings.model,
+            [(memory_id, pack(v)) for (memory_id, _), v in zip(rows, vectors, strict=True)],
         )
     return len(rows)
-
-
-def backfill(store: MemoryStore, client: EmbeddingClient, statuses: Sequence[str]) -> int:
-    """Embed recallable memories written before embeddings were configured (a batch per call)."""
-    missing = store.ids_where(
-        f"status IN ({','.join('?' * len(statuses))}) AND id NOT IN "
-        "(SELECT memory_id FROM memory_vectors WHERE model = ?)",
-        (*statuses, client.settings.model),
-        limit=BACKFILL_BATCH,
-    )
-    return store_vectors(store, client, missing) if missing else 0

@@ -95,38 +95,21 @@ class EventLog:
         # task text, answers and tool summaries arrive here verbatim: hide their secrets
         summary, data = redact_text(summary), redact_value(data) if data else None
         body = summary + (json.dumps(data, sort_keys=True) if data else "")
-        with self.store.transaction() as conn:
-            cursor = conn.execute(
-                "INSERT INTO events(task_id, at, event_type, summary, files, data, tokens) "
-                "VALUES (?,?,?,?,?,?,?)",
-                (
-                    task_id,
-                    self.settings.clock(),
-                    event_type,
-                    summary,
-                    json.dumps(list(files)),
-                    json.dumps(data, sort_keys=True) if data else None,
-                    token_len(body),
-                ),
+        with self.store.transaction():
+            row = self.store.events.append(
+                task_id, self.settings.clock(), event_type, summary, files, data, token_len(body)
             )
-            row = conn.execute("SELECT * FROM events WHERE id = ?", (cursor.lastrowid,)).fetchone()
         return _event(row)
 
     def event_text(self, event_id: int) -> str | None:
-        row = self.store.conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()
+        row = self.store.events.get(event_id)
         return _event(row).text() if row else None
 
     def events(self, task_id: str, after: int = 0) -> list[Event]:
-        rows = self.store.conn.execute(
-            "SELECT * FROM events WHERE task_id = ? AND id > ? ORDER BY id", (task_id, after)
-        )
-        return [_event(r) for r in rows]
+        return [_event(r) for r in self.store.events.of_task(task_id, after)]
 
     def summarised_up_to(self, task_id: str) -> int:
-        row = self.store.conn.execute(
-            "SELECT max(last_event) FROM summary_coverage WHERE task_id = ?", (task_id,)
-        ).fetchone()
-        return int(row[0] or 0)
+        return self.store.events.summarised_up_to(task_id)
 
     def unsummarised(self, task_id: str) -> list[Event]:
         return self.events(task_id, self.summarised_up_to(task_id))
@@ -143,18 +126,13 @@ class EventLog:
     def cover(
         self, summary_id: str, task_id: str, events: Sequence[Event], summary_tokens: int
     ) -> None:
-        self.store.conn.execute(
-            "INSERT INTO summary_coverage(summary_id, task_id, first_event, last_event, "
-            "event_tokens, summary_tokens)"
-            " VALUES (?,?,?,?,?,?)",
-            (
-                summary_id,
-                task_id,
-                events[0].id,
-                events[-1].id,
-                sum(e.tokens for e in events),
-                summary_tokens,
-            ),
+        self.store.events.cover(
+            summary_id,
+            task_id,
+            events[0].id,
+            events[-1].id,
+            sum(e.tokens for e in events),
+            summary_tokens,
         )
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from codekeep.memory import notes, safety
 from codekeep.memory.catalog import PreferenceCatalog
-from codekeep.memory.model import Memory
-from codekeep.memory.store import MemoryStore
+from codekeep.memory.model import MARKDOWN_SOURCE, Memory
+from codekeep.memory.store import MemoryFilter, MemoryStore
 from codekeep.memory.write import WritePath, WriteRequest
 
 NOTES_FILE = "MEMORY.md"
@@ -73,11 +73,7 @@ class NotesSync:
         with store.transaction():
             self._sync_preferences(parsed, report, now)
             self._sync_note_items(parsed, report, now)
-            store.conn.execute(
-                "INSERT OR REPLACE INTO notes_sync(path, sha256, text, synced_at) VALUES (?, "
-                "?, ?, ?)",
-                (NOTES_FILE, _digest(text), text, now),
-            )
+            store.notes.put(NOTES_FILE, _digest(text), text, now)
         report["invalid"] = sorted(report["invalid"], key=lambda item: item["line"])
         report["preferences"] = self.effective_preferences()
         return report
@@ -106,19 +102,13 @@ class NotesSync:
             return None  # unreadable right now (permissions, a directory): keep what we have
 
     def _synced_notes_digest(self) -> str | None:
-        row = self.store.conn.execute(
-            "SELECT sha256 FROM notes_sync WHERE path = ?", (NOTES_FILE,)
-        ).fetchone()
-        return None if row is None else str(row[0])
+        return self.store.notes.get(NOTES_FILE)
 
     def _markdown_rows(self, kind: str) -> list[Memory]:
-        store = self.store
-        return store.load_many(
-            store.ids_where(
-                "status = 'active' AND source = 'user_markdown' AND kind = ? AND scope = 'project'",
-                (kind,),
-            )
+        where = MemoryFilter(
+            statuses=("active",), sources=(MARKDOWN_SOURCE,), kinds=(kind,), scope="project"
         )
+        return self.store.load_many(self.store.ids(where))
 
     def _sync_preferences(
         self, parsed: notes.ParsedNotes, report: dict[str, Any], now: float
@@ -147,7 +137,7 @@ class NotesSync:
                     key,
                     value,
                     importance=8,
-                    source="user_markdown",
+                    source=MARKDOWN_SOURCE,
                 ),
             )
             if result.rejected:
@@ -180,7 +170,7 @@ class NotesSync:
                 continue
             result = self.write.insert_verbatim(
                 "project",
-                WriteRequest(note.text, "note", importance=6, source="user_markdown"),
+                WriteRequest(note.text, "note", importance=6, source=MARKDOWN_SOURCE),
             )
             if result.rejected:
                 parsed.reject(note.line, note.text.splitlines()[0], result.reason or "rejected")

@@ -9,6 +9,10 @@ Lists consulted (each only when it has something to go on):
 
 Only ``active`` and ``confirmed_resolved`` memories are ever returned; superseded,
 observed, archived and disabled rows stay in the database for audit.
+
+A recall writes once per database it returns from, at the end: the access counts of
+what it returns and the vectors of memories it embedded on the way (written before
+embeddings were configured) go in one transaction.
 """
 
 from __future__ import annotations
@@ -18,11 +22,18 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from codekeep.memory.embeddings import EmbeddingClient, EmbeddingError, backfill, cosine, unpack
+from codekeep.memory.embeddings import (
+    BACKFILL_BATCH,
+    EmbeddingClient,
+    EmbeddingError,
+    cosine,
+    pack,
+    unpack,
+)
 from codekeep.memory.model import RECALLABLE_STATUSES, Memory, RecalledMemory, ScoreParts
 from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
 from codekeep.memory.settings import MemorySettings
-from codekeep.memory.store import MemoryStore
+from codekeep.memory.store import MemoryFilter, MemoryStore
 
 _PATHLIKE = re.compile(r"[\w.-]*[/\\][\w./\\-]+|[\w-]+\.[A-Za-z]{1,5}\b")
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[a-z0-9]*[A-Z]\w*|[A-Za-z]\w*_\w+)\b")
@@ -50,14 +61,15 @@ class Retriever:
         self.settings = settings
         self.embedder = embedder
 
-    def recall(self, query: RecallQuery, *, touch: bool = True) -> list[RecalledMemory]:
+    def recall(self, query: RecallQuery) -> list[RecalledMemory]:
         lists: list[list[str]] = []
         if query.text.strip():
             lists.append(self._fts(query))
         structured = self._structured(query)
         if structured is not None:
             lists.append(structured)
-        embedded = self._embedded(query)
+        embedded_now: dict[int, list[tuple[str, bytes]]] = {}  # store index -> new vectors
+        embedded = self._embedded(query, embedded_now)
         if embedded is not None:
             lists.append(embedded)
         ranks: dict[str, list[int | None]] = {}
@@ -88,8 +100,7 @@ class Retriever:
         chosen = [
             RecalledMemory(memories[i], score, parts) for score, i, parts in top if i in memories
         ]
-        if touch and chosen:
-            self._touch(chosen, now)
+        self._record(chosen, embedded_now, now)
         return chosen
 
     # ---- candidate lists ------------------------------------------------------------------
@@ -99,7 +110,7 @@ class Retriever:
         for store in self.stores:
             hits.extend(
                 (rank, memory_id)
-                for memory_id, rank in store.search_text(
+                for memory_id, rank in store.search.text(
                     query.text, RECALLABLE_STATUSES, query.kinds, _POOL
                 )
             )
@@ -114,49 +125,47 @@ class Retriever:
             return None
         hits: list[tuple[int, str]] = []
         for store in self.stores:
-            found = dict(store.linked(files, symbols, RECALLABLE_STATUSES, _POOL))
+            found = dict(store.links.linked(files, symbols, RECALLABLE_STATUSES, _POOL))
             for name in names:
-                for memory_id, count in store.linked_by_name(name, RECALLABLE_STATUSES, _POOL):
+                by_name = store.links.linked_by_name(name, RECALLABLE_STATUSES, _POOL)
+                for memory_id, count in by_name:
                     found[memory_id] = found.get(memory_id, 0) + count
             hits.extend((-count, memory_id) for memory_id, count in found.items())
         hits.sort()
         return [memory_id for _, memory_id in hits[:_POOL]]
 
-    def _embedded(self, query: RecallQuery) -> list[str] | None:
+    def _embedded(
+        self, query: RecallQuery, embedded_now: dict[int, list[tuple[str, bytes]]]
+    ) -> list[str] | None:
+        """Cosine ranking; memories without a vector yet are embedded in the same request
+        as the query (a batch per database), their vectors left in ``embedded_now``."""
         if self.embedder is None or not query.text.strip():
             return None
-        for store in self.stores:
-            backfill(store, self.embedder, RECALLABLE_STATUSES)
+        model = self.embedder.settings.model
+        pending = [
+            store.vectors.missing(model, RECALLABLE_STATUSES, BACKFILL_BATCH)
+            for store in self.stores
+        ]
+        texts = [content for rows in pending for _, content in rows]
         try:
-            (vector,) = self.embedder.embed([query.text])
+            (vector, *fresh) = self.embedder.embed([query.text, *texts])
         except EmbeddingError:
             return None
         scored: list[tuple[float, str]] = []
         limit = self.embedder.settings.candidates
-        for store in self.stores:
-            rows = store.conn.execute(
-                "SELECT v.memory_id, v.vector FROM memory_vectors v JOIN memories m ON m.id "
-                "= v.memory_id "
-                f"WHERE m.status IN ({','.join('?' * len(RECALLABLE_STATUSES))}) "
-                "ORDER BY m.last_seen_at DESC LIMIT ?",
-                (*RECALLABLE_STATUSES, limit),
-            )
+        for index, store in enumerate(self.stores):
+            new = [(memory_id, pack(fresh.pop(0))) for memory_id, _ in pending[index]]
+            if new:
+                embedded_now[index] = new
+            rows = store.vectors.recent(RECALLABLE_STATUSES, limit) + new
             scored.extend((-cosine(vector, unpack(blob)), memory_id) for memory_id, blob in rows)
         scored.sort()
         return [memory_id for negative, memory_id in scored[:_POOL] if negative < 0]
 
     def _recent(self, query: RecallQuery) -> list[str]:
         """No query at all: the most recently seen live memories compete on score alone."""
-        ids: list[str] = []
-        kinds = list(query.kinds or [])
-        for store in self.stores:
-            where = f"status IN ({','.join('?' * len(RECALLABLE_STATUSES))})"
-            params: list[str] = list(RECALLABLE_STATUSES)
-            if kinds:
-                where += f" AND kind IN ({','.join('?' * len(kinds))})"
-                params += kinds
-            ids += store.ids_where(where, params, limit=_POOL * 2)
-        return ids
+        where = MemoryFilter(statuses=RECALLABLE_STATUSES, kinds=query.kinds or None)
+        return [i for store in self.stores for i in store.ids(where, limit=_POOL * 2)]
 
     def _load(self, ids: list[str]) -> list[Memory]:
         memories: list[Memory] = []
@@ -170,14 +179,19 @@ class Retriever:
             rows.extend(store.score_fields([i for i in ids if store.owns(i)]))
         return rows
 
-    def _touch(self, chosen: list[RecalledMemory], now: float) -> None:
-        for store in self.stores:
+    def _record(
+        self,
+        chosen: list[RecalledMemory],
+        embedded_now: dict[int, list[tuple[str, bytes]]],
+        now: float,
+    ) -> None:
+        """The recall's one write per database: access counts and new vectors together."""
+        for index, store in enumerate(self.stores):
             ids = [r.memory.id for r in chosen if store.owns(r.memory.id)]
-            if not ids:
+            vectors = embedded_now.get(index, [])
+            if not ids and not vectors:
                 continue
-            with store.transaction() as conn:
-                conn.executemany(
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = "
-                    "? WHERE id = ?",
-                    [(now, memory_id) for memory_id in ids],
-                )
+            with store.transaction():
+                store.touch(ids, now)
+                if vectors and self.embedder is not None:
+                    store.vectors.put(self.embedder.settings.model, vectors)

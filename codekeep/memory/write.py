@@ -21,7 +21,7 @@ from codekeep.memory.consolidate import Candidate, Decision, Existing, decide, m
 from codekeep.memory.evidence import EvidenceVerifier, evidence_items
 from codekeep.memory.model import KINDS, OBSERVING_SOURCES, Memory, MemoryInputError, WriteResult
 from codekeep.memory.settings import MemorySettings
-from codekeep.memory.store import MemoryStore
+from codekeep.memory.store import MemoryFilter, MemoryStore
 from codekeep.memory.text import (
     STOP_WORDS,
     analyse,
@@ -203,27 +203,15 @@ class WritePath:
     def _neighbours(
         self, store: MemoryStore, scope: str, candidate: Candidate
     ) -> tuple[list[Existing], list[Existing]]:
-        ids = set(store.ids_where("fingerprint = ? AND scope = ?", (candidate.fingerprint, scope)))
+        ids = set(store.ids(MemoryFilter(fingerprint=candidate.fingerprint, scope=scope)))
         key = candidate.key or (candidate.negates[0] if candidate.negates else None)
         if key:
             ids.update(
-                store.ids_where(
-                    "key = ? AND scope = ? AND status IN ('active','observed')",
-                    (key, scope),
-                )
+                store.ids(MemoryFilter(key=key, scope=scope, statuses=("active", "observed")))
             )
         probe = _neighbour_probe(store, candidate.content)
-        ids.update(i for i, _ in store.search_text(probe, LIVE_STATUSES, [candidate.kind], 20))
-        rows = (
-            store.conn.execute(
-                "SELECT id, kind, key, value, content, fingerprint, source, status, scope "
-                "FROM memories "
-                f"WHERE id IN ({','.join('?' * len(ids))})",
-                list(ids),
-            ).fetchall()
-            if ids
-            else []
-        )
+        ids.update(i for i, _ in store.search.text(probe, LIVE_STATUSES, [candidate.kind], 20))
+        rows = store.consolidation_rows(sorted(ids))
         live, forgotten = [], []
         for r in rows:
             if r["scope"] != scope:
@@ -312,7 +300,7 @@ class WritePath:
             store, target.id, req.task_id
         )
         store.update(target.id, **fields)
-        store.add_links(target.id, req.files, req.symbols)
+        store.links.add(target.id, req.files, req.symbols)
         store.log(
             target.id,
             now,
@@ -338,11 +326,7 @@ class WritePath:
         """1 when this sighting counts; the same task seen twice counts once (seed 002)."""
         if task_id is None:
             return 1
-        cursor = store.conn.execute(
-            "INSERT OR IGNORE INTO memory_support(memory_id, task_id) VALUES (?, ?)",
-            (memory_id, task_id),
-        )
-        return cursor.rowcount
+        return store.add_support(memory_id, task_id)
 
     def _promote(
         self, store: MemoryStore, memory: Memory, new_evidence: dict[str, Any] | None, now: float
@@ -402,7 +386,7 @@ def _neighbour_probe(store: MemoryStore, content: str) -> str:
     need = len(words) - math.ceil(len(analyse(content).token_set) / 2) + 1
     if need >= len(words):
         return content
-    frequency = store.document_frequencies(words)
+    frequency = store.search.document_frequencies(words)
     return " ".join(sorted(words, key=lambda w: (frequency.get(w, 0), w))[:need])
 
 

@@ -98,3 +98,44 @@ def test_failing_endpoint_falls_back_to_lexical(make_service, endpoint: str) -> 
     assert result.action == "ADD"
     (hit,) = service.recall("fleet table")
     assert hit.memory.id == result.id and hit.parts.relevance == pytest.approx(1.0)
+
+
+def _writes(statements: list[str]) -> list[str]:
+    return [s for s in statements if s.split(None, 1)[0].upper() in ("BEGIN", "INSERT", "UPDATE")]
+
+
+def test_a_recall_writes_once_per_database(make_service, endpoint: str, workspace) -> None:
+    """Access counts and the vectors of memories embedded on the way share one transaction."""
+    lexical: MemoryService = make_service()
+    lexical.remember("Automobile records live in the fleet table")
+    lexical.remember("Cars are parked in the depot", scope="user")
+    lexical.close()
+    service: MemoryService = make_service(
+        embeddings=EmbeddingSettings(url=endpoint, model="tiny-embed")
+    )
+    (workspace / ".codekeep" / "MEMORY.md").write_text("- fleet ids are uuids\n")
+    service.refresh_notes()  # MEMORY.md changed: that sync is its own write, before the recall
+    traced: dict[str, list[str]] = {"project": [], "user": []}
+    service.project.conn.set_trace_callback(traced["project"].append)
+    service.user.conn.set_trace_callback(traced["user"].append)
+    _Handler.requests = []
+    found = service.recall("where are cars kept")
+    assert {hit.memory.content for hit in found} >= {
+        "Automobile records live in the fleet table",
+        "Cars are parked in the depot",
+    }
+    assert len(_Handler.requests) == 1  # the query and the backfill go in one request
+    for statements in traced.values():
+        begins = [s for s in statements if s.startswith("BEGIN")]
+        assert begins == ["BEGIN IMMEDIATE"], statements
+        assert any("memory_vectors" in s for s in _writes(statements))
+        assert any("access_count" in s for s in _writes(statements))
+    # the vectors were kept: the next recall embeds only the query and writes only counts
+    for statements in traced.values():
+        statements.clear()
+    _Handler.requests = []
+    service.recall("where are cars kept")
+    assert [len(r["input"]) for r in _Handler.requests] == [1]
+    for statements in traced.values():
+        assert not any("memory_vectors" in s for s in _writes(statements))
+        assert [s for s in statements if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE"]
