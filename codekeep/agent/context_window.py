@@ -12,16 +12,24 @@ Compression is applied when rendering, never to the stored history, so a later r
 at a lower fill level loses nothing. Two invariants hold at every level: the first user
 message is never dropped, and an assistant message with tool calls always travels with
 all of its tool results (the API rejects one without the other).
+
+Each render also says what the prompt carries (``Rendered.carried``): the characters of
+every file's text inside the tool results it sends (from the results' ``FileSpan``s),
+so the ledger bills a call to the files its prompt actually contains — a result cut at
+L1 carries only its head, a distilled or dropped round carries nothing. L2 uses a
+model-written distillation of the old rounds when the agent installed one
+(:meth:`ContextWindow.set_distillation`), else one mechanical line per round.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from codekeep.common.tokens import token_len
 from codekeep.ledger.models import ModelInfo, model_info
+from codekeep.tools.result import FileSpan
 
 L1_THRESHOLD = 0.60
 L2_THRESHOLD = 0.80
@@ -29,6 +37,7 @@ L3_THRESHOLD = 0.95
 _MESSAGE_OVERHEAD = 4  # role and separators, per message (OpenAI's published estimate)
 _TRUNCATED_CHARS = 400
 _DISTILLED_CHARS = 160
+Mode = Literal["whole", "truncated", "gone"]
 
 
 def message_tokens(message: dict[str, Any]) -> int:
@@ -52,10 +61,14 @@ def window_for_model(model: str, override: int | None = None,
 
 @dataclass(slots=True)
 class Round:
-    """One model turn: the assistant message and the tool results answering its calls."""
+    """One model turn: the assistant message and the tool results answering its calls.
+
+    ``spans`` maps a tool call id to where its result's content is file text.
+    """
 
     assistant: dict[str, Any]
     tool_results: list[dict[str, Any]] = field(default_factory=list)
+    spans: dict[str, tuple[FileSpan, ...]] = field(default_factory=dict)
     tokens: int = 0
 
     def __post_init__(self) -> None:
@@ -69,7 +82,12 @@ class Round:
         return [self.assistant, *(_truncate_result(m) for m in self.tool_results)]
 
     def distilled(self) -> str:
-        """L2 form: one line saying what was asked and what came back."""
+        """L2 form: one line saying what was asked and what came back.
+
+        Only the first line of each result is kept: it is the header (path and range of
+        a read, match counts of a search), never file text, so a distilled round no
+        longer carries — and is no longer billed to — the files it read.
+        """
         calls = self.assistant.get("tool_calls") or []
         if not calls:
             return "answered: " + _head(str(self.assistant.get("content") or ""), _DISTILLED_CHARS)
@@ -78,20 +96,51 @@ class Round:
         for call in calls:
             function = call.get("function") or {}
             args = _head(str(function.get("arguments") or ""), 80)
-            outcome = _head(results.get(call.get("id"), ""), _DISTILLED_CHARS)
-            parts.append(f"{function.get('name')}({args}) -> {outcome}")
+            first_line = results.get(call.get("id"), "").split("\n", 1)[0]
+            parts.append(f"{function.get('name')}({args}) -> {_head(first_line, _DISTILLED_CHARS)}")
         return "; ".join(parts)
+
+    def carried(self, mode: Mode) -> dict[str, dict[str, int]]:
+        """``call id -> path -> characters`` of file text this round sends in ``mode``."""
+        if mode == "gone":
+            return {}
+        carried: dict[str, dict[str, int]] = {}
+        for message in self.tool_results:
+            call_id = str(message.get("tool_call_id"))
+            length = len(str(message.get("content") or ""))
+            limit = length if mode == "whole" or length <= _TRUNCATED_CHARS else _TRUNCATED_CHARS
+            for span in self.spans.get(call_id, ()):
+                chars = span.clipped(limit)
+                if chars:
+                    per_file = carried.setdefault(call_id, {})
+                    per_file[span.path] = per_file.get(span.path, 0) + chars
+        return carried
+
+    def whole_results(self, mode: Mode) -> set[str]:
+        """Call ids whose result this round sends uncut in ``mode``."""
+        if mode == "gone":
+            return set()
+        return {str(m.get("tool_call_id")) for m in self.tool_results
+                if mode == "whole" or len(str(m.get("content") or "")) <= _TRUNCATED_CHARS}
 
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """The messages to send, the compression level used and the fill before/after."""
+    """The messages to send, the compression level used and the fill before/after.
+
+    ``carried``: characters of each file's text in the messages; ``fresh``: the part of
+    it added since the previous render, per tool call (newly read code); ``whole``: the
+    tool call ids whose results are sent uncut (the re-read check points at those only).
+    """
 
     messages: list[dict[str, Any]]
     level: int
     tokens: int
     full_tokens: int
     budget: int
+    carried: dict[str, int] = field(default_factory=dict)
+    fresh: dict[str, dict[str, int]] = field(default_factory=dict)
+    whole: frozenset[str] = frozenset()
 
     @property
     def ratio(self) -> float:
@@ -110,6 +159,8 @@ class ContextWindow:
         self._head_tokens = message_tokens(self._system) + message_tokens(self._task)
         self.rounds: list[Round] = []
         self.produced: list[str] = []
+        self._rendered_rounds = 0  # rounds that existed at the previous render
+        self._distillations: list[tuple[int, int, str]] = []  # model text per round range
 
     @classmethod
     def for_model(cls, model: str, system: str, task: str, *, context_window: int | None = None,
@@ -119,15 +170,42 @@ class ContextWindow:
         reserve = reserve_output if reserve_output is not None else min(8192, window // 8)
         return cls(system, task, max(1, window - reserve))
 
-    def add_round(self, assistant: dict[str, Any], tool_results: Sequence[dict[str, Any]] = ()
-                  ) -> None:
-        """Append a turn; tool results must answer exactly the assistant's tool calls."""
+    def add_round(self, assistant: dict[str, Any], tool_results: Sequence[dict[str, Any]] = (),
+                  spans: Mapping[str, Sequence[FileSpan]] | None = None) -> None:
+        """Append a turn; tool results must answer exactly the assistant's tool calls.
+
+        ``spans`` (tool call id -> spans) says where each result's content is file text.
+        """
         wanted = {call.get("id") for call in assistant.get("tool_calls") or []}
         given = {message.get("tool_call_id") for message in tool_results}
         if wanted != given:
             raise ValueError(f"tool results {sorted(map(str, given))} do not answer the "
                              f"calls {sorted(map(str, wanted))}")
-        self.rounds.append(Round(dict(assistant), [dict(m) for m in tool_results]))
+        self.rounds.append(Round(dict(assistant), [dict(m) for m in tool_results],
+                                 {k: tuple(v) for k, v in (spans or {}).items()}))
+
+    @property
+    def distilled_rounds(self) -> int:
+        """How many leading rounds a model-written distillation covers."""
+        return self._distillations[-1][1] if self._distillations else 0
+
+    def rounds_to_distil(self, extra_system: Sequence[str] = (), reserved: int = 0
+                         ) -> list[Round]:
+        """The old rounds the next render distils (level 2 or more) that no model-written
+        distillation covers yet; empty when the next render stays below level 2."""
+        budget = max(1, self.budget - reserved)
+        extra = sum(message_tokens({"role": "system", "content": t}) for t in extra_system if t)
+        if _level_for((self.full_tokens + extra) / budget) < 2:
+            return []
+        old, _ = _split(self.rounds, 2)
+        return old[self.distilled_rounds:]
+
+    def add_distillation(self, rounds: int, text: str) -> None:
+        """A model-written distillation of the next ``rounds`` uncovered rounds (level 2)."""
+        start = self.distilled_rounds
+        if rounds <= 0 or start + rounds > len(self.rounds) or not text.strip():
+            raise ValueError("a distillation covers at least one existing round and says something")
+        self._distillations.append((start, start + rounds, " ".join(text.split())))
 
     def note_produced(self, item: str) -> None:
         """Remember something the agent produced; it survives even L3 compression."""
@@ -148,7 +226,8 @@ class ContextWindow:
         full = self.full_tokens + extra_tokens
         level = _level_for(full / budget)
         while True:
-            messages = self._compose(level)
+            modes = self._modes(level)
+            messages = self._compose(level, modes)
             tokens = sum(message_tokens(m) for m in messages) + extra_tokens
             if tokens <= budget or level == 3:
                 break
@@ -156,25 +235,60 @@ class ContextWindow:
         if tokens > budget:
             messages, tokens = self._squeeze_last_round(messages, budget - extra_tokens)
             tokens += extra_tokens
-        return Rendered(messages + extras, level, tokens, full, budget)
+            modes = ["truncated" if mode == "whole" else mode for mode in modes]
+        return Rendered(messages + extras, level, tokens, full, budget,
+                        *self._carriage(modes))
 
-    def _compose(self, level: int) -> list[dict[str, Any]]:
+    def _modes(self, level: int) -> list[Mode]:
+        """How each round travels at ``level``: whole, cut to its head, or not at all."""
+        keep = {0: len(self.rounds), 1: 4, 2: 2, 3: 1}[level]
+        cut = max(0, len(self.rounds) - keep)
+        old: Mode = "truncated" if level == 1 else "gone"
+        return [old if index < cut else "whole" for index in range(len(self.rounds))]
+
+    def _carriage(self, modes: Sequence[Mode]
+                  ) -> tuple[dict[str, int], dict[str, dict[str, int]], frozenset[str]]:
+        carried: dict[str, int] = {}
+        fresh: dict[str, dict[str, int]] = {}
+        whole: set[str] = set()
+        for index, (round_, mode) in enumerate(zip(self.rounds, modes, strict=True)):
+            for call_id, per_file in round_.carried(mode).items():
+                for path, chars in per_file.items():
+                    carried[path] = carried.get(path, 0) + chars
+                if index >= self._rendered_rounds:
+                    fresh[call_id] = per_file
+            whole |= round_.whole_results(mode)
+        self._rendered_rounds = len(self.rounds)
+        return carried, fresh, frozenset(whole)
+
+    def _compose(self, level: int, modes: Sequence[Mode]) -> list[dict[str, Any]]:
         head = [self._system, self._task]
+        kept = [r for r, mode in zip(self.rounds, modes, strict=True) if mode == "whole"]
+        recent = [m for r in kept for m in r.messages()]
         if level == 0:
-            return head + [m for r in self.rounds for m in r.messages()]
+            return head + recent
         if level == 1:
-            old, recent = _split(self.rounds, 4)
-            return head + [m for r in old for m in r.truncated()] + [
-                m for r in recent for m in r.messages()]
+            cut = [m for r, mode in zip(self.rounds, modes, strict=True) if mode == "truncated"
+                   for m in r.truncated()]
+            return head + cut + recent
+        old = self.rounds[: len(self.rounds) - len(kept)]
         if level == 2:
-            old, recent = _split(self.rounds, 2)
-            distilled = [_note("Earlier rounds, distilled (re-run a tool if you need the detail):\n"
-                               + "\n".join(f"- round {i + 1}: {r.distilled()}"
-                                           for i, r in enumerate(old)))] if old else []
-            return head + distilled + [m for r in recent for m in r.messages()]
-        old, recent = _split(self.rounds, 1)
-        return head + [_note(self._produced_note(len(old)))] + [
-            m for r in recent for m in r.messages()]
+            return head + ([_note(self._distilled_note(old))] if old else []) + recent
+        return [*head, _note(self._produced_note(len(old))), *recent]
+
+    def _distilled_note(self, old: Sequence[Round]) -> str:
+        """The model's distillations of the rounds they cover, one mechanical line for the rest."""
+        lines = ["Earlier rounds, distilled (re-run a tool if you need the detail):"]
+        covered = 0
+        for start, end, text in self._distillations:
+            if end > len(old):
+                break
+            lines.append(f"- rounds {start + 1}-{end}: {text}" if end - start > 1
+                         else f"- round {end}: {text}")
+            covered = end
+        lines += [f"- round {i + 1}: {r.distilled()}"
+                  for i, r in enumerate(old) if i >= covered]
+        return "\n".join(lines)
 
     def _produced_note(self, dropped_rounds: int) -> str:
         lines = [f"Context was compacted: {dropped_rounds} earlier rounds were removed."]

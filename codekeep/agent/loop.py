@@ -10,9 +10,10 @@ One :class:`AgentLoop` serves a workspace; :meth:`AgentLoop.run` works on one ta
 3. a text answer ends the task (unless the strategy moves on), at most 24 model calls;
 4. the task's summary goes to memory, the ledger report comes back with the result.
 
-Every model call and every retry is written to the ledger with the call type the round
-turned out to be and the files its tools read. Cancellation propagates: the ledger is
-flushed and the task closed on the way out.
+Every model call and every retry is written to the ledger (:mod:`codekeep.agent.accounting`)
+with what it was for and what its prompt carried; the memory side of a task lives in
+:mod:`codekeep.agent.memory_bridge`. Cancellation propagates: the ledger is flushed and
+the task closed on the way out.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ import json
 import logging
 import secrets
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
+from codekeep.agent.accounting import Carriage, LedgerAccounting, call_type
 from codekeep.agent.config import ModelSettings
 from codekeep.agent.context_window import ContextWindow, Rendered, window_for_model
 from codekeep.agent.exploration import (
@@ -38,11 +39,12 @@ from codekeep.agent.exploration import (
     Transition,
 )
 from codekeep.agent.json_repair import parse_tool_arguments
-from codekeep.agent.model_client import Attempt, ChatResponse, ModelClient, ModelError, Usage
-from codekeep.agent.nudges import PHASE_INSTRUCTIONS, Nudge, NudgeGenerator
+from codekeep.agent.memory_bridge import MEMORY_BUDGET_CAP, MemoryBridge, ServicesRunner
+from codekeep.agent.model_client import ChatResponse, ModelClient, ModelError
+from codekeep.agent.nudges import Nudge, NudgeGenerator
 from codekeep.agent.prompts import system_prompt
 from codekeep.common.tokens import token_len
-from codekeep.ledger import BudgetEvent, BudgetExceeded, Ledger, model_info
+from codekeep.ledger import Ledger, model_info
 from codekeep.memory import MemoryService
 from codekeep.tools import ToolKit, ToolResult
 from codekeep.tools.capabilities import capability as capability_preset
@@ -50,9 +52,6 @@ from codekeep.tools.capabilities import capability as capability_preset
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[str, dict[str, Any]], Awaitable[None] | None]
-T = TypeVar("T")
-# Runs a function where the workspace services live (the server's worker thread).
-ServicesRunner = Callable[[Callable[[], Any]], Awaitable[Any]]
 
 # capability -> (exploration strategy, memory coordinator profile)
 CAPABILITY_PLANS: dict[str, tuple[str, str]] = {
@@ -60,27 +59,6 @@ CAPABILITY_PLANS: dict[str, tuple[str, str]] = {
     "chat": ("analyst", "chat"),
     "edit": ("bootstrap", "producer"),
 }
-
-_WRITE_TOOLS = frozenset({"write_file"})
-_READ_TOOLS = frozenset({"read_file", "search_code", "find_symbol", "find_references",
-                         "find_related", "search_symbols"})
-_PLAN_TOOLS = frozenset({"repo_map", "list_files", "recall", "list_tool_categories",
-                         "load_tools", "search_tools"})
-_MEMORY_BUDGET_CAP = 4000  # seed 000: the coordinator's default total budget
-
-
-def infer_call_type(tool_names: Sequence[str], answered: bool) -> str:
-    """The ledger call type of a round, from what the model asked its tools to do."""
-    names = set(tool_names)
-    if names & _WRITE_TOOLS:
-        return "generate_code"
-    if names & _READ_TOOLS:
-        return "read_code"
-    if names & _PLAN_TOOLS:
-        return "plan"
-    if names:
-        return "tool"
-    return "summarize" if answered else "other"
 
 
 def checked_task(task: str) -> str:
@@ -167,7 +145,7 @@ class AgentLoop:
 
 
 class _TaskRun:
-    """The state of one task while it runs."""
+    """The loop of one task; its ledger accounting and its memory side are their own parts."""
 
     def __init__(self, loop: AgentLoop, task: str, capability: str, task_id: str,
                  token_budget: int | None) -> None:
@@ -176,26 +154,25 @@ class _TaskRun:
         self.capability = capability
         self.task_id = task_id
         self.token_budget = token_budget
-        strategy, self.profile = CAPABILITY_PLANS[capability]
+        strategy, profile = CAPABILITY_PLANS[capability]
         self.tracker = ExplorationTracker(strategy, loop.exploration_budget)
         self.nudges = NudgeGenerator(self.tracker)
         self.ctx = loop.toolkit.context(task_id, capability)
+        self.ctx.state.in_context = set()  # this loop tracks what its context still holds
         self.client = ModelClient(loop.model)
         self.context_window_tokens = window_for_model(
             self.client.model, loop.model.context_window,
             loop.ledger.model_info if loop.ledger is not None else model_info)
         # seed 000: memory gets 12.5 % of the window, by default at most 4000 tokens
-        self.memory_budget = min(_MEMORY_BUDGET_CAP, self.context_window_tokens // 8)
-        self.static_memory_tokens = 0
+        self.accounting = LedgerAccounting(loop.ledger, task_id, self.client.settings.stream)
+        self.memory = MemoryBridge(loop.memory, task_id, profile,
+                                   min(MEMORY_BUDGET_CAP, self.context_window_tokens // 8),
+                                   loop.services_runner)
         self.window: ContextWindow | None = None
-        self.ledger_task = task_id
-        self._listener: Callable[[Any], None] | None = None
         self.pending: Transition | None = None
         self.token_ratio = 0.0
-        self.budget_events: deque[BudgetEvent] = deque()
         self.nudge_log: list[dict[str, str]] = []
         self.tool_calls: list[ToolCallRecord] = []
-        self.provider_tokens = 0
         self.last_level = 0
 
     # ------------------------------------------------------------------ lifecycle
@@ -203,23 +180,26 @@ class _TaskRun:
     async def execute(self) -> AgentResult:
         stop_reason = "error"
         try:
-            self._open_ledger_task()
+            self.accounting.open(self.token_budget)
+            memory_text = await self.memory.start(self.task)
             self.window = ContextWindow.for_model(
-                self.client.model, await self._system_prompt(), self.task,
-                context_window=self.context_window_tokens)
+                self.client.model,
+                system_prompt(self.loop.root, self.capability, self.tracker.phase, memory_text),
+                self.task, context_window=self.context_window_tokens)
             answer, stop_reason = await self._work()
             return await self._finish(answer, stop_reason)
         except asyncio.CancelledError:
             stop_reason = "cancelled"
-            await self._record_event("cancelled", f"cancelled during {self.tracker.phase.value} "
-                               f"after {self.tracker.metrics.iteration} model calls")
+            await self.memory.record_event(
+                "cancelled", f"cancelled during {self.tracker.phase.value} after "
+                f"{self.tracker.metrics.iteration} model calls", self._files())
             raise
         except ModelError as exc:
             stop_reason = "model_error"
-            await self._record_event("failed", str(exc))
+            await self.memory.record_event("failed", str(exc), self._files())
             raise
         finally:
-            self._close_ledger_task()
+            self.accounting.close()
             await self.client.aclose()
             await self._emit("progress", {"phase": self.tracker.phase.value, "step":
                                           self.tracker.metrics.iteration, "done": True,
@@ -253,52 +233,53 @@ class _TaskRun:
                                       "maxSteps": self.tracker.budget.max_iterations,
                                       "message": f"{self.tracker.phase.value}: model call {step}"})
         tools = self.loop.pipeline.schemas(self.ctx)
-        extras = [await self._working_memory(), nudge.text if nudge else ""]
+        extras = [await self.memory.working(self.tracker.phase, step), nudge.text if nudge else ""]
         rendered = self.window.render(extras, reserved=token_len(json.dumps(tools)))
+        self.ctx.state.in_context = set(rendered.whole)
         if rendered.level != self.last_level:
             self.last_level = rendered.level
             await self._emit("context", {"level": rendered.level, "tokens": rendered.tokens,
                                          "budget": rendered.budget})
+        carriage = Carriage.of(rendered.messages, tools, rendered.carried)
         try:
             response = await self.client.complete(rendered.messages, tools,
                                                   self.tracker.tool_choice)
         except ModelError as exc:
-            self._record_attempts(exc.attempts, None, rendered, "other", {})
+            self._record(exc.attempts, None, rendered, "other", carriage)
             await self._drain_budget_events()
             raise
+        kind = call_type([c.name for c in response.tool_calls], rendered.fresh)
         if response.tool_calls:
-            return await self._tool_round(response, rendered)
-        return await self._text_round(response, rendered)
+            return await self._tool_round(response, rendered, kind, carriage)
+        return await self._text_round(response, rendered, kind, carriage)
 
-    async def _tool_round(self, response: ChatResponse, rendered: Rendered) -> str | None:
+    async def _tool_round(self, response: ChatResponse, rendered: Rendered, kind: str,
+                          carriage: Carriage) -> str | None:
         assert self.window is not None
         tools_off = self.tracker.phase is Phase.SUMMARIZE
         messages: list[dict[str, Any]] = []
+        spans = {}
         outcomes: list[tuple[str, bool, bool, list[str]]] = []
-        files_read: dict[str, int] = {}
         for call in response.tool_calls:
             result = await self._run_tool(call.name, call.arguments, call.id, tools_off)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            spans[call.id] = result.spans
             outcomes.append((call.name, result.ok, result.new_information,
                              list(result.files)))
-            for path, chars in result.files_read.items():
-                files_read[path] = files_read.get(path, 0) + chars
             if result.ok and call.name in ("write_file", "remember", "note_finding"):
                 self.window.note_produced(f"{call.name}: {result.content[:200]}")
-        self.window.add_round(response.assistant_message(), messages)
-        self._record_attempts(response.attempts, response, rendered,
-                              infer_call_type([c.name for c in response.tool_calls], False),
-                              files_read)
+        self.window.add_round(response.assistant_message(), messages, spans)
+        self._record(response.attempts, response, rendered, kind, carriage)
         self.pending = self.tracker.record_round(RoundSignal.from_results(outcomes))
         await self._drain_budget_events()
         if self.tracker.metrics.iteration >= self.tracker.budget.max_iterations:
             return response.content or self._fallback_answer()
         return None
 
-    async def _text_round(self, response: ChatResponse, rendered: Rendered) -> str | None:
+    async def _text_round(self, response: ChatResponse, rendered: Rendered, kind: str,
+                          carriage: Carriage) -> str | None:
         assert self.window is not None
-        self._record_attempts(response.attempts, response, rendered,
-                              infer_call_type((), True), {})
+        self._record(response.attempts, response, rendered, kind, carriage)
         transition = self.tracker.record_text_response()
         await self._drain_budget_events()
         if transition is None or self.tracker.metrics.iteration >= \
@@ -341,146 +322,34 @@ class _TaskRun:
 
     # ------------------------------------------------------------------ ledger and budget
 
-    def _open_ledger_task(self) -> None:
-        ledger = self.loop.ledger
-        if ledger is None:
-            return
-        self.ledger_task = ledger.begin_task(self.task_id)
-        if self.token_budget is not None:
-            ledger.set_budget(self.ledger_task, self.token_budget)
-
-        def listener(event: BudgetEvent) -> None:  # may run on the ledger's flush thread
-            if event.task_id == self.ledger_task or event.scope == "daily":
-                self.budget_events.append(event)
-
-        self._listener = listener
-        ledger.subscribe(listener)
-
-    def _close_ledger_task(self) -> None:
-        ledger = self.loop.ledger
-        if ledger is None:
-            return
-        if self._listener is not None:
-            ledger.unsubscribe(self._listener)
-        try:
-            ledger.end_task(self.ledger_task)  # also flushes
-        except Exception:  # the task result matters more than a late flush
-            log.exception("closing ledger task %s failed", self.ledger_task)
+    def _record(self, attempts: Sequence[Any], response: ChatResponse | None,
+                rendered: Rendered, kind: str, carriage: Carriage) -> None:
+        if self.accounting.record(attempts, response, self.client.model, kind, carriage,
+                                  rendered.messages):
+            self.token_ratio = max(self.token_ratio, 1.0)
+            self.pending = self.tracker.force_summarize("token_budget") or self.pending
 
     async def _drain_budget_events(self) -> None:
-        while self.budget_events:  # a deque: the ledger may append from its flush thread
-            event = self.budget_events.popleft()
+        events = self.accounting.events
+        while events:  # a deque: the ledger may append from its flush thread
+            event = events.popleft()
             self.token_ratio = max(self.token_ratio, float(event.ratio))
             await self._emit("budget", {**event.to_json(), "taskId": self.task_id})
             if event.ratio >= 1.0:
                 moved = self.tracker.force_summarize("token_budget")
                 self.pending = moved or self.pending
 
-    def _record_attempts(self, attempts: Sequence[Attempt], response: ChatResponse | None,
-                         rendered: Rendered, call_type: str, files: Mapping[str, int]) -> None:
-        ledger = self.loop.ledger
-        for attempt in attempts:
-            succeeded = attempt.error is None and response is not None
-            usage = response.usage if succeeded and response is not None else None
-            if usage is not None:
-                self.provider_tokens += usage.prompt_tokens + usage.completion_tokens
-            if ledger is None:
-                continue
-            try:
-                self._record_one(ledger, attempt, response if succeeded else None, usage,
-                                 rendered, call_type, files)
-            except BudgetExceeded:  # stored; a hard-stop budget ends the exploration now
-                self.token_ratio = max(self.token_ratio, 1.0)
-                self.pending = self.tracker.force_summarize("token_budget") or self.pending
-
-    def _record_one(self, ledger: Ledger, attempt: Attempt, response: ChatResponse | None,
-                    usage: Usage | None, rendered: Rendered, call_type: str,
-                    files: Mapping[str, int]) -> None:
-        if response is None:  # a failed attempt is recorded (it is a retry) but billed nothing
-            ledger.record(task_id=self.ledger_task, call_type=call_type,
-                          model=self.client.model, input_tokens=0, output_tokens=0,
-                          latency_ms=attempt.latency_ms, retry=attempt.retry,
-                          stream=self.client.settings.stream)
-            return
-        ledger.record(
-            task_id=self.ledger_task, call_type=call_type, model=response.model,
-            input_tokens=usage.prompt_tokens if usage else None,
-            output_tokens=usage.completion_tokens if usage else None,
-            cached_tokens=usage.cached_tokens if usage else 0,
-            reasoning_tokens=usage.reasoning_tokens if usage else 0,
-            prompt_text=_prompt_text(rendered.messages),
-            completion_text=_completion_text(response),
-            files=dict(files) or None, latency_ms=attempt.latency_ms,
-            retry=attempt.retry, stream=response.stream)
-
-    # ------------------------------------------------------------------ memory
-
-    async def _system_prompt(self) -> str:
-        memory_text = ""
-        memory = self.loop.memory
-        if memory is not None:
-            memory_text, self.static_memory_tokens = await self._on_services(
-                lambda: memory.context_for_prompt(self.task_id, budget=self.memory_budget,
-                                                  profile=self.profile, query=self.task))
-        return system_prompt(self.loop.root, self.capability, self.tracker.phase, memory_text)
-
-    async def _working_memory(self) -> str:
-        """Dynamic memory for this round: its own share plus what the static part left."""
-        memory = self.loop.memory
-        if memory is None:
-            return ""
-        phase = self.tracker.phase
-        step = self.tracker.next_iteration
-        budget = max(0, self.memory_budget - self.static_memory_tokens)
-
-        def render() -> str:
-            working = memory.working_memory(self.task_id)
-            working.start_round(step)
-            working.set_plan(f"{phase.value}: {PHASE_INSTRUCTIONS[phase]}")
-            return str(working.render(budget))
-
-        text = await self._on_services(render)
-        return f"[Working memory]\n{text}" if text.strip() else ""
-
-    async def _record_event(self, event_type: str, summary: str) -> None:
-        memory = self.loop.memory
-        if memory is None:
-            return
-        files = sorted(self.tracker.metrics.unique_files)
-        try:
-            await self._on_services(lambda: memory.record_event(self.task_id, event_type,
-                                                                summary, files=files))
-        except Exception:  # reporting the original failure matters more
-            log.exception("could not record %s for %s", event_type, self.task_id)
+    # ------------------------------------------------------------------ the end
 
     async def _finish(self, answer: str, stop_reason: str) -> AgentResult:
         summary = self._structured_summary(answer, stop_reason)
-        memory = self.loop.memory
-        proposals: list[dict[str, Any]] = []
-        if memory is not None:
-            proposals = await self._on_services(lambda: self._propose_facts(memory))
-            await self._on_services(lambda: memory.end_task(self.task_id, summary))
-        report = self.loop.ledger.report(task_id=self.ledger_task) if self.loop.ledger else None
-        tokens = int(report["total"]["tokens"]) if report else self.provider_tokens
+        proposals = await self.memory.finish(summary, self._files()[:10])
+        ledger = self.loop.ledger
+        report = ledger.report(task_id=self.accounting.task) if ledger else None
+        tokens = int(report["total"]["tokens"]) if report else self.accounting.provider_tokens
         return AgentResult(self.task_id, answer, self.tracker.metrics.iteration, tokens,
                            self.tool_calls, self.tracker.phase.value, stop_reason,
                            self.nudge_log, report, summary, proposals)
-
-    def _propose_facts(self, memory: MemoryService) -> list[dict[str, Any]]:
-        """Offer the task's noted findings to long-term memory (its write path decides).
-
-        Findings the agent wrote down with ``note_finding`` are the stable facts of a task;
-        they enter as inferred (``source="agent"``, lower confidence) so anything the user
-        stated wins over them, and consolidation merges repeats.
-        """
-        files = sorted(self.tracker.metrics.unique_files)[:10]
-        proposals = []
-        for finding in memory.working_memory(self.task_id).scratchpad:
-            written = memory.remember(finding.text, kind="fact", source="agent",
-                                      confidence=0.7, files=files, task_id=self.task_id)
-            proposals.append({"content": finding.text, "action": written.action,
-                              "id": written.id, "reason": written.reason})
-        return proposals
 
     def _structured_summary(self, answer: str, stop_reason: str) -> str:
         m = self.tracker.metrics
@@ -493,16 +362,15 @@ class _TaskRun:
 
     # ------------------------------------------------------------------ helpers
 
-    async def _on_services(self, fn: Callable[[], T]) -> T:
-        runner = self.loop.services_runner
-        return fn() if runner is None else await runner(fn)
+    def _files(self) -> list[str]:
+        return sorted(self.tracker.metrics.unique_files)
 
     async def _execute(self, name: str, arguments: dict[str, Any], call_id: str) -> ToolResult:
         """One pipeline call, on the services' thread when they live on one."""
         pipeline, ctx = self.loop.pipeline, self.ctx
         if self.loop.services_runner is None:
             return await pipeline.execute(name, arguments, ctx, call_id=call_id)
-        return await self._on_services(
+        return await self.memory.on_services(
             lambda: asyncio.run(pipeline.execute(name, arguments, ctx, call_id=call_id)))
 
     def _findings(self) -> str:
@@ -531,17 +399,3 @@ class _TaskRun:
             raise
         except Exception:  # an editor that stopped listening must not stop the agent
             log.exception("agent event sink failed for %s", kind)
-
-
-def _prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:
-    parts = []
-    for message in messages:
-        parts.append(str(message.get("content") or ""))
-        for call in message.get("tool_calls") or []:
-            parts.append(json.dumps(call.get("function") or {}))
-    return "\n".join(parts)
-
-
-def _completion_text(response: ChatResponse) -> str:
-    return "\n".join([response.content, *(f"{c.name}({c.arguments})"
-                                          for c in response.tool_calls)])

@@ -1,15 +1,49 @@
-"""Splitting a call's input tokens over the files it read.
+"""Splitting a call's input tokens over the files its prompt carries, and the overhead.
 
-Weights are the characters actually read from each file (a 40-line excerpt of a huge
-file weighs 40 lines, not the file size): equal shares mislead when files differ in
-size. Largest-remainder rounding makes the integer parts sum exactly to the total, so
-the by-file report adds up to the by-type report.
+Weights are characters: a file weighs the characters of its text present in the prompt
+(a 40-line excerpt of a huge file weighs 40 lines, not the file size; a file compressed
+out of the context weighs nothing), and whatever else the prompt holds goes to named
+overhead buckets — the system prompt (with memory and nudges), the tool schemas, and
+the conversation (the task, the model's own messages, tool output that is not file
+text). Largest-remainder rounding makes the integer parts sum exactly to the total, so
+the by-file report (files + buckets) adds up to the by-type report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+
+# Overhead bucket -> the key it is stored and reported under next to file paths.
+OVERHEAD_BUCKETS = {
+    "system": "<system prompt>",
+    "tools": "<tool schemas>",
+    "conversation": "<conversation>",
+}
+_BUCKET_KEYS = frozenset(OVERHEAD_BUCKETS.values())
+
+
+def is_overhead(key: str) -> bool:
+    """Whether a by-file key is an overhead bucket rather than a workspace file."""
+    return key in _BUCKET_KEYS
+
+
+def overhead_keys(overhead: Mapping[str, int] | None) -> dict[str, int]:
+    """``bucket -> characters`` as stored keys; raises ``ValueError`` for an unknown bucket
+    or a negative count (nothing is recorded then)."""
+    if not overhead:
+        return {}
+    stored: dict[str, int] = {}
+    for bucket, chars in overhead.items():
+        key = OVERHEAD_BUCKETS.get(bucket)
+        if key is None:
+            raise ValueError(f"unknown overhead bucket {bucket!r}; expected one of "
+                             f"{', '.join(OVERHEAD_BUCKETS)}")
+        if type(chars) is not int or chars < 0:
+            raise ValueError(f"characters of overhead {bucket!r} must be a non-negative integer")
+        if chars:
+            stored[key] = chars
+    return stored
 
 
 def split_tokens(total: int, weights: Mapping[str, int]) -> dict[str, int]:

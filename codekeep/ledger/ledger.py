@@ -28,7 +28,7 @@ from typing import Any
 
 from codekeep.common.secrets import redact_text
 from codekeep.common.workspace import state_dir
-from codekeep.ledger.attribution import normalise_path, split_tokens
+from codekeep.ledger.attribution import is_overhead, normalise_path, overhead_keys, split_tokens
 from codekeep.ledger.budgets import DAILY, DAILY_KEY, DAY, TASK, BudgetTracker, UsageKey, event_for
 from codekeep.ledger.counting import resolve_usage
 from codekeep.ledger.models import ModelInfo, ModelTable
@@ -158,6 +158,7 @@ class Ledger:
         prompt_text: str | None = None,
         completion_text: str | None = None,
         files: Mapping[str, int] | None = None,
+        overhead: Mapping[str, int] | None = None,
         latency_ms: float = 0.0,
         retry: int = 0,
         stream: bool = False,
@@ -167,9 +168,12 @@ class Ledger:
 
         Reported ``input_tokens``/``output_tokens`` win over counting the texts; cached
         tokens are the part of the input served from the provider's cache, reasoning
-        tokens the part of the output spent thinking. ``files`` maps each path the call
-        read to the characters read from it. Raises ``ValueError`` for bad input (nothing
-        is stored) and :class:`BudgetExceeded` after storing a call over a hard-stop budget.
+        tokens the part of the output spent thinking. ``files`` maps each path whose text
+        the prompt carries to those characters; ``overhead`` maps the buckets ``system``,
+        ``tools`` and ``conversation`` to the prompt's other characters, so the input is
+        split over both and the by-file report adds up to the total. Raises ``ValueError``
+        for bad input (nothing is stored) and :class:`BudgetExceeded` after storing a call
+        over a hard-stop budget.
         """
         if not model:
             raise ValueError("model must be named")
@@ -181,6 +185,7 @@ class Ledger:
         )
         file_chars = self._normalise_files(files)
         stored_type = classify_call_type(call_type, len(file_chars))
+        file_chars.update(overhead_keys(overhead))
         if retry < 0 or latency_ms < 0:
             raise ValueError("retry and latency_ms must not be negative")
         price = info.price
@@ -238,6 +243,10 @@ class Ledger:
             key = paths.get(path)
             if key is None:
                 key = paths[path] = normalise_path(path, self.root)
+                if is_overhead(key):
+                    del paths[path]
+                    raise ValueError(f"{path!r} names an overhead bucket, not a file; "
+                                     "pass it as overhead=")
             result[key] = result.get(key, 0) + chars
         return result
 
@@ -310,14 +319,15 @@ class Ledger:
         self.flush()
         window = Window.since(since, self._raw_kept_from())
         rows = self._store.aggregate(group_by, task=task_id, window=window)
-        by_file = self._store.aggregate("file", task=task_id, window=window, limit=top_files)
-        file_total = sum(row.input_tokens for row in (
-            rows if group_by == "file" else self._store.aggregate("file", task=task_id,
-                                                                  window=window)))
+        keyed = rows if group_by == "file" else self._store.aggregate("file", task=task_id,
+                                                                      window=window)
+        by_file = [row for row in keyed if not is_overhead(row.key)][:top_files]
+        overhead = [row for row in keyed if is_overhead(row.key)]
         totals = self._store.aggregate("total", task=task_id, window=window)
         return build_report(
             group_by=group_by, since=since, task_id=task_id, rows=rows, by_file=by_file,
-            total=totals[0] if totals else None, file_total=file_total,
+            overhead=overhead, total=totals[0] if totals else None,
+            file_total=sum(row.input_tokens for row in keyed),
             budget=self.budget_state(task_id),
         )
 

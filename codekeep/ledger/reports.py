@@ -5,7 +5,8 @@ JSON shape (CLI ``--json`` and ``codekeep/ledger/report``)::
     {"groupBy": "type", "since": "...", "taskId": null,
      "rows":   [{"key", "calls", "inputTokens", "outputTokens", "cachedTokens",
                  "reasoningTokens", "costUsd", "share"}],       # share: % of tokens
-     "byFile": [{"path", "calls", "tokens", "costUsd", "share"}],  # % of attributed tokens
+     "byFile": [{"path", "calls", "tokens", "costUsd", "share"}],  # % of input tokens
+     "overhead": [{"bucket", "label", "calls", "tokens", "costUsd", "share"}],
      "total":  {"calls", "inputTokens", "outputTokens", "cachedTokens", "reasoningTokens",
                 "tokens", "costUsd"},
      "budget": {"task": {...} | null, "daily": {...} | null},
@@ -13,6 +14,12 @@ JSON shape (CLI ``--json`` and ``codekeep/ledger/report``)::
 
 A report of a task with no calls carries a ``reason``: an empty table would read as
 "this task was free" when the task id is most likely a typo.
+
+``byFile`` and ``overhead`` split the input tokens of the calls that said what their
+prompt carried (the agent's calls do): each file is billed for the characters of its
+text in each prompt, the rest goes to the buckets ``system`` (system prompt, memory,
+nudges), ``tools`` (tool schemas) and ``conversation``. Together (all files, not only
+the top ones) they add up to those calls' input tokens; shares are % of that sum.
 """
 
 from __future__ import annotations
@@ -21,12 +28,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from codekeep.ledger.attribution import OVERHEAD_BUCKETS
 from codekeep.ledger.store import Totals
+
+_BUCKET_OF = {key: bucket for bucket, key in OVERHEAD_BUCKETS.items()}
 
 
 def build_report(*, group_by: str, since: datetime | None, task_id: str | None,
-                 rows: Sequence[Totals], by_file: Sequence[Totals], total: Totals | None,
-                 file_total: int, budget: dict[str, Any]) -> dict[str, Any]:
+                 rows: Sequence[Totals], by_file: Sequence[Totals], overhead: Sequence[Totals],
+                 total: Totals | None, file_total: int, budget: dict[str, Any]
+                 ) -> dict[str, Any]:
     total_tokens = total.tokens if total else 0
     report = {
         "groupBy": group_by,
@@ -38,6 +49,12 @@ def build_report(*, group_by: str, since: datetime | None, task_id: str | None,
             {"path": row.key, "calls": row.calls, "tokens": row.input_tokens,
              "costUsd": round(row.cost_usd, 6), "share": _share(row.input_tokens, file_total)}
             for row in by_file
+        ],
+        "overhead": [
+            {"bucket": _BUCKET_OF[row.key], "label": row.key.strip("<>"), "calls": row.calls,
+             "tokens": row.input_tokens, "costUsd": round(row.cost_usd, 6),
+             "share": _share(row.input_tokens, file_total)}
+            for row in overhead
         ],
         "total": {
             "calls": total.calls if total else 0,
@@ -88,12 +105,14 @@ def render_text(report: dict[str, Any]) -> str:
               f"{total['outputTokens']:,}", f"{total['cachedTokens']:,}",
               f"{total['costUsd']:.4f}", "100.0%" if total["tokens"] else "0.0%"]
     lines.extend(_table(header, body, footer))
-    if report["byFile"]:
-        lines += ["", "Top files by attributed input tokens"]
+    if report["byFile"] or report.get("overhead"):
+        lines += ["", "Input tokens by what the prompts carried (top files, then overhead)"]
         lines.extend(_table(
             ["file", "calls", "tokens", "share"],
             [[row["path"], f"{row['calls']:,}", f"{row['tokens']:,}", f"{row['share']:.1f}%"]
-             for row in report["byFile"]],
+             for row in report["byFile"]]
+            + [[f"({row['label']})", f"{row['calls']:,}", f"{row['tokens']:,}",
+                f"{row['share']:.1f}%"] for row in report.get("overhead", [])],
         ))
     lines += ["", *budget_lines(report["budget"])]
     return "\n".join(lines)

@@ -31,12 +31,32 @@ class TraceEntry:
     duration_ms: float
 
 
+@dataclass(frozen=True, slots=True)
+class ReadMark:
+    """A file range a ``read_file`` call put in the task's context, and the file's state then."""
+
+    path: str
+    start: int
+    end: int
+    reached_end: bool  # the read went to the last line (a later "to the end" read is covered)
+    digest: str
+    call_id: str
+
+    def covers(self, path: str, start: int, end: int | None) -> bool:
+        if path != self.path or start < self.start:
+            return False
+        return self.reached_end or (end is not None and end <= self.end)
+
+
 @dataclass(slots=True)
 class TaskToolState:
     """Per-task state the middlewares keep and the agent reads.
 
     ``loaded`` is the set of tools disclosed beyond the capability's core set;
     ``unique_files`` / ``unique_patterns`` / ``unique_queries`` feed the exploration tracker.
+    ``reads`` are the ranges read so far; ``in_context`` the call ids whose results the
+    model still sees whole (the agent updates it after compressing its context; ``None``
+    when nobody tracks a context window, e.g. an MCP client: every result counts as seen).
     """
 
     loaded: set[str] = field(default_factory=set)
@@ -47,6 +67,17 @@ class TaskToolState:
     writes: set[str] = field(default_factory=set)
     trace: list[TraceEntry] = field(default_factory=list)
     total_calls: int = 0
+    reads: list[ReadMark] = field(default_factory=list)
+    in_context: set[str] | None = None
+
+    def still_seen(self, call_id: str | None) -> bool:
+        """Whether the model still sees the whole result of ``call_id``."""
+        return call_id is not None and (self.in_context is None or call_id in self.in_context)
+
+    def now_seen(self, call_id: str | None) -> None:
+        """A result just produced: it goes into the next prompt whole."""
+        if call_id is not None and self.in_context is not None:
+            self.in_context.add(call_id)
 
 
 @dataclass(slots=True)

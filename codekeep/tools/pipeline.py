@@ -141,7 +141,7 @@ class ToolPipeline:
             return failure(spec.name, "exception", f"{type(exc).__name__}: {exc}")
         if not isinstance(output, ToolOutput):
             output = ToolOutput(data=output)
-        content, dropped = compress_output(spec, output, call.arguments, ctx.settings)
+        content, dropped, spans = compress_output(spec, output, call.arguments, ctx.settings)
         return ToolResult(
             tool=spec.name,
             ok=True,
@@ -150,5 +150,6 @@ class ToolPipeline:
             files=list(output.files),
             files_read=dict(output.files_read),
             query=output.query,
+            spans=spans,
             dropped=dropped,
         )

@@ -7,6 +7,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+@dataclass(frozen=True, slots=True)
+class FileSpan:
+    """Characters ``[start, end)`` of a result's content that are text of the file ``path``.
+
+    The ledger bills a model call's input to the files whose text its prompt carries;
+    spans say exactly which characters of a tool result are file text (numbered lines of
+    a read, code lines of search hits) and which are headers, notes or symbol lists.
+    """
+
+    path: str
+    start: int
+    end: int
+
+    @property
+    def chars(self) -> int:
+        return self.end - self.start
+
+    def clipped(self, limit: int) -> int:
+        """Characters of this span inside the first ``limit`` characters of the content."""
+        return max(0, min(self.end, limit) - self.start)
+
+
 @dataclass(slots=True)
 class ToolOutput:
     """What a handler returns: structured data plus the facts the pipeline records.
@@ -21,6 +43,7 @@ class ToolOutput:
     files: list[str] = field(default_factory=list)
     files_read: dict[str, int] = field(default_factory=dict)
     query: str | None = None
+    spans: tuple[FileSpan, ...] = ()  # file text inside ``text``, when ``text`` is given
 
 
 @dataclass(slots=True)
@@ -38,6 +61,7 @@ class ToolResult:
     files: list[str] = field(default_factory=list)
     files_read: dict[str, int] = field(default_factory=dict)
     query: str | None = None
+    spans: tuple[FileSpan, ...] = ()  # where ``content`` carries file text
     new_information: bool = False
     dropped: str | None = None  # what compression left out, also stated in ``content``
     duration_ms: float = 0.0

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from codekeep.agent.accounting import call_type
 from codekeep.agent.json_repair import parse_tool_arguments
-from codekeep.agent.loop import infer_call_type
 
 
 @pytest.mark.parametrize(("raw", "expected"), [
@@ -34,10 +34,13 @@ def test_unrepairable_arguments_report_an_error(raw):
     assert not parsed.ok and parsed.error
 
 
-def test_call_types_follow_what_the_round_did():
-    assert infer_call_type(["read_file", "write_file"], False) == "generate_code"
-    assert infer_call_type(["find_references"], False) == "read_code"
-    assert infer_call_type(["repo_map", "recall"], False) == "plan"
-    assert infer_call_type(["remember"], False) == "tool"
-    assert infer_call_type([], True) == "summarize"
-    assert infer_call_type([], False) == "other"
+def test_call_types_say_what_the_call_was_for():
+    one_read = {"c1": {"a.py": 120}}
+    assert call_type(["read_file", "write_file"], one_read) == "generate_code"
+    assert call_type(["find_symbol"], one_read) == "read_code.file"  # new code in the prompt
+    assert call_type([], {"c1": {"a.py": 5}, "c2": {"b.py": 9}}) == "read_code.files"
+    assert call_type([], {"c1": {"a.py": 5, "b.py": 9}}) == "read_code.directory"  # one sweep
+    assert call_type(["repo_map", "recall", "find_symbol"], {}) == "plan"
+    assert call_type(["read_file"], {}) == "tool"  # asking for a read is not reading
+    assert call_type(["remember"], {}) == "tool"
+    assert call_type([], {}) == "other"  # the final answer is not a summary

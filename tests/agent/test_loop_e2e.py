@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -44,8 +45,8 @@ async def test_find_symbol_then_read_file_then_answer(harness):
     rows = harness.ledger_rows(result.task_id)
     assert [row["token_source"] for row in rows] == ["provider"] * 3
     assert [(row["input_tokens"], row["output_tokens"]) for row in rows] == [(400, 25)] * 3
-    assert [row["call_type"] for row in rows] == ["read_code.file", "read_code.file",
-                                                  "summarize"]
+    # lookup -> asking for a read -> the answer whose prompt carries the code read
+    assert [row["call_type"] for row in rows] == ["plan", "tool", "read_code.file"]
     assert result.tokens == 3 * 425
     assert result.ledger is not None and result.ledger["total"]["calls"] == 3
     files = harness.ledger.report(task_id=result.task_id)["byFile"]
@@ -211,9 +212,10 @@ async def test_without_provider_usage_the_ledger_counts_the_text(harness):
     rows = harness.ledger_rows(result.task_id)
     assert [row["token_source"] for row in rows] == ["tiktoken", "tiktoken"]
     assert all(row["input_tokens"] > 100 for row in rows)  # the prompt was counted
-    assert rows[0]["call_type"] == "read_code.file"
-
-
+    assert [row["call_type"] for row in rows] == ["tool", "read_code.file"]
+    files = json.loads(rows[1]["files"])  # the counted prompt is still split by what it carried
+    assert sum(tokens for _, tokens in files.values()) == rows[1]["input_tokens"]
+    assert files["pkg/billing.py"][1] > 0
 
 async def test_noted_findings_are_offered_to_long_term_memory(harness):
     finding = "compute_total in pkg/billing.py sums item.price over the cart items"

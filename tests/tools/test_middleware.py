@@ -76,7 +76,7 @@ async def test_argument_validation_normalises_in_place(kit: ToolKit, ctx: ToolCo
         kit.registry.get("read_file"),
     )
     assert await middleware.before(call, ctx) is None
-    assert call.arguments == {"path": "src/app.py", "start_line": 2}
+    assert call.arguments == {"path": "src/app.py", "start_line": 2, "force": False}
     bad = ToolCall("read_file", '{"path": 1}', "c", kit.registry.get("read_file"))
     result = await middleware.before(bad, ctx)
     assert result is not None and result.rule == "arguments" and not result.ok
@@ -93,21 +93,25 @@ async def test_safety_gate_canonicalises_and_refuses(kit: ToolKit, ctx: ToolCont
     assert command is not None and command.rule == "command.privilege"
 
 
-async def test_cache_check_returns_marked_copy_and_clears_on_write(
+async def test_cache_check_points_at_the_earlier_result_and_clears_on_write(
     kit: ToolKit, ctx: ToolContext
 ) -> None:
     cache = CacheCheck()
-    first = _call(kit, "read_file", {"path": "src/app.py"})
+    first = _call(kit, "search_code", {"pattern": "helper"})
     assert await cache.before(first, ctx) is None
-    original = ToolResult(tool="read_file", ok=True, content="body", files_read={"src/app.py": 4})
+    original = ToolResult(tool="search_code", ok=True, content="body", call_id="c1")
     await cache.after(first, original, ctx)
-    hit = await cache.before(_call(kit, "read_file", {"path": "src/app.py"}), ctx)
-    assert hit is not None and hit.cached and hit.content.startswith("[cached")
+    hit = await cache.before(_call(kit, "search_code", {"pattern": "helper"}), ctx)
+    assert hit is not None and hit.cached and hit.content.startswith("[already in your context")
+    assert "c1" in hit.content and "body" not in hit.content  # not sent twice
     assert hit.files_read == {} and not hit.new_information
+    ctx.state.in_context = set()  # the agent compressed that result out of its context
+    again = await cache.before(_call(kit, "search_code", {"pattern": "helper"}), ctx)
+    assert again is not None and again.content.startswith("[repeated") and "body" in again.content
     write = _call(kit, "write_file", {"path": "x", "content": "y"})
     assert await cache.before(write, ctx) is None  # writes are never served from cache
     await cache.after(write, _ok("write_file"), ctx)
-    assert await cache.before(_call(kit, "read_file", {"path": "src/app.py"}), ctx) is None
+    assert await cache.before(_call(kit, "search_code", {"pattern": "helper"}), ctx) is None
 
 
 async def test_observation_record_calls_pluggable_sinks(kit: ToolKit, ctx: ToolContext) -> None:

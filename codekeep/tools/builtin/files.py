@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
-from codekeep.tools.builtin.walking import is_binary, workspace_files
+from codekeep.tools.builtin.walking import file_digest, is_binary, workspace_files
 from codekeep.tools.context import ToolContext
 from codekeep.tools.result import ToolError, ToolOutput
 from codekeep.tools.spec import Param, tool
@@ -21,7 +21,7 @@ HEADER_ROOM = 300  # the "path lines a-b of n" header and the continuation note
 LIST_LIMIT = 500
 
 
-@tool(category="files", read_only=True, compression="file")
+@tool(category="files", read_only=True, compression="file", cacheable=False)
 async def read_file(
     ctx: ToolContext,
     path: Annotated[str, Param("File path relative to the workspace root.", path="read")],
@@ -33,9 +33,16 @@ async def read_file(
             schema={"minimum": 1},
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        Param("Read again even if this range is already in your context unchanged."),
+    ] = False,
 ) -> ToolOutput:
     """Read lines of a workspace file (1-based, inclusive range). Large files are capped;
-    the result says where it stopped so you can continue with start_line."""
+    the result says where it stopped so you can continue with start_line. A range you
+    already have (file unchanged) is not sent twice: you get a pointer to the earlier
+    result instead, unless force=true."""
+    del force  # the re-read check acts on it before this handler runs
     real = ctx.guard.check(path, "read")
     if end_line is not None and end_line < start_line:
         raise ToolError(f"end_line {end_line} is before start_line {start_line}", rule="arguments")
@@ -89,6 +96,7 @@ def _read_range(real: Path, path: str, start: int, end: int | None, cap: int) ->
             f"{path} has only {total} lines; start_line {start} is past the end", rule="range"
         )
     return {
+        "digest": file_digest(real),
         "path": path,
         "start_line": start,
         "end_line": last,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,3 +34,8 @@ def workspace_files(root: Path, under: str = ".") -> Iterator[tuple[str, int]]:
 def is_binary(path: Path) -> bool:
     with path.open("rb") as handle:
         return b"\x00" in handle.read(BINARY_SNIFF_BYTES)
+
+
+def file_digest(path: Path) -> str:
+    """What a re-read compares: the file's bytes (a change anywhere means read it again)."""
+    return hashlib.sha1(path.read_bytes(), usedforsecurity=False).hexdigest()

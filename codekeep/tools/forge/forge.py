@@ -33,7 +33,7 @@ from codekeep.tools.forge.sandbox import SandboxError, run_sandboxed
 from codekeep.tools.normalize import ArgumentError, normalise_arguments
 from codekeep.tools.pipeline import ToolPipeline
 from codekeep.tools.registry import DuplicateToolError, ToolRegistry
-from codekeep.tools.result import ToolError, ToolOutput, ToolRefusedError, ToolResult
+from codekeep.tools.result import FileSpan, ToolError, ToolOutput, ToolRefusedError, ToolResult
 from codekeep.tools.settings import ToolSettings
 from codekeep.tools.spec import JSON_SCHEMA_DRAFT, ToolSpec, is_snake_case
 
@@ -311,6 +311,7 @@ def _passthrough(result: ToolResult) -> ToolOutput:
         files=list(result.files),
         files_read=dict(result.files_read),
         query=result.query,
+        spans=result.spans,
     )
 
 
@@ -321,6 +322,12 @@ def _merge(steps: Sequence[Step], results: Sequence[ToolResult]) -> ToolOutput:
         f"## step {i}: {s.tool}\n{r.content}"
         for i, (s, r) in enumerate(zip(steps, results, strict=False))
     ]
+    spans: list[FileSpan] = []
+    offset = 0
+    for section, result in zip(sections, results, strict=False):
+        body = offset + len(section) - len(result.content)  # the step's text follows its heading
+        spans += [FileSpan(s.path, s.start + body, s.end + body) for s in result.spans]
+        offset += len(section) + 2
     if failed is not None:
         raise ToolError(
             "\n\n".join(sections) + f"\n\nstep {failed} ({steps[failed].tool}) failed", rule="forge"
@@ -336,4 +343,5 @@ def _merge(steps: Sequence[Step], results: Sequence[ToolResult]) -> ToolOutput:
         text="\n\n".join(sections),
         files=list(dict.fromkeys(f for r in results for f in r.files)),
         files_read=files_read,
+        spans=tuple(spans),
     )
