@@ -19,9 +19,3 @@ export function retargetLensCommand<T extends LensCommand>(command: T): T {
   const target = RETARGETED[command.command];
   return target ? { ...command, command: target } : command;
 }
-
-/** `shop/inventory.py::Inventory.restock#2` -> `restock` (for titles). */
-export function symbolNameFromId(symbolId: string): string {
-  const qualified = symbolId.split('::').pop() ?? symbolId;
-  return (qualified.split('.').pop() ?? qualified).replace(/#\d+$/, '');
-}

@@ -45,6 +45,7 @@ from codekeep.analysis.registry import LanguageRegistry, LanguageSpec, default_r
 from codekeep.analysis.settings import IndexSettings
 from codekeep.analysis.store import IndexStore
 from codekeep.analysis.writer import FactWriter, differing
+from codekeep.common.symbol_id import SymbolId
 from codekeep.common.workspace import resolve_root, state_dir
 
 INDEX_FILE = "index.db"
@@ -375,7 +376,7 @@ class CodeMap:
             self._graph.invalidate()
             self._ranker.invalidate()
             changes = ChangeSet(renamed_files=[(old, new)], symbol_renames={
-                s.id: f"{new}::{s.id.split('::', 1)[1]}" for s in before})
+                s.id: str(SymbolId.parse(s.id).with_path(new)) for s in before})
             self._notify(changes)
             return changes
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from codekeep.analysis.extract import FileFacts, ImportFact, RefFact, Span, SymbolFact
+from codekeep.common.symbol_id import numbered, qualify, split_number
 
 # Reference kinds are stored as one letter inside ``spans``; unknown kinds verbatim.
 _KIND_CODES = {
@@ -64,17 +65,6 @@ def nn(value: int | None, default: int) -> int:
     return default if value is None else value
 
 
-def qual_of(name: str, container: str | None, dup: int | None) -> str:
-    """The part of a symbol id after ``::``: ``Container.name`` plus ``#n`` for duplicates."""
-    base = f"{container}.{name}" if container else name
-    return f"{base}#{dup}" if dup else base
-
-
-def dup_of(fact: SymbolFact) -> int | None:
-    base = f"{fact.container}.{fact.name}" if fact.container else fact.name
-    return int(fact.qual[len(base) + 1:]) if fact.qual != base else None
-
-
 # A signature always spells the symbol's name; storing a one-byte stand-in for it instead
 # saves ~15 bytes per symbol (an eighth of the index).
 NAME_MARK = "\x00"
@@ -94,7 +84,8 @@ def symbol_row(s: SymbolFact) -> tuple:
     """Column values of ``symbols`` after ``file_id`` (see the store's schema)."""
     span, name = s.span, s.name_span
     return (
-        s.name, s.container, dup_of(s), kind_code(s.kind), pack_signature(s.signature, s.name),
+        s.name, s.container, split_number(s.qual)[1], kind_code(s.kind),
+        pack_signature(s.signature, s.name),
         span.line, span.col, or_null(span.ucol, span.col),
         span.end_line, span.end_col, or_null(span.end_ucol, span.end_col),
         or_null(name.line, span.line), name.col, or_null(name.ucol, name.col),
@@ -107,7 +98,7 @@ def symbol_fact(row: Sequence) -> SymbolFact:
      name_line, name_col, name_ucol, name_end_col, name_end_ucol) = row
     name_line = nn(name_line, line)
     return SymbolFact(
-        qual_of(name, container, dup), name, kind_name(kind), container,
+        numbered(qualify(name, container), dup), name, kind_name(kind), container,
         unpack_signature(signature, name),
         Span(line, col, nn(ucol, col), end_line, end_col, nn(end_ucol, end_col)),
         Span(name_line, name_col, nn(name_ucol, name_col), name_line, name_end_col,

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import tree_sitter as ts
 
 from codekeep.analysis.registry import LanguageSpec
+from codekeep.common.symbol_id import numbered, qualify, split_number
 
 SIGNATURE_MAX = 200
 _OPEN_SPACE = re.compile(r"([(\[{]) ")
@@ -279,7 +280,7 @@ _Placed = tuple[str, "SymbolFact | tuple[_Def, str | None, str]"]
 
 
 def _qualified(symbol: SymbolFact) -> str:
-    return f"{symbol.container}.{symbol.name}" if symbol.container else symbol.name
+    return qualify(symbol.name, symbol.container)
 
 
 def _around(
@@ -338,9 +339,9 @@ def renest(
     placed, encloses_kept = nested
     # A kept symbol's number changes only if a symbol with its qualified name was
     # placed among the fresh ones, or it had a number (an earlier namesake may be gone).
-    numbered = [k for part in (before, after) for k in part if "#" in k.qual]
-    affected = {qualified for qualified, _thing in placed} | set(map(_qualified, numbered))
-    affected_names = {k.name for k in numbered} | {
+    numbered_kept = [k for part in (before, after) for k in part if split_number(k.qual)[1]]
+    affected = {qualified for qualified, _thing in placed} | set(map(_qualified, numbered_kept))
+    affected_names = {k.name for k in numbered_kept} | {
         thing.name if isinstance(thing, SymbolFact) else thing[0].name for _q, thing in placed}
     positions = _Positions(src)
     used: dict[str, int] = {}
@@ -349,7 +350,7 @@ def renest(
     def number(qualified: str) -> str:
         count = used.get(qualified, 0) + 1
         used[qualified] = count
-        return qualified if count == 1 else f"{qualified}#{count}"
+        return numbered(qualified, count)
 
     def renumber(part: list[SymbolFact]) -> None:
         for k in part:
@@ -548,7 +549,7 @@ def _nest(
             continue  # an impl block only names the container of its functions
         count = used.get(qualified, 0) + 1
         used[qualified] = count
-        qual = qualified if count == 1 else f"{qualified}#{count}"
+        qual = numbered(qualified, count)
         symbols.append(SymbolFact(
             qual, d.name, kind, container, signature_of(src, d.node, spec.body_fields),
             positions.span(d.node), positions.span(d.name_node),

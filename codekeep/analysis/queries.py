@@ -13,6 +13,7 @@ from codekeep.analysis.encoding import decode_spans
 from codekeep.analysis.imports import ImportGraph, top_level_name
 from codekeep.analysis.model import Reference, Related, Symbol
 from codekeep.analysis.store import DefinitionKey, IndexStore, RefRow
+from codekeep.common.symbol_id import SymbolId
 
 RELATED_LIMIT = 25
 # Uses of these kinds are "what it calls"; the rest (types, classes...) are "related".
@@ -21,7 +22,7 @@ def find_symbol(
     store: IndexStore, name: str, kind: str | None = None, limit: int | None = None
 ) -> list[Symbol]:
     """Exact name, ``Container.name`` (``::`` works too) or a full id ``path::Container.name``."""
-    by_id = symbol_by_id(store, name) if "::" in name else None
+    by_id = symbol_by_id(store, name)
     if by_id is not None:
         symbols = [by_id]
     elif "." in name or "::" in name:
@@ -36,10 +37,8 @@ def find_symbol(
 
 
 def symbol_by_id(store: IndexStore, symbol_id: str) -> Symbol | None:
-    if "::" not in symbol_id:
-        return None
-    path, qual = symbol_id.split("::", 1)
-    return store.symbol(path, qual)
+    sid = SymbolId.try_parse(symbol_id)
+    return store.symbol(sid) if sid is not None else None
 
 
 def _innermost(symbols: Iterable[Symbol], line: int, byte_col: int | None) -> Symbol | None:
@@ -159,7 +158,7 @@ def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) ->
     related = _targets(store, graph, path, types, own)
     if symbol is not None:
         # then its container (the class of a method) and its siblings, in source order
-        parent_id = f"{path}::{symbol.container}" if symbol.container else None
+        parent_id = str(SymbolId(path, symbol.container)) if symbol.container else None
         family = [s for s in symbols if s.id != symbol.id
                   and (s.container == symbol.container or s.id == parent_id)]
         seen = {s.id for s in related}

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.model import RepoMap, Symbol
 from codekeep.analysis.store import IndexStore
+from codekeep.common.symbol_id import SymbolId
 from codekeep.common.tokens import token_len
 
 DAMPING = 0.85
@@ -134,7 +135,7 @@ def _with_containers(chosen: Sequence[Symbol], by_id: dict[str, Symbol]) -> list
     for symbol in chosen:
         container = symbol.container
         while container:
-            parent = by_id.get(f"{symbol.path}::{container}")
+            parent = by_id.get(str(SymbolId(symbol.path, container)))
             if parent is None:
                 break
             picked.setdefault(parent.id, parent)

@@ -23,7 +23,6 @@ from codekeep.analysis.encoding import (
     EncodedFacts,
     decode_imports,
     decode_spans,
-    dup_of,
     encode_imports,
     group_refs,
     kind_code,
@@ -31,7 +30,6 @@ from codekeep.analysis.encoding import (
     kind_rank_groups,
     kind_rank_sql,
     nn,
-    qual_of,
     symbol_fact,
     symbol_row,
     unpack_signature,
@@ -40,6 +38,7 @@ from codekeep.analysis.extract import FileFacts, ImportFact, RefFact, SymbolFact
 from codekeep.analysis.model import Position, Range, Reference, Symbol
 from codekeep.analysis.parsing import FileResult
 from codekeep.common.sqlite import BUSY_TIMEOUT_MS, open_db
+from codekeep.common.symbol_id import SymbolId, split_number
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -108,7 +107,7 @@ def symbol_from_row(row: Sequence) -> Symbol:
      name_line, name_col, name_ucol, name_end_col, name_end_ucol) = row
     name_line = nn(name_line, line)
     return Symbol(
-        id=f"{path}::{qual_of(name, container, dup)}", name=name, kind=kind_name(kind),
+        id=str(SymbolId.of(path, name, container, dup)), name=name, kind=kind_name(kind),
         path=path,
         language=language, container=container, signature=unpack_signature(signature, name),
         range=Range(_pos(line, col, ucol), _pos(end_line, end_col, end_ucol)),
@@ -335,7 +334,7 @@ class IndexStore:
     def delete_symbols(self, file_id: int, symbols: Iterable[SymbolFact]) -> None:
         self.conn.executemany(
             "DELETE FROM symbols WHERE file_id = ? AND name = ? AND container IS ? AND dup IS ?",
-            [(file_id, s.name, s.container, dup_of(s)) for s in symbols],
+            [(file_id, s.name, s.container, split_number(s.qual)[1]) for s in symbols],
         )
 
     def read_facts(self, file_id: int) -> FileFacts:
@@ -415,16 +414,15 @@ class IndexStore:
             (json.dumps(ids),))}
         return [symbol_from_row(rows[i]) for i in ids]
 
-    def symbol(self, path: str, qual: str) -> Symbol | None:
-        wanted = f"{path}::{qual}"
-        likely_name = qual.split("#", 1)[0].rsplit(".", 1)[-1]
+    def symbol(self, sid: SymbolId) -> Symbol | None:
+        wanted = str(sid)
         rows = self.conn.execute(
-            f"{SYMBOL_SELECT} WHERE f.path = ? AND s.name = ?", (path, likely_name)).fetchall()
+            f"{SYMBOL_SELECT} WHERE f.path = ? AND s.name = ?", (sid.path, sid.name)).fetchall()
         for symbol in map(symbol_from_row, rows):
             if symbol.id == wanted:
                 return symbol
         # names that contain dots (TypeScript `declare module "a.b"`): look at the whole file
-        return next((s for s in self.symbols_in_file(path) if s.id == wanted), None)
+        return next((s for s in self.symbols_in_file(sid.path) if s.id == wanted), None)
 
     def symbols_in_file(self, path: str) -> list[Symbol]:
         rows = self.conn.execute(
@@ -447,7 +445,7 @@ class IndexStore:
         rows = self.conn.execute(
             "SELECT f.path, s.name, s.container, s.dup FROM symbols s "
             "JOIN files f ON f.id = s.file_id WHERE s.name = ?", (name,))
-        return [DefinitionKey(f"{path}::{qual_of(name, container, dup)}", path, name, container)
+        return [DefinitionKey(str(SymbolId.of(path, name, container, dup)), path, name, container)
                 for path, name, container, dup in rows]
 
     def refs_in_file(self, path: str) -> list[RefRow]:

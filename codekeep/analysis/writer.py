@@ -14,6 +14,7 @@ from codekeep.analysis.encoding import encode_spans
 from codekeep.analysis.extract import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.model import Position, Range, Symbol
 from codekeep.analysis.store import IndexStore
+from codekeep.common.symbol_id import SymbolId
 
 # Above this many symbols to delete, rewriting the file's symbols beats targeted deletes.
 ROW_DIFF_LIMIT = 48
@@ -57,7 +58,7 @@ class FactWriter:
     @staticmethod
     def to_symbol(path: str, language: str, fact: SymbolFact) -> Symbol:
         return Symbol(
-            id=f"{path}::{fact.qual}", name=fact.name, kind=fact.kind, path=path,
+            id=str(SymbolId(path, fact.qual)), name=fact.name, kind=fact.kind, path=path,
             language=language, container=fact.container, signature=fact.signature,
             range=_range(fact.span), selection_range=_range(fact.name_span),
         )

@@ -125,7 +125,7 @@ def _find(args: argparse.Namespace) -> int:
 
 def _refs(args: argparse.Namespace) -> int:
     with _open(args) as codemap:
-        is_id = "::" in args.target and codemap.symbol(args.target) is not None
+        is_id = codemap.symbol(args.target) is not None
         if is_id:
             refs, total = codemap.find_references(symbol_id=args.target, limit=args.limit)
         else:

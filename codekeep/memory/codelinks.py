@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from codekeep.common.symbol_id import SymbolId, moved_path
 from codekeep.memory.store import Link, MemoryStore
 
 
-def _rename_prefix(old: str, new: str, value: str) -> str | None:
-    if value == old:
-        return new
-    for separator in ("/", "::"):
-        if value.startswith(old + separator):
-            return new + value[len(old) :]
-    return None
+def _moved_symbol(old: str, new: str, symbol_id: str) -> str | None:
+    sid = SymbolId.try_parse(symbol_id)
+    moved = sid.moved(old, new) if sid else None
+    return None if moved is None else str(moved)
 
 
 def _rewrite(store: MemoryStore, link: Link, rewrite: dict[str, str], now: float) -> int:
@@ -45,9 +43,9 @@ def apply_changes(store: MemoryStore, changes: Any, now: float) -> dict[str, int
     links = store.links
     with store.transaction():
         for old, new in renamed_files:
-            paths = {p: _rename_prefix(old, new, p) for p in links.names_under("file", old)}
+            paths = {p: moved_path(p, old, new) for p in links.names_under("file", old)}
             stats["relinked"] += _rewrite(store, "file", {k: v for k, v in paths.items() if v}, now)
-            symbols = {s: _rename_prefix(old, new, s) for s in links.names_under("symbol", old)}
+            symbols = {s: _moved_symbol(old, new, s) for s in links.names_under("symbol", old)}
             symbol_renames.update(
                 {k: v for k, v in symbols.items() if v and k not in symbol_renames}
             )

@@ -116,3 +116,27 @@ def test_real_code_map_rename_and_delete_reach_memory(
         assert "stale" in hit.memory.flags
     finally:
         codemap.close()
+
+
+def test_directory_rename_leaves_a_sibling_with_the_same_name_start(service: MemoryService) -> None:
+    moved = service.remember(
+        "Billing totals are cents", files=["pkg/billing.py"], symbols=["pkg/billing.py::total"]
+    )
+    kept = service.remember(
+        "The pkg_tools scripts are throwaway",
+        files=["pkg_tools/run.py"],
+        symbols=["pkg_tools/run.py::main", "pkg%/odd.py::f"],
+    )
+    service.apply_code_changes(_changes(renamed_files=[("pkg", "core")]))
+    first, second = service.get(moved.id or ""), service.get(kept.id or "")
+    assert first is not None and second is not None
+    assert (first.files, first.symbols) == (["core/billing.py"], ["core/billing.py::total"])
+    assert second.files == ["pkg_tools/run.py"]
+    assert second.symbols == ["pkg%/odd.py::f", "pkg_tools/run.py::main"]
+
+
+def test_symbols_of_a_file_are_found_by_prefix_without_wildcards(service: MemoryService) -> None:
+    """``_`` and ``%`` in a path are plain characters, not LIKE wildcards."""
+    wanted = service.remember("a_b keeps order", symbols=["src/a_b.py::Queue.push"])
+    service.remember("axb is unrelated", symbols=["src/axb.py::Queue.push"])
+    assert [m.id for m in service.memories_for_file("src/a_b.py")] == [wanted.id]

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { ServerConnection } from '../connection';
 import { Methods, type FindReferencesResult, type ReferenceInfo } from '../protocol';
 import type { SymbolTree, SymbolTreeInput, SymbolTreeModel } from '../referencesView';
-import { symbolNameFromId } from '../lensCommands';
+import { symbolNameFromId } from '../symbolId';
 import { displayPath, toRange } from '../ui';
 import { pickSymbolByName } from './symbols';
 

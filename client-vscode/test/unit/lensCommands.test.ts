@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retargetLensCommand, symbolNameFromId } from '../../src/lensCommands';
+import { retargetLensCommand } from '../../src/lensCommands';
 
 describe('code lens commands', () => {
   it('points server lens commands at the commands that show results in VS Code', () => {
@@ -14,11 +14,5 @@ describe('code lens commands', () => {
   it('leaves other commands alone', () => {
     const command = { title: 'Run', command: 'editor.action.showReferences', arguments: [] };
     expect(retargetLensCommand(command)).toBe(command);
-  });
-
-  it('names a symbol from its id for the References view title', () => {
-    expect(symbolNameFromId('shop/inventory.py::Inventory.restock')).toBe('restock');
-    expect(symbolNameFromId('shop/inventory.py::Inventory.restock#2')).toBe('restock');
-    expect(symbolNameFromId('app.py::main')).toBe('main');
   });
 });

@@ -10,6 +10,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
+from codekeep.common.symbol_id import SEPARATOR, file_prefix, prefix_range
+
 Link = Literal["file", "symbol"]
 _TABLES: dict[Link, tuple[str, str]] = {
     "file": ("memory_files", "path"),
@@ -54,13 +56,14 @@ class LinkTable:
             # the file itself, anything under it (a directory), the same file named by its
             # tail ("billing.py" for "app/billing.py"), and symbols defined in it
             path = path.rstrip("/")
-            inside, tail = _like_prefix(path + "/"), "%/" + _like_prefix(path)[:-1]
+            tail = "%/" + _like_escape(path)
             parts.append(
-                "SELECT memory_id FROM memory_files WHERE path = ? OR path LIKE ? ESCAPE '\\' "
+                "SELECT memory_id FROM memory_files WHERE path = ? OR (path >= ? AND path < ?) "
                 "OR path LIKE ? ESCAPE '\\' UNION ALL SELECT memory_id FROM memory_symbols "
-                "WHERE symbol_id LIKE ? ESCAPE '\\' OR symbol_id LIKE ? ESCAPE '\\'"
+                "WHERE (symbol_id >= ? AND symbol_id < ?) OR symbol_id LIKE ? ESCAPE '\\'"
             )
-            params += [path, inside, tail, _like_prefix(path + "::"), tail + "::%"]
+            params += [path, *prefix_range(path + "/"), tail]
+            params += [*prefix_range(file_prefix(path)), f"{tail}{SEPARATOR}%"]
         for symbol in symbols:
             parts.append("SELECT memory_id FROM memory_symbols WHERE symbol_id = ?")
             params.append(symbol)
@@ -79,7 +82,7 @@ class LinkTable:
         self, name: str, statuses: Sequence[str], limit: int
     ) -> list[tuple[str, int]]:
         """Memories linked to a symbol called ``name`` (any container) or a file of that stem."""
-        escaped = _like_prefix(name)[:-1]
+        escaped = _like_escape(name)
         sql = (
             "SELECT l.memory_id, count(*) FROM ("
             "SELECT memory_id FROM memory_symbols WHERE symbol_id = ? OR symbol_id LIKE ? "
@@ -90,7 +93,7 @@ class LinkTable:
             f"({','.join('?' * len(statuses))}) "
             f"GROUP BY l.memory_id LIMIT {int(limit)}"
         )
-        params = [name, f"%::{escaped}", f"%.{escaped}", f"%{escaped}.%", *statuses]
+        params = [name, f"%{SEPARATOR}{escaped}", f"%.{escaped}", f"%{escaped}.%", *statuses]
         return [(r[0], int(r[1])) for r in self._conn.execute(sql, params)]
 
     def counts_for_symbols(
@@ -113,14 +116,17 @@ class LinkTable:
         return counts
 
     def names_under(self, link: Link, prefix: str) -> list[str]:
-        """Linked names equal to ``prefix`` or below it (``prefix/…`` or ``prefix::…``)."""
+        """Linked names equal to ``prefix`` or below it: files under a directory, symbols
+        defined in a file or anywhere under a directory (prefix queries on the index)."""
         table, column = _TABLES[link]
+        starts = [prefix + "/"] + ([file_prefix(prefix)] if link == "symbol" else [])
+        ranges = " OR ".join(f"({column} >= ? AND {column} < ?)" for _ in starts)
+        bounds = [bound for start in starts for bound in prefix_range(start)]
         return [
             r[0]
             for r in self._conn.execute(
-                f"SELECT DISTINCT {column} FROM {table} "
-                f"WHERE {column} = ? OR substr({column}, 1, ?) IN (?, ?)",
-                (prefix, len(prefix) + 1, prefix + "/", prefix + ":"),
+                f"SELECT DISTINCT {column} FROM {table} WHERE {column} = ? OR {ranges}",
+                (prefix, *bounds),
             )
         ]
 
@@ -156,6 +162,6 @@ class LinkTable:
         ).rowcount
 
 
-def _like_prefix(prefix: str) -> str:
-    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped + "%"
+def _like_escape(text: str) -> str:
+    """``text`` matched literally inside a ``LIKE ... ESCAPE '\\'`` pattern."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
