@@ -17,6 +17,7 @@ from typing import Any
 
 from codekeep.analysis.codemap import CodeMap
 from codekeep.analysis.model import ChangeSet
+from codekeep.analysis.reads import symbol_read
 from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES, IndexSettings
 from codekeep.ledger import BudgetEvent, Ledger
 from codekeep.ledger.settings import LedgerSettings
@@ -180,6 +181,11 @@ class WorkspaceServices:
     def _code_changed(self, changes: ChangeSet) -> None:
         if not changes.is_empty():
             self._on_owner(lambda: self.memory.apply_code_changes(changes))
+
+    def ledger_report(self, **options: Any) -> dict[str, Any]:
+        """The ledger report with the code map's cheaper reads next to re-read files."""
+        codemap = self.codemap
+        return self.ledger.report(suggest=lambda path: symbol_read(codemap, path), **options)
 
     def subscribe_budget(self, listener: BudgetListener) -> None:
         """Call ``listener`` once per budget threshold crossed by any call recorded in

@@ -6,7 +6,7 @@
  */
 
 import { budgetSeverity, compactTokens, formatCount } from './format';
-import type { BudgetState, LedgerFileRow, LedgerReport, LedgerRow } from './protocol';
+import type { BudgetState, LedgerFileRow, LedgerOverheadRow, LedgerReport, LedgerReread, LedgerRow } from './protocol';
 
 export interface RenderOptions {
   /** `webview.cspSource`, allowed for styles besides the nonce. */
@@ -60,7 +60,38 @@ export function normalizeLedgerReport(raw: unknown): LedgerReport {
     outputTokens: num(total.outputTokens ?? sum(rows, (r) => r.outputTokens)),
     costUsd: total.costUsd === undefined ? undefined : num(total.costUsd),
   };
-  return { rows, byFile, total: totals, budget: normalizeBudget(data.budget) };
+  const overhead: LedgerOverheadRow[] = asArray(data.overhead).map((row) => {
+    const r = isObject(row) ? row : {};
+    return { bucket: String(r.bucket ?? ''), label: String(r.label ?? r.bucket ?? ''), tokens: num(r.tokens) };
+  });
+  const rereadSection = isObject(data.rereads) ? data.rereads : {};
+  const rereads: LedgerReread[] = asArray(rereadSection.files)
+    .map((entry) => {
+      const r = isObject(entry) ? entry : {};
+      const s = isObject(r.suggestion) ? r.suggestion : null;
+      return {
+        path: String(r.path ?? ''),
+        reads: num(r.reads),
+        tasks: num(r.tasks),
+        tokens: num(r.tokens),
+        text: String(r.text ?? ''),
+        suggestion: s ? { query: String(s.query ?? ''), tokens: num(s.tokens), lines: num(s.lines) } : null,
+      };
+    })
+    .filter((entry) => entry.path !== '');
+  const warnings = asArray(data.warnings)
+    .map((w) => (isObject(w) ? String(w.text ?? '') : ''))
+    .filter((text) => text !== '');
+  return {
+    rows,
+    byFile,
+    overhead,
+    rereads,
+    rereadScope: String(rereadSection.scope ?? 'task'),
+    warnings,
+    total: totals,
+    budget: normalizeBudget(data.budget),
+  };
 }
 
 /**
@@ -104,7 +135,8 @@ export function renderLedgerHtml(report: LedgerReport, options: RenderOptions): 
           `<h2>Tokens per call type</h2>`,
           renderChart(report.rows),
           `<h2>Top files by tokens</h2>`,
-          renderFiles(report.byFile.slice(0, options.topFiles ?? 10)),
+          renderFiles(report.byFile.slice(0, options.topFiles ?? 10), report.overhead),
+          renderRereads(report),
         ].join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
@@ -122,6 +154,7 @@ export function renderLedgerHtml(report: LedgerReport, options: RenderOptions): 
 <button id="refresh" type="button">Refresh</button>
 </header>
 ${renderBudget(report.budget)}
+${renderWarnings(report.warnings)}
 ${body}
 <script nonce="${nonce}">
 const vscode = acquireVsCodeApi();
@@ -197,12 +230,19 @@ ${bars}
 <p class="legend"><span class="swatch input"></span> input <span class="swatch output"></span> output</p>`;
 }
 
-function renderFiles(files: LedgerFileRow[]): string {
-  if (files.length === 0) {
+/** Files first, then the overhead buckets (in parentheses): together they are the input. */
+function renderFiles(files: LedgerFileRow[], overhead: LedgerOverheadRow[]): string {
+  if (files.length === 0 && overhead.length === 0) {
     return '<p class="empty">No input was attributed to files.</p>';
   }
   const rows = files
     .map((file) => `<tr><td class="path">${escapeHtml(file.path)}</td><td class="num">${formatCount(file.tokens)}</td></tr>`)
+    .concat(
+      overhead.map(
+        (row) =>
+          `<tr class="overhead" data-bucket="${escapeHtml(row.bucket)}"><td>(${escapeHtml(row.label)})</td><td class="num">${formatCount(row.tokens)}</td></tr>`,
+      ),
+    )
     .join('\n');
   return `<table id="by-file">
 <thead><tr><th>File</th><th class="num">Input tokens</th></tr></thead>
@@ -210,6 +250,30 @@ function renderFiles(files: LedgerFileRow[]): string {
 ${rows}
 </tbody>
 </table>`;
+}
+
+/** `code` spans of the server's one-line texts become <code>, everything else is escaped. */
+function inlineCode(text: string): string {
+  return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+
+function renderRereads(report: LedgerReport): string {
+  if (report.rereads.length === 0) {
+    return '';
+  }
+  const where = report.rereadScope === 'recent' ? 'across the last tasks' : 'in this task';
+  const items = report.rereads.map((entry) => `<li>${inlineCode(entry.text)}</li>`).join('\n');
+  return `<h2>Files read more than once ${where}</h2>
+<ul id="rereads">
+${items}
+</ul>`;
+}
+
+function renderWarnings(warnings: string[]): string {
+  if (warnings.length === 0) {
+    return '';
+  }
+  return `<section class="budget warning" id="warnings">${warnings.map((w) => `<p>${inlineCode(w)}</p>`).join('')}</section>`;
 }
 
 const STYLES = `

@@ -136,9 +136,33 @@ export interface BudgetState {
   ratio: number | null;
 }
 
+/** Input tokens that went to what the prompts carried besides files (system, tools, conversation). */
+export interface LedgerOverheadRow {
+  bucket: string;
+  label: string;
+  tokens: number;
+}
+
+/** A file read more than once (in a task, or across the last tasks), with a cheaper read. */
+export interface LedgerReread {
+  path: string;
+  reads: number;
+  tasks: number;
+  tokens: number;
+  /** One line, e.g. "`sessions.py` read 4× (38k tokens) — `find_symbol Session.send` is 1.2k". */
+  text: string;
+  suggestion: { query: string; tokens: number; lines: number } | null;
+}
+
 export interface LedgerReport {
   rows: LedgerRow[];
   byFile: LedgerFileRow[];
+  overhead: LedgerOverheadRow[];
+  rereads: LedgerReread[];
+  /** "task" (re-reads within the task) or "recent" (across the last tasks). */
+  rereadScope: string;
+  /** Report warnings, e.g. summaries above 20 % of a task's spend. */
+  warnings: string[];
   total: { calls: number; inputTokens: number; outputTokens: number; costUsd?: number };
   budget: BudgetState | null;
 }

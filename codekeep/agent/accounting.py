@@ -55,20 +55,24 @@ def call_type(tool_names: Collection[str], fresh: Mapping[str, Mapping[str, int]
 
 @dataclass(frozen=True, slots=True)
 class Carriage:
-    """What one prompt carried, in characters: file text per path, and the overhead buckets."""
+    """What one prompt carried, in characters: file text per path, and the overhead buckets;
+    ``fresh`` are the files whose text it carries for the first time (it read them)."""
 
     files: dict[str, int]
     overhead: dict[str, int]
+    fresh: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
-           files: Mapping[str, int]) -> Carriage:
+           files: Mapping[str, int], fresh: Mapping[str, Mapping[str, int]] | None = None
+           ) -> Carriage:
         system = sum(message_chars(m) for m in messages if m.get("role") == "system")
         rest = sum(message_chars(m) for m in messages if m.get("role") != "system")
         carried = {path: chars for path, chars in files.items() if chars}
         return cls(carried, {"system": system,
                              "tools": len(json.dumps(list(tools))) if tools else 0,
-                             "conversation": max(0, rest - sum(carried.values()))})
+                             "conversation": max(0, rest - sum(carried.values()))},
+                   frozenset(path for per_call in (fresh or {}).values() for path in per_call))
 
     @property
     def chars(self) -> int:
@@ -150,6 +154,7 @@ class LedgerAccounting:
                     reasoning_tokens=usage.reasoning_tokens if usage else 0,
                     prompt_text=prompt_text(messages), completion_text=completion_text(response),
                     files=carriage.files or None, overhead=carriage.overhead,
+                    fresh=carriage.fresh,
                     latency_ms=attempt.latency_ms, retry=attempt.retry, stream=response.stream)
             except BudgetExceeded:  # stored; a hard-stop budget ends the exploration now
                 exhausted = True

@@ -240,7 +240,7 @@ class _TaskRun:
             self.last_level = rendered.level
             await self._emit("context", {"level": rendered.level, "tokens": rendered.tokens,
                                          "budget": rendered.budget})
-        carriage = Carriage.of(rendered.messages, tools, rendered.carried)
+        carriage = Carriage.of(rendered.messages, tools, rendered.carried, rendered.fresh)
         try:
             response = await self.client.complete(rendered.messages, tools,
                                                   self.tracker.tool_choice)

@@ -10,11 +10,15 @@ import argparse
 import sqlite3
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from codekeep.analysis.codemap import INDEX_FILE, CodeMap
+from codekeep.analysis.reads import symbol_read
 from codekeep.cli.options import common_options, emit_json, fail, root_of
 from codekeep.common.sqlite import SchemaTooNewError
+from codekeep.common.workspace import state_dir
 from codekeep.ledger import (
     CALL_TYPE_INPUTS,
     BudgetEvent,
@@ -103,12 +107,33 @@ def _warn(event: BudgetEvent) -> None:
 
 def _report(ledger: Ledger, args: argparse.Namespace) -> int:
     since = parse_since(args.since, time.time()) if args.since else None
-    report = ledger.report(task_id=args.task, since=since, group_by=args.by, top_files=args.top)
+    with _code_map(ledger.root) as codemap:
+        suggest = (lambda path: symbol_read(codemap, path)) if codemap else None
+        report = ledger.report(task_id=args.task, since=since, group_by=args.by,
+                               top_files=args.top, suggest=suggest)
     if args.json:
         emit_json(report)  # with the reason, for scripts that read stdout only
     elif "reason" not in report:
         print(render_text(report))
     return fail(report["reason"]) if "reason" in report else 0
+
+
+@contextmanager
+def _code_map(root: Path) -> Iterator[CodeMap | None]:
+    """The workspace's code map as last indexed (no indexing here), for cheaper-read hints;
+    None when the workspace was never indexed."""
+    if not (state_dir(root) / INDEX_FILE).is_file():
+        yield None
+        return
+    try:
+        codemap = CodeMap.open(root)
+    except (sqlite3.Error, OSError, SchemaTooNewError):
+        yield None
+        return
+    try:
+        yield codemap
+    finally:
+        codemap.close()
 
 
 def _record(ledger: Ledger, args: argparse.Namespace) -> int:

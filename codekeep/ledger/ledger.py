@@ -31,6 +31,7 @@ from codekeep.common.workspace import state_dir
 from codekeep.ledger.attribution import is_overhead, normalise_path, overhead_keys, split_tokens
 from codekeep.ledger.budgets import DAILY, DAILY_KEY, DAY, TASK, BudgetTracker, UsageKey, event_for
 from codekeep.ledger.counting import resolve_usage
+from codekeep.ledger.insight import REREAD_TASKS, Suggester, rereads, summary_warnings
 from codekeep.ledger.models import ModelInfo, ModelTable
 from codekeep.ledger.records import BudgetEvent, BudgetExceeded, CallRecord, classify_call_type
 from codekeep.ledger.reports import build_report
@@ -159,6 +160,7 @@ class Ledger:
         completion_text: str | None = None,
         files: Mapping[str, int] | None = None,
         overhead: Mapping[str, int] | None = None,
+        fresh: Iterable[str] = (),
         latency_ms: float = 0.0,
         retry: int = 0,
         stream: bool = False,
@@ -171,7 +173,9 @@ class Ledger:
         tokens the part of the output spent thinking. ``files`` maps each path whose text
         the prompt carries to those characters; ``overhead`` maps the buckets ``system``,
         ``tools`` and ``conversation`` to the prompt's other characters, so the input is
-        split over both and the by-file report adds up to the total. Raises ``ValueError``
+        split over both and the by-file report adds up to the total. ``fresh`` names the
+        files whose text the prompt carries for the first time (this call *read* them):
+        the report's re-read insight counts those. Raises ``ValueError``
         for bad input (nothing is stored) and :class:`BudgetExceeded` after storing a call
         over a hard-stop budget.
         """
@@ -206,6 +210,8 @@ class Ledger:
                 cost_usd=cost, price_input=price.input, price_output=price.output,
                 price_cached=price.cached,
                 latency_ms=float(latency_ms), retry=int(retry), stream=bool(stream),
+                fresh=frozenset(self._paths.get(p) or normalise_path(p, self.root)
+                                for p in fresh) & file_chars.keys(),
             )
             if self.settings.store_content:
                 record.prompt_text = _redacted(prompt_text)
@@ -312,8 +318,14 @@ class Ledger:
     # -- reports ----------------------------------------------------------------------
 
     def report(self, *, task_id: str | None = None, since: datetime | None = None,
-               group_by: str = "type", top_files: int = 10) -> dict[str, Any]:
-        """``{rows, byFile, total, budget}`` (see :mod:`codekeep.ledger.reports`)."""
+               group_by: str = "type", top_files: int = 10, suggest: Suggester | None = None,
+               last_tasks: int = REREAD_TASKS) -> dict[str, Any]:
+        """``{rows, byFile, overhead, total, budget, rereads, warnings}`` (see
+        :mod:`codekeep.ledger.reports` and :mod:`codekeep.ledger.insight`).
+
+        ``suggest`` maps a re-read file to the cheaper symbol-level read the code map
+        offers (the doors pass :func:`codekeep.analysis.reads.symbol_read`).
+        """
         if group_by not in GROUPS:
             raise ValueError(f"unknown grouping {group_by!r}; expected one of {', '.join(GROUPS)}")
         self.flush()
@@ -324,12 +336,19 @@ class Ledger:
         by_file = [row for row in keyed if not is_overhead(row.key)][:top_files]
         overhead = [row for row in keyed if is_overhead(row.key)]
         totals = self._store.aggregate("total", task=task_id, window=window)
-        return build_report(
+        report = build_report(
             group_by=group_by, since=since, task_id=task_id, rows=rows, by_file=by_file,
             overhead=overhead, total=totals[0] if totals else None,
             file_total=sum(row.input_tokens for row in keyed),
             budget=self.budget_state(task_id),
         )
+        reads = self._store.file_reads(task=task_id, last_tasks=last_tasks,
+                                       since_ts=since.timestamp() if since else None)
+        report["rereads"] = {"scope": "task" if task_id else "recent", "lastTasks": last_tasks,
+                             "files": rereads(reads, suggest)}
+        report["warnings"] = summary_warnings(self._store.task_type_tokens(task=task_id,
+                                                                           window=window))
+        return report
 
     def tokens_for_file(self, path: str, since: datetime | None = None) -> int:
         """Input tokens attributed to ``path`` (absolute or workspace-relative)."""

@@ -67,6 +67,7 @@ class CallRecord:
     latency_ms: float = 0.0
     retry: int = 0
     stream: bool = False
+    fresh: frozenset[str] = frozenset()  # files whose text this call newly read (a read)
     prompt_text: str | None = field(default=None, repr=False)
     completion_text: str | None = field(default=None, repr=False)
 

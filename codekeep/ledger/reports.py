@@ -114,6 +114,14 @@ def render_text(report: dict[str, Any]) -> str:
             + [[f"({row['label']})", f"{row['calls']:,}", f"{row['tokens']:,}",
                 f"{row['share']:.1f}%"] for row in report.get("overhead", [])],
         ))
+    reread = (report.get("rereads") or {}).get("files") or []
+    if reread:
+        scope = report["rereads"]
+        where = "in this task" if scope["scope"] == "task" else \
+            f"across the last {scope['lastTasks']} tasks"
+        lines += ["", f"Files read more than once {where}"]
+        lines += [f"  {entry['text']}" for entry in reread[:10]]
+    lines += [f"Warning: {warning['text']}" for warning in report.get("warnings") or []]
     lines += ["", *budget_lines(report["budget"])]
     return "\n".join(lines)
 

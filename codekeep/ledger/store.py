@@ -77,7 +77,9 @@ _INSERT_CALL = f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 22
 _CALL_MEASURES = ("calls", "input_tokens", "output_tokens", "cached_tokens",
                   "reasoning_tokens", "cost_usd")
 _FILE_MEASURES = ("calls", "tokens", "cost_usd")
-_FILE_TOKENS = "json_extract(f.value, '$[1]')"  # calls.files: {"path": [chars, tokens]}
+# calls.files: {"path": [chars, tokens, read]} (read: 1 when the call newly read the file)
+_FILE_TOKENS = "json_extract(f.value, '$[1]')"
+_FILE_READ = "COALESCE(json_extract(f.value, '$[2]'), 0)"
 
 
 def _fold(table: str, keys: Sequence[str]) -> str:
@@ -287,6 +289,46 @@ class LedgerStore:
             for row in rows
         ]
 
+    def file_reads(self, *, task: str | None, last_tasks: int, since_ts: float | None
+                   ) -> list[tuple[str, str, int, int]]:
+        """``(task, path, reads, tokens)`` for every file a call newly read, in ``task`` (and
+        its continuations) or else in the ``last_tasks`` most recently active tasks.
+
+        From the raw rows (kept for the retention period): a read is a call whose prompt
+        carried the file's text for the first time; tokens are all the file was billed.
+        """
+        params: dict[str, object]
+        if task is not None:
+            scope, params = _TASK_FILTER, {"task": task}
+        else:
+            scope = ("task_id IN (SELECT id FROM tasks ORDER BY last_ts DESC, rowid DESC "
+                     "LIMIT :last)")
+            params = {"last": last_tasks}
+        sql = (f"SELECT task_id, f.key, SUM({_FILE_READ}), SUM({_FILE_TOKENS}) "
+               "FROM calls, json_each(calls.files) AS f "
+               f"WHERE {scope} AND ts >= :from GROUP BY task_id, f.key "
+               f"HAVING SUM({_FILE_READ}) > 0")
+        with self._lock:
+            rows = self._conn.execute(sql, {**params, "from": since_ts or 0.0}).fetchall()
+        return [(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    def task_type_tokens(self, *, task: str | None, window: Window
+                         ) -> list[tuple[str, str, int]]:
+        """``(task, call type, tokens)`` per task in ``window`` (or of ``task``)."""
+        task_clause = f" AND {_TASK_FILTER}" if task is not None else ""
+        parts = ["SELECT task_id, call_type, input_tokens + output_tokens AS t FROM rollup_task "
+                 f"WHERE (:day IS NULL OR day >= :day){task_clause}"]
+        if window.raw_from is not None:
+            parts.append("SELECT task_id, call_type, input_tokens + output_tokens FROM calls "
+                         f"WHERE ts >= :raw_from AND ts < :raw_to{task_clause}")
+        sql = (f"SELECT task_id, call_type, SUM(t) FROM ({' UNION ALL '.join(parts)}) "
+               "GROUP BY task_id, call_type")
+        params = {"task": task, "day": window.first_full_day, "raw_from": window.raw_from,
+                  "raw_to": window.raw_to}
+        with self._lock:
+            rows = self._conn.execute(sql, params).fetchall()
+        return [(str(r[0]), str(r[1]), int(r[2] or 0)) for r in rows]
+
     def tokens_for_path(self, path: str, window: Window) -> int:
         """Input tokens attributed to ``path`` inside ``window`` (all tasks)."""
         sql = ("SELECT COALESCE(SUM(tokens), 0) FROM rollup_files "
@@ -334,13 +376,15 @@ def _json_key(path: str) -> str:
 
 
 def _files_json(call: CallRecord) -> str | None:
-    """``{"path": [chars, tokens], ...}`` — assembled by hand with cached escaped keys,
-    three times faster than ``json.dumps`` on the flush path."""
+    """``{"path": [chars, tokens, read], ...}`` — assembled by hand with cached escaped
+    keys, three times faster than ``json.dumps`` on the flush path."""
     if not call.file_tokens:
         return None
     chars = call.files
-    return "{" + ",".join(f"{_json_key(path)}:[{chars.get(path, 0)},{tokens}]"
-                          for path, tokens in call.file_tokens.items()) + "}"
+    fresh = call.fresh
+    return "{" + ",".join(
+        f"{_json_key(path)}:[{chars.get(path, 0)},{tokens},{1 if path in fresh else 0}]"
+        for path, tokens in call.file_tokens.items()) + "}"
 
 
 def _call_row(call: CallRecord) -> tuple[object, ...]:

@@ -8,8 +8,11 @@ agent's own bookkeeping.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from codekeep.agent.exploration import ExplorationBudget
+from codekeep.analysis.reads import symbol_read
 from codekeep.ledger.attribution import split_tokens
 from codekeep.testing.scripted_server import call, say
 from codekeep.testing.truth import carried_chars, overhead_chars
@@ -31,7 +34,7 @@ def expected_split(body, root, prompt_tokens):
 
 
 def stored_split(row):
-    return {path: tokens for path, (_, tokens) in json.loads(row["files"]).items()}
+    return {path: entry[1] for path, entry in json.loads(row["files"]).items()}
 
 
 async def test_a_file_is_billed_for_every_call_that_carries_it(harness):
@@ -106,3 +109,29 @@ async def test_a_second_read_of_the_same_range_ships_no_text_and_costs_nothing(h
     assert carried[2] == carried[1] > 0  # the notice added no file text
     assert carried[3] == 2 * carried[1]  # force=true read it again, and it is billed again
     assert [c.outcome for c in result.tool_calls] == ["ok", "cached", "ok"]
+
+
+async def test_reread_insight_names_the_file_and_the_cheaper_symbol_read(harness):
+    harness.server.push(*[call("read_file", {"path": "pkg/billing.py", "start_line": start,
+                                             "force": True}, usage=USAGE)
+                          for start in (1, 1, 4)], say("read thrice", usage=USAGE))
+    result = await harness.run("Read billing again and again")
+    report = harness.ledger.report(task_id=result.task_id,
+                                   suggest=lambda path: symbol_read(harness.codemap, path))
+    rows = harness.ledger_rows(result.task_id)
+    entry = report["rereads"]["files"][0]
+    assert entry["path"] == "pkg/billing.py" and entry["reads"] == 3
+    assert entry["tokens"] == sum(stored_split(row).get("pkg/billing.py", 0) for row in rows)
+    suggestion = entry["suggestion"]
+    assert suggestion["query"] == "compute_total"  # the function checkout.py calls
+    assert suggestion["lines"] == 3 and 0 < suggestion["tokens"] < entry["tokens"] / 3
+    assert entry["text"].startswith("`pkg/billing.py` read 3× (")
+    assert "`find_symbol compute_total` is" in entry["text"]
+
+    harness.ledger.flush()
+    cli = subprocess.run([sys.executable, "-m", "codekeep", "ledger", "report", "--task",
+                          result.task_id, "--root", str(harness.root)],
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert "Files read more than once in this task" in cli.stdout
+    assert "`find_symbol compute_total` is" in cli.stdout
+    assert "(system prompt)" in cli.stdout and "(tool schemas)" in cli.stdout

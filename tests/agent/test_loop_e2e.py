@@ -214,7 +214,7 @@ async def test_without_provider_usage_the_ledger_counts_the_text(harness):
     assert all(row["input_tokens"] > 100 for row in rows)  # the prompt was counted
     assert [row["call_type"] for row in rows] == ["tool", "read_code.file"]
     files = json.loads(rows[1]["files"])  # the counted prompt is still split by what it carried
-    assert sum(tokens for _, tokens in files.values()) == rows[1]["input_tokens"]
+    assert sum(entry[1] for entry in files.values()) == rows[1]["input_tokens"]
     assert files["pkg/billing.py"][1] > 0
 
 async def test_noted_findings_are_offered_to_long_term_memory(harness):

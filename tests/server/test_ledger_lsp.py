@@ -116,6 +116,9 @@ async def test_report_and_code_lens_show_attributed_tokens(
     ]
     assert report["total"]["tokens"] == 13_600
     assert "read_code.files" in report["text"] and "reason" not in report
+    # calls recorded without what their prompts carried: no buckets, no reads to count
+    assert (report["overhead"], report["warnings"]) == ([], [])
+    assert report["rereads"] == {"scope": "task", "lastTasks": 5, "files": []}
     unknown = await request(client, "codekeep/ledger/report", {"taskId": "nosuchtask"})
     assert (unknown["rows"], unknown["byFile"], unknown["total"]["calls"]) == ([], [], 0)
     assert unknown["reason"] == "no calls recorded for task nosuchtask"

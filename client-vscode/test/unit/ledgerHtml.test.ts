@@ -12,9 +12,49 @@ const serverReport = {
     { path: 'src/small.py', tokens: 100 },
     { path: 'src/<big>.py', tokens: 8000 },
   ],
+  overhead: [{ bucket: 'system', label: 'system prompt', calls: 7, tokens: 1500, costUsd: 0, share: 15 }],
+  rereads: {
+    scope: 'task',
+    lastTasks: 5,
+    files: [
+      {
+        path: 'src/<big>.py',
+        reads: 4,
+        tasks: 1,
+        tokens: 8000,
+        text: '`src/<big>.py` read 4× (8k tokens) — `find_symbol Session.send` is 1.2k',
+        suggestion: { tool: 'find_symbol', query: 'Session.send', path: 'src/<big>.py', lines: 12, tokens: 1200 },
+      },
+    ],
+  },
+  warnings: [{ kind: 'summaries', taskId: 't1', share: 23.4, text: 'summaries are 23.4% of task t1' }],
   total: { calls: 7, inputTokens: 10000, outputTokens: 1000 },
   budget: { task: { taskId: 't1', used: 11000, limit: 12000, ratio: 0.9167, hardStop: false }, daily: null },
 };
+
+describe('ledger report insight', () => {
+  it('reads overhead, re-reads and warnings', () => {
+    const report = normalizeLedgerReport(serverReport);
+    expect(report.overhead).toEqual([{ bucket: 'system', label: 'system prompt', tokens: 1500 }]);
+    expect(report.rereads[0]).toMatchObject({ path: 'src/<big>.py', reads: 4, suggestion: { query: 'Session.send', tokens: 1200, lines: 12 } });
+    expect(report.rereadScope).toBe('task');
+    expect(report.warnings).toEqual(['summaries are 23.4% of task t1']);
+  });
+
+  it('shows them escaped, with code spans', () => {
+    const html = renderLedgerHtml(normalizeLedgerReport(serverReport), options);
+    expect(html).toContain('<tr class="overhead" data-bucket="system"><td>(system prompt)</td><td class="num">1,500</td></tr>');
+    expect(html).toContain('<h2>Files read more than once in this task</h2>');
+    expect(html).toContain('<li><code>src/&lt;big&gt;.py</code> read 4× (8k tokens) — <code>find_symbol Session.send</code> is 1.2k</li>');
+    expect(html).toContain('<section class="budget warning" id="warnings"><p>summaries are 23.4% of task t1</p></section>');
+  });
+
+  it('leaves the sections out when there is nothing to say', () => {
+    const html = renderLedgerHtml(normalizeLedgerReport({ rows: serverReport.rows }), options);
+    expect(html).not.toContain('id="rereads"');
+    expect(html).not.toContain('id="warnings"');
+  });
+});
 
 describe('ledger report normalisation', () => {
   it('orders call types and files by tokens, largest first', () => {

@@ -204,11 +204,12 @@ def register(server: CodeKeepServer) -> None:
         task_id = p.optional_str(params, "taskId")
         top = p.optional_int(params, "top", minimum=1) or 10
 
-        def build(ledger: Ledger) -> dict[str, Any]:
-            result = ledger.report(task_id=task_id, since=since, group_by=group_by, top_files=top)
+        def build(services: WorkspaceServices) -> dict[str, Any]:
+            result = services.ledger_report(task_id=task_id, since=since, group_by=group_by,
+                                            top_files=top)
             return {**result, "text": render_text(result)}
 
-        return await on_ledger(params, build)
+        return await target_folder(server, params).run(build)
 
     @custom_request(server, "ledger/record")
     async def record(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
