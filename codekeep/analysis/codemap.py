@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from codekeep.analysis import queries
+import codekeep.analysis.queries as queries
 from codekeep.analysis.documents import Document
 from codekeep.analysis.encoding import decode_facts, symbol_fact
 from codekeep.analysis.errors import (

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from codekeep.memory import notes, safety
+import codekeep.memory.notes as notes
+import codekeep.memory.safety as safety
 from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.model import MARKDOWN_SOURCE, Memory
 from codekeep.memory.store import MemoryFilter, MemoryStore

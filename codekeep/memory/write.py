@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from codekeep.memory import safety
+import codekeep.memory.safety as safety
 from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.consolidate import Candidate, Decision, Existing, decide, merge_contents
 from codekeep.memory.evidence import EvidenceVerifier, evidence_items

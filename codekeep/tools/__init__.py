@@ -11,7 +11,8 @@ Typical use (the agent loop)::
 
 from codekeep.tools.capabilities import PRESETS, Capability, capability
 from codekeep.tools.context import TaskToolState, ToolContext
-from codekeep.tools.pipeline import ToolCall, ToolMiddleware, ToolPipeline
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
+from codekeep.tools.pipeline import ToolPipeline
 from codekeep.tools.registry import ToolRegistry
 from codekeep.tools.result import ToolError, ToolOutput, ToolResult
 from codekeep.tools.settings import ToolSettings

@@ -14,11 +14,12 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from codekeep.tools.compress import compress_output
 from codekeep.tools.context import ServiceUnavailableError, ToolContext
+from codekeep.tools.middleware import default_middlewares
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
 from codekeep.tools.registry import ToolRegistry
 from codekeep.tools.result import (
     ToolError,
@@ -30,37 +31,11 @@ from codekeep.tools.result import (
 )
 from codekeep.tools.safety.commands import CommandRefusedError
 from codekeep.tools.safety.paths import PathRefusedError
-from codekeep.tools.spec import ToolSpec
 
 if TYPE_CHECKING:
     from codekeep.tools.audit import AuditLog
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class ToolCall:
-    """One call as it moves through the chain; middlewares may rewrite ``arguments``."""
-
-    name: str
-    raw_arguments: Any
-    call_id: str
-    spec: ToolSpec | None = None
-    arguments: dict[str, Any] = field(default_factory=dict)
-    started_at: float = field(default_factory=time.time)
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-class ToolMiddleware:
-    """Base class: override ``before`` (may return a result to stop the chain) and/or ``after``."""
-
-    name = "middleware"
-
-    async def before(self, call: ToolCall, ctx: ToolContext) -> ToolResult | None:
-        return None
-
-    async def after(self, call: ToolCall, result: ToolResult, ctx: ToolContext) -> None:
-        return None
 
 
 class ToolPipeline:
@@ -76,8 +51,6 @@ class ToolPipeline:
         extra_after: Sequence[ToolMiddleware] = (),
     ) -> ToolPipeline:
         """The standard chain; ``extra_after`` middlewares run after the trace, before audit."""
-        from codekeep.tools.middleware import default_middlewares  # they import this module
-
         return cls(registry, default_middlewares(registry, audit=audit, extra_after=extra_after))
 
     def schemas(self, ctx: ToolContext) -> list[dict[str, Any]]:

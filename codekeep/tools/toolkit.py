@@ -17,7 +17,8 @@ from codekeep.tools.builtin.meta import disclosure_tools
 from codekeep.tools.context import ToolContext
 from codekeep.tools.forge import ToolForge
 from codekeep.tools.forge.tool import forge_tools
-from codekeep.tools.pipeline import ToolMiddleware, ToolPipeline
+from codekeep.tools.middleware.contract import ToolMiddleware
+from codekeep.tools.pipeline import ToolPipeline
 from codekeep.tools.registry import ToolRegistry
 from codekeep.tools.settings import ToolSettings
 

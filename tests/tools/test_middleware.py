@@ -18,7 +18,7 @@ from codekeep.tools.middleware import (
     TraceRecord,
     default_middlewares,
 )
-from codekeep.tools.pipeline import ToolCall
+from codekeep.tools.middleware.contract import ToolCall
 from codekeep.tools.result import ToolOutput
 from codekeep.tools.toolkit import default_registry
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import codekeep.memory.layers as layers
+import codekeep.memory.lifecycle as lifecycle
 from codekeep.common.workspace import state_dir
-from codekeep.memory import layers, lifecycle
 from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.embeddings import EmbeddingClient, store_vectors
 from codekeep.memory.evidence import EvidenceVerifier

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from codekeep.memory import coordinator
+import codekeep.memory.coordinator as coordinator
 from codekeep.memory.model import LONG_TERM_KINDS, Memory
 from codekeep.memory.service.reading import Reading
 from codekeep.memory.service.tasks import TaskMemory

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from codekeep.memory import layers
+import codekeep.memory.layers as layers
 from codekeep.memory.model import MemoryInputError
 from codekeep.memory.scope import ScopeRequest
 from codekeep.memory.service.core import ServiceCore

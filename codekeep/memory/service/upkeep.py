@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from codekeep.memory import codelinks
+import codekeep.memory.codelinks as codelinks
 from codekeep.memory.model import STATUSES, MemoryInputError
 from codekeep.memory.service.core import ServiceCore
 from codekeep.memory.store import MemoryFilter

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from codekeep.tools.middleware.audit import AuditRecord
 from codekeep.tools.middleware.cache import CacheCheck
+from codekeep.tools.middleware.contract import ToolMiddleware
 from codekeep.tools.middleware.dedup import DuplicateWriteCheck
 from codekeep.tools.middleware.exploration import ExplorationSignal
 from codekeep.tools.middleware.gates import AllowlistGate, ArgumentValidation, SafetyGate
@@ -15,7 +16,6 @@ from codekeep.tools.middleware.trace import TraceRecord
 
 if TYPE_CHECKING:
     from codekeep.tools.audit import AuditLog
-    from codekeep.tools.pipeline import ToolMiddleware
     from codekeep.tools.registry import ToolRegistry
 
 __all__ = [

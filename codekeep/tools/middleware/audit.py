@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from codekeep.tools.audit import AuditLog
 from codekeep.tools.context import ToolContext
-from codekeep.tools.pipeline import ToolCall, ToolMiddleware
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
 from codekeep.tools.result import ToolResult
 
 

@@ -17,7 +17,7 @@ import dataclasses
 
 from codekeep.tools.builtin.walking import file_digest
 from codekeep.tools.context import ReadMark, ToolContext
-from codekeep.tools.pipeline import ToolCall, ToolMiddleware
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
 from codekeep.tools.result import FileSpan, ToolResult, dumps
 
 READ_TOOL = "read_file"

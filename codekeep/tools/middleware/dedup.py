@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from codekeep.tools.context import ToolContext
-from codekeep.tools.pipeline import ToolCall, ToolMiddleware
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
 from codekeep.tools.result import ToolResult, dumps, refusal
 
 

@@ -8,7 +8,7 @@ the ``unique_*`` sets to decide when exploring has stopped paying off.
 from __future__ import annotations
 
 from codekeep.tools.context import ToolContext
-from codekeep.tools.pipeline import ToolCall, ToolMiddleware
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
 from codekeep.tools.result import ToolResult
 
 # Categories whose results are information about the project (not actions or meta).

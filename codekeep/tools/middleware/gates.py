@@ -6,6 +6,7 @@ import difflib
 
 from codekeep.tools.capabilities import DISCLOSURE_TOOLS
 from codekeep.tools.context import ToolContext
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
 from codekeep.tools.normalize import (
     ArgumentError,
     normalise_arguments,
@@ -13,7 +14,6 @@ from codekeep.tools.normalize import (
     validate_arguments,
     with_defaults,
 )
-from codekeep.tools.pipeline import ToolCall, ToolMiddleware
 from codekeep.tools.registry import ToolRegistry
 from codekeep.tools.result import ToolResult, failure, refusal
 from codekeep.tools.safety.commands import CommandRefusedError

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from codekeep.common.secrets import redact_value
 from codekeep.tools.context import ToolContext
-from codekeep.tools.pipeline import ToolCall, ToolMiddleware
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
 from codekeep.tools.result import ToolResult
 
 ObservationSink = Callable[[ToolCall, ToolResult, ToolContext], None]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from codekeep.common.secrets import redact_value
 from codekeep.tools.context import ToolContext, TraceEntry
-from codekeep.tools.pipeline import ToolCall, ToolMiddleware
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
 from codekeep.tools.result import ToolResult
 
 SUMMARY_CHARS = 200
