@@ -25,7 +25,7 @@ from codekeep.analysis.errors import (
     LineOutOfRangeError,
     UnknownPathError,
 )
-from codekeep.analysis.extract import EMPTY_FACTS, FileFacts
+from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
 from codekeep.analysis.fuzzy import NameIndex
 from codekeep.analysis.fuzzy import score as fuzzy_score
 from codekeep.analysis.imports import ImportGraph

@@ -11,21 +11,11 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from codekeep.analysis.extract import (
-    FileFacts,
-    RefFact,
-    Span,
-    SymbolFact,
-    _Def,
-    edge_keys,
-    extract,
-    extract_uses,
-    extract_window,
-    renest,
-    signature_of,
-)
+from codekeep.analysis.extract import Definition, extract, extract_uses, signature_of
+from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.parsing import parser_for
 from codekeep.analysis.registry import LanguageSpec
+from codekeep.analysis.window import edge_keys, extract_window, renest
 
 # A window over most of the file (an edit that opened a string or broke the enclosing
 # class makes tree-sitter report the rest of the file as changed) costs 10-25% more than
@@ -240,7 +230,7 @@ class Document:
 
     @staticmethod
     def _enclosers_unchanged(
-        enclosers: list[_Def], old: tuple[SymbolFact, ...], new: list[SymbolFact], edit: _Edit
+        enclosers: list[Definition], old: tuple[SymbolFact, ...], new: list[SymbolFact], edit: _Edit
     ) -> bool:
         """Kept members were named after these fresh definitions: did those stay the same?
 

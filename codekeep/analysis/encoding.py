@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from codekeep.analysis.extract import FileFacts, ImportFact, RefFact, Span, SymbolFact
+from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, Span, SymbolFact
 from codekeep.common.symbol_id import numbered, qualify, split_number
 
 # Reference kinds are stored as one letter inside ``spans``; unknown kinds verbatim.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from codekeep.analysis.extract import ImportFact
+from codekeep.analysis.facts import ImportFact
 from codekeep.analysis.registry import LanguageRegistry
 from codekeep.analysis.resolve import ModuleResolver
 from codekeep.analysis.store import IndexStore

@@ -15,7 +15,8 @@ from pathlib import Path
 import tree_sitter as ts
 
 from codekeep.analysis.encoding import EncodedFacts, encode_facts
-from codekeep.analysis.extract import EMPTY_FACTS, FileFacts, extract
+from codekeep.analysis.extract import extract
+from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
 from codekeep.analysis.registry import LanguageSpec, default_registry
 
 BINARY_SNIFF_BYTES = 8000

@@ -15,7 +15,7 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from codekeep.analysis.extract import ImportFact
+from codekeep.analysis.facts import ImportFact
 
 JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 # Styles whose files see every file of their own folder without importing it.

@@ -34,7 +34,7 @@ from codekeep.analysis.encoding import (
     symbol_row,
     unpack_signature,
 )
-from codekeep.analysis.extract import FileFacts, ImportFact, RefFact, SymbolFact
+from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, SymbolFact
 from codekeep.analysis.model import Position, Range, Reference, Symbol
 from codekeep.analysis.parsing import FileResult
 from codekeep.common.sqlite import BUSY_TIMEOUT_MS, open_db

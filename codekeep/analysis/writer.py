@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from codekeep.analysis.encoding import encode_spans
-from codekeep.analysis.extract import FileFacts, RefFact, Span, SymbolFact
+from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.model import Position, Range, Symbol
 from codekeep.analysis.store import IndexStore
 from codekeep.common.symbol_id import SymbolId

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.analysis import CodeMap
-from codekeep.analysis.extract import ImportFact
+from codekeep.analysis.facts import ImportFact
 from codekeep.analysis.resolve import ModuleResolver
 
 FILES = [
