@@ -230,6 +230,16 @@ async def test_without_a_model_the_agent_explains_and_the_rest_works(
     assert "codekeep.agent.model" in str(error.value)
     found = await request(unconfigured, "codekeep/findSymbol", {"name": "compute_total"})
     assert [symbol["name"] for symbol in found["symbols"]] == ["compute_total"]
+    model = await request(unconfigured, "codekeep/agent/model", {})
+    assert model == {"configured": False, "model": None, "baseUrl": "https://api.openai.com/v1"}
+
+
+async def test_model_request_names_the_configured_model_without_the_key(
+    client: LanguageClient, model_server: ScriptedModelServer
+) -> None:
+    model = await request(client, "codekeep/agent/model", {})
+    base_url = model_server.base_url
+    assert model == {"configured": True, "model": "scripted-model", "baseUrl": base_url}
 
 
 @pytest.mark.slow

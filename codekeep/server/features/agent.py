@@ -13,7 +13,9 @@ is flushed and the task closed.
 current task (``codekeep/ledger/task``) so the run counts against that task's budget
 (a closed task continues as ``taskId#2`` …, which the budget of ``taskId`` covers).
 Without a configured model the request fails with a message saying how to configure one;
-every other feature keeps working.
+every other feature keeps working. ``codekeep/agent/model`` ``{}`` -> ``{configured, model,
+baseUrl}`` says which model a run would use (editor settings over the environment; the
+key is never sent back), for health checks such as Neovim's ``:checkhealth codekeep``.
 """
 
 from __future__ import annotations
@@ -122,6 +124,15 @@ async def held_stores(
 
 
 def register(server: CodeKeepServer) -> None:
+    @custom_request(server, "agent/model")
+    async def model(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            settings = model_settings_from(ls.settings.extra.get("agent"))
+        except ValueError as error:
+            raise RequestFailed(f"the agent settings are invalid: {error}") from None
+        name = settings.model.strip() if settings.model else None
+        return {"configured": bool(name), "model": name or None, "baseUrl": settings.base_url}
+
     @custom_request(server, "agent/run")
     async def run(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         task = p.required_str(params, "task")

@@ -5,6 +5,10 @@
 -- Override anything with vim.lsp.config('codekeep', { ... }), e.g. the command or the
 -- settings below (they are sent as initializationOptions and served to the server's
 -- workspace/configuration requests, and can be changed without a restart).
+-- The handlers show budget crossings and agent nudges through vim.notify and keep
+-- require('codekeep').statusline() current (they need lua/codekeep/ on 'runtimepath').
+local ok, status = pcall(require, 'codekeep.status')
+
 ---@type vim.lsp.Config
 return {
   cmd = { 'codekeep', 'serve' },
@@ -20,6 +24,7 @@ return {
       -- languages = { 'python', 'go' },  -- index only these (default: all)
     },
   },
+  handlers = ok and status.handlers or nil,
   before_init = function(params, config)
     -- Send the settings with initialize too, so the first index already honours them.
     params.initializationOptions = vim.tbl_deep_extend(

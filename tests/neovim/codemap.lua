@@ -1,48 +1,12 @@
--- Drives real Neovim against `codekeep serve`; writes what it saw as JSON to $CK_OUT.
--- Every wait is bounded, so a hang fails fast instead of blocking the test run.
-local root = assert(os.getenv('CK_ROOT'))
-local out = assert(os.getenv('CK_OUT'))
-local python = assert(os.getenv('CK_PYTHON'))
-local editors = assert(os.getenv('CK_EDITORS'))
-local results = { steps = {} }
+-- The code map from Neovim, configured by hand (vim.lsp.config + vim.lsp.enable, no
+-- setup()): edits, definition, references, a file changed outside, the user commands.
+local H = dofile(vim.fs.joinpath(assert(os.getenv('CK_TESTS')), 'harness.lua'))
+local results, root, client, request, wait = H.results, H.root, H.client, H.request, H.wait
 
-local function write_results()
-  local file = assert(io.open(out, 'w'))
-  file:write(vim.json.encode(results))
-  file:close()
-end
-
-local function wait(label, ms, predicate)
-  if not vim.wait(ms, predicate, 20) then
-    error('timed out waiting for ' .. label)
-  end
-  table.insert(results.steps, label)
-end
-
-local function client()
-  return vim.lsp.get_clients({ name = 'codekeep' })[1]
-end
-
-local function request(method, params, bufnr)
-  -- A real buffer number: Neovim flushes pending didChange only for that buffer.
-  local response, err = client():request_sync(
-    method, params, 10000, bufnr or vim.api.nvim_get_current_buf()
-  )
-  if not response then
-    error(method .. ': ' .. tostring(err))
-  end
-  if response.err then
-    error(method .. ': ' .. vim.inspect(response.err))
-  end
-  return response.result
-end
-
-local function scenario()
-  vim.opt.runtimepath:prepend(editors)
-  vim.cmd('filetype on')
-  vim.cmd('runtime plugin/codekeep.lua')
+H.run(function()
+  H.load_plugin()
   vim.lsp.config('codekeep', {
-    cmd = { python, '-m', 'codekeep.server', '--log-level', 'WARNING' },
+    cmd = { H.python, '-m', 'codekeep.server', '--log-level', 'WARNING' },
     root_markers = { '.git' },
   })
   vim.lsp.enable('codekeep')
@@ -127,24 +91,9 @@ local function scenario()
 
   -- 7. Cursor commands in a window that shows no file (here the quickfix list) say so.
   vim.cmd('copen')
-  local notified = {}
-  local notify = vim.notify
-  vim.notify = function(message) table.insert(notified, message) end
-  vim.cmd('CodeKeepRelated')
-  vim.cmd('CodeKeepRefs')
-  vim.wait(5000, function() return #notified >= 2 end, 20)  -- replies come asynchronously
-  vim.wait(200, function() return false end, 20)  -- and nothing more after them
-  vim.notify = notify
-  results.not_a_file = notified
-end
+  results.not_a_file = {}
+  for _, command in ipairs({ 'CodeKeepRelated', 'CodeKeepRefs' }) do
+    table.insert(results.not_a_file, H.note_of(command).message)
+  end
+end)
 
-local ok, err = xpcall(scenario, debug.traceback)
-if not ok then
-  results.error = err
-end
-write_results()
-for _, c in ipairs(vim.lsp.get_clients()) do
-  c:stop()
-end
-vim.wait(3000, function() return #vim.lsp.get_clients() == 0 end, 20)
-vim.cmd(ok and 'qall!' or 'cquit!')

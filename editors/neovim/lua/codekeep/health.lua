@@ -1,0 +1,144 @@
+--- :checkhealth codekeep — the executable and its version, the server running and
+--- attached, the index and its counts, the agent's model, the databases.
+local M = {}
+local health = vim.health
+local TIMEOUT_MS = 5000
+
+--- The configured server command (vim.lsp.config merges lsp/codekeep.lua and yours).
+local function server_command()
+  local config = vim.lsp.config.codekeep
+  return config and config.cmd
+end
+
+local function check_executable(clients)
+  local cmd = server_command()
+  if type(cmd) ~= 'table' then
+    if cmd == nil then
+      health.error('no configuration: is editors/neovim on \'runtimepath\'? (lsp/codekeep.lua)')
+    else
+      health.info('the server is reached through a function (e.g. vim.lsp.rpc.connect)')
+    end
+    return
+  end
+  local path = vim.fn.exepath(cmd[1])
+  if path == '' then
+    health.error(('%s not found on PATH'):format(cmd[1]),
+      { 'pip install codekeep (in the Python environment on PATH)',
+        "or point vim.lsp.config('codekeep', { cmd = {...} }) at it" })
+    return
+  end
+  health.ok(('executable: %s (%s)'):format(path, table.concat(cmd, ' ')))
+  local info = clients[1] and clients[1].server_info
+  if info and info.version then
+    health.ok(('version: %s %s'):format(info.name or 'codekeep', info.version))
+  elseif vim.fs.basename(path) == 'codekeep' then
+    local done = vim.system({ path, '--version' }, { text = true }):wait(TIMEOUT_MS)
+    if done.code == 0 then
+      health.ok('version: ' .. vim.trim(done.stdout or ''))
+    else
+      health.warn('version: unknown (`codekeep --version` failed: ' .. vim.trim(
+        (done.stderr or ''):match('[^\n]*') or '') .. ')')
+    end
+  end
+end
+
+local function request(client, method, params)
+  local response, err = client:request_sync(method, params or vim.empty_dict(), TIMEOUT_MS, 0)
+  if not response then
+    return nil, tostring(err)
+  elseif response.err then
+    return nil, response.err.message
+  end
+  return response.result
+end
+
+local function check_index(client)
+  local status, err = request(client, 'codekeep/indexStatus')
+  if not status then
+    health.error('index: ' .. err)
+    return
+  end
+  local languages = {} -- {python = 3, go = 1} -> "go 1, python 3"
+  for name, files in pairs(type(status.languages) == 'table' and status.languages or {}) do
+    table.insert(languages, ('%s %s'):format(name, files))
+  end
+  table.sort(languages)
+  local counts = ('%d files, %d symbols, %d references (%s)'):format(status.files or 0,
+    status.symbols or 0, status.references or 0, table.concat(languages, ', '))
+  if status.ready then
+    health.ok('index ready: ' .. counts)
+  else
+    health.warn(('index not ready yet (%s pending): %s'):format(status.pending or '?', counts))
+  end
+end
+
+local function check_model(client)
+  local model, err = request(client, 'codekeep/agent/model')
+  if not model then
+    health.warn('agent model: ' .. err)
+  elseif model.configured then
+    health.ok(('agent model: %s at %s'):format(model.model, model.baseUrl))
+  else
+    health.warn('agent model: none configured (:CodeKeepAgent cannot run; everything else works)',
+      { 'set CODEKEEP_MODEL (and CODEKEEP_BASE_URL for a non-OpenAI endpoint)',
+        "or settings = { codekeep = { agent = { model = '…', baseUrl = '…' } } }" })
+  end
+end
+
+--- Each store file is a SQLite database, and the server answers from each.
+local function check_databases(client)
+  local root = require('codekeep').root(client)
+  local probes = {
+    { file = 'index.db', method = 'codekeep/indexStatus' },
+    { file = 'memory.db', method = 'codekeep/memory/list', params = { limit = 1 } },
+    { file = 'ledger.db', method = 'codekeep/ledger/budget' },
+  }
+  for _, probe in ipairs(probes) do
+    local path = vim.fs.joinpath(root, '.codekeep', probe.file)
+    local file = io.open(path, 'rb')
+    local header = file and file:read(16)
+    if file then
+      file:close()
+    end
+    local _, err = request(client, probe.method, probe.params)
+    if not header then
+      health.warn(('%s: missing (created on first use)'):format(path))
+    elseif header ~= 'SQLite format 3\0' then
+      health.error(('%s: not a SQLite database'):format(path),
+        { 'move it away; the server creates a fresh one (index.db is rebuilt from the code)' })
+    elseif err then
+      health.error(('%s: the server cannot use it: %s'):format(path, err))
+    else
+      health.ok(('%s: SQLite, %d bytes, in use by the server'):format(path,
+        vim.fn.getfsize(path)))
+    end
+  end
+end
+
+function M.check()
+  health.start('codekeep')
+  if vim.fn.has('nvim-0.11') == 0 then
+    health.error('Neovim 0.11 or newer is needed (vim.lsp.config / vim.lsp.enable)')
+  end
+  local clients = vim.tbl_filter(function(client)
+    return not client:is_stopped()
+  end, vim.lsp.get_clients({ name = 'codekeep' }))
+  check_executable(clients)
+  if #clients == 0 then
+    health.warn('server: not running',
+      { "open a file of a project (or :lua vim.lsp.enable('codekeep')) to start it" })
+    return
+  end
+  for _, client in ipairs(clients) do
+    local buffers = vim.tbl_count(client.attached_buffers)
+    local here = client.attached_buffers[vim.api.nvim_get_current_buf()] and ', this buffer'
+      or ''
+    health.ok(('server running (client %d, root %s, %d buffers attached%s)'):format(client.id,
+      require('codekeep').root(client), buffers, here))
+    check_index(client)
+    check_model(client)
+    check_databases(client)
+  end
+end
+
+return M

@@ -1,0 +1,218 @@
+--- Memory in Neovim: remember (linked to the current file and symbol), recall into a
+--- scratch buffer (<CR> opens a linked file; not-this / forget on the memory under the
+--- cursor) and MEMORY.md, whose unusable lines the server shows as diagnostics.
+local core = require('codekeep')
+local codemap = require('codekeep.codemap')
+local scratch = require('codekeep.scratch')
+
+local M = {}
+local levels = vim.log.levels
+local RECALL_BUFFER = 'codekeep://recall'
+
+--- bufnr -> {query, memories, root, rows = {[lnum] = {memory, file?}}}
+local views = {}
+
+local function quote(text, width)
+  text = vim.trim((tostring(text):gsub('%s+', ' ')))
+  if #text > width then
+    text = text:sub(1, width - 1) .. '…'
+  end
+  return '"' .. text .. '"'
+end
+
+--- "CodeKeep memory REINFORCE m1a2: same content seen again · linked to pkg/a.py". The
+--- text is not repeated: it may hold a secret the server redacted (messages are kept).
+local function remembered(result, links)
+  local action = tostring(result.action or '?')
+  local message = ('CodeKeep memory %s%s'):format(action,
+    result.id and (' ' .. tostring(result.id)) or '')
+  if result.reason then
+    message = message .. ': ' .. tostring(result.reason)
+  end
+  if #links > 0 and result.id then
+    message = message .. ' · linked to ' .. table.concat(links, ', ')
+  end
+  local failed = action == 'SKIP' or action == 'REJECT' or not result.id
+  return message, failed and levels.WARN or levels.INFO
+end
+
+function M.remember(text)
+  local content = codemap.required(text,
+    ':CodeKeepRemember needs the text to remember, e.g. :CodeKeepRemember tests run with pytest -q')
+  local client = content and core.client(0)
+  if not client then
+    return
+  end
+  local uri = core.file_uri(0)
+  local params = { content = content }
+  local links = {}
+
+  local function send()
+    core.request('codekeep/memory/remember', params, function(result)
+      core.notify(remembered(result, links))
+    end, { quiet_reason = true })
+  end
+
+  if not uri then
+    return send() -- nothing to link: a scratch or help buffer
+  end
+  params.uri, params.files = uri, { uri }
+  table.insert(links, vim.fn.fnamemodify(vim.uri_to_fname(uri), ':.'))
+  local position = vim.lsp.util.make_position_params(0, client.offset_encoding).position
+  core.request('codekeep/findRelated', { uri = uri, position = position }, function(related)
+    if type(related.symbol) == 'table' and related.symbol.id then
+      params.symbols = { related.symbol.id }
+      table.insert(links, related.symbol.id)
+    end
+    send()
+  end, { quiet_reason = true, on_error = send })
+end
+
+local function memory_line(memory)
+  local flags = {}
+  for _, flag in ipairs(type(memory.flags) == 'table' and memory.flags or {}) do
+    table.insert(flags, tostring(flag))
+  end
+  local text = vim.trim((tostring(memory.content or ''):gsub('%s+', ' ')))
+  local tail = #flags > 0 and ('  [' .. table.concat(flags, ', ') .. ']') or ''
+  return ('%5.2f  %-15s %s%s'):format(tonumber(memory.score) or 0, tostring(memory.kind), text, tail)
+end
+
+local function render(buf)
+  local view = views[buf]
+  local lines = {
+    ('CodeKeep recall %s: %d %s'):format(quote(view.query, 50), #view.memories,
+      #view.memories == 1 and 'memory' or 'memories'),
+    '<CR> opens a linked file · :CodeKeepNotThis ranks the memory lower · :CodeKeepForget drops it',
+    '',
+  }
+  view.rows = {}
+  for _, memory in ipairs(view.memories) do
+    table.insert(lines, memory_line(memory))
+    view.rows[#lines] = { memory = memory }
+    for _, file in ipairs(type(memory.files) == 'table' and memory.files or {}) do
+      table.insert(lines, '       → ' .. file)
+      view.rows[#lines] = { memory = memory, file = file }
+    end
+  end
+  scratch.set_lines(buf, lines)
+end
+
+--- The recall row under the cursor, or nil (and says why).
+local function row_under_cursor()
+  local view = views[vim.api.nvim_get_current_buf()]
+  local row = view and view.rows[vim.api.nvim_win_get_cursor(0)[1]]
+  if not row then
+    core.notify('CodeKeep: put the cursor on a memory in the :CodeKeepRecall buffer',
+      levels.WARN)
+  end
+  return row, view
+end
+
+local function open_linked()
+  local row, view = row_under_cursor()
+  if not row then
+    return
+  end
+  local file = row.file or (type(row.memory.files) == 'table' and row.memory.files[1])
+  if not file then
+    core.notify('CodeKeep: this memory is not linked to a file', levels.WARN)
+    return
+  end
+  scratch.open_file(vim.fs.joinpath(view.root, file))
+end
+
+function M.recall(query)
+  query = codemap.required(query,
+    ':CodeKeepRecall needs a query, e.g. :CodeKeepRecall how do I run the tests')
+  if not query then
+    return
+  end
+  local uri = core.file_uri(0)
+  local params = { query = query, limit = core.options.recall_limit, uri = uri }
+  core.request('codekeep/memory/recall', params, function(result, client)
+    local memories = type(result.memories) == 'table' and result.memories or {}
+    if #memories == 0 then
+      core.notify(('CodeKeep: nothing remembered about %s'):format(quote(query, 50)))
+      return
+    end
+    local buf = scratch.open(RECALL_BUFFER, {})
+    views[buf] = { query = query, memories = memories, root = core.root(client) }
+    render(buf)
+    vim.keymap.set('n', '<CR>', core.guard(open_linked),
+      { buffer = buf, desc = 'CodeKeep: open the linked file' })
+  end)
+end
+
+--- :CodeKeepNotThis / :CodeKeepForget: on the memory id given, else the one under the
+--- cursor in the recall buffer.
+local function on_memory(method, id, done)
+  id = vim.trim(id or '')
+  local buf = vim.api.nvim_get_current_buf()
+  local row, view
+  if id == '' then
+    row, view = row_under_cursor()
+    if not row then
+      return
+    end
+    id = row.memory.id
+  end
+  local params = { id = id, reason = view and ('from :CodeKeepRecall ' .. quote(view.query, 50)) }
+  core.request(method, params, function(result)
+    if not result.ok then
+      core.notify(('CodeKeep: no memory %s (already forgotten?)'):format(id), levels.WARN)
+      return
+    end
+    done(id, row and row.memory)
+    if views[buf] and vim.api.nvim_buf_is_valid(buf) then
+      render(buf)
+    end
+  end)
+end
+
+function M.not_this(id)
+  on_memory('codekeep/memory/notThis', id, function(memory_id, memory)
+    if memory then
+      memory.flags = vim.list_extend(type(memory.flags) == 'table' and memory.flags or {},
+        { 'not this' })
+    end
+    core.notify(('CodeKeep: memory %s will rank lower (not this)'):format(memory_id))
+  end)
+end
+
+function M.forget(id)
+  local buf = vim.api.nvim_get_current_buf()
+  on_memory('codekeep/memory/forget', id, function(memory_id, memory)
+    local view = views[buf]
+    if view and memory then
+      view.memories = vim.tbl_filter(function(m) return m ~= memory end, view.memories)
+    end
+    core.notify(('CodeKeep: forgot memory %s'):format(memory_id))
+  end)
+end
+
+--- :CodeKeepNotes — .codekeep/MEMORY.md of the folder, created from the template when
+--- missing. The buffer is attached to the server, so saving it re-syncs memory and the
+--- lines the catalog rejects come back as diagnostics.
+function M.notes()
+  local client = core.client(0)
+  if not client then
+    return
+  end
+  core.request('codekeep/memory/notes', { uri = core.file_uri(0) }, function(result)
+    vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(result.uri)))
+    local buf = vim.api.nvim_get_current_buf()
+    if not vim.lsp.buf_is_attached(buf, client.id) then
+      vim.lsp.buf_attach_client(buf, client.id)
+    end
+    local invalid = type(result.invalid) == 'table' and #result.invalid or 0
+    if result.created then
+      core.notify('CodeKeep: created .codekeep/MEMORY.md from the template; saving it updates memory')
+    elseif invalid > 0 then
+      core.notify(('CodeKeep: %d %s of MEMORY.md %s not used (see the diagnostics)'):format(
+        invalid, invalid == 1 and 'line' or 'lines', invalid == 1 and 'is' or 'are'), levels.WARN)
+    end
+  end, { client = client })
+end
+
+return M

@@ -1,0 +1,66 @@
+"""The ledger from real Neovim: the editor's task, budgets, crossings through vim.notify
+and statusline(), and the report in a scratch buffer."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.neovim.nvim import ERROR, INFO, WARN, assert_one_line_notes, run_scenario, write_project
+
+
+@pytest.mark.slow
+def test_budget_crossings_reach_notify_and_statusline(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "project")
+    r = run_scenario("ledger.lua", root, tmp_path)
+    assert_one_line_notes(r)
+    task = r["task"]
+    assert re.fullmatch(r"task-\d{8}-\d{6}-[0-9a-f]{4}", task)
+    assert r["statusline_before"] == ""  # no server has run in this session yet
+    assert r["statusline_ready"] == "CodeKeep ✓"
+
+    usage = r["budget_usage"]
+    assert usage["level"] == WARN and usage["message"].startswith("CodeKeep: :CodeKeepBudget takes")
+    assert r["budget_bad"] == usage and r["budget_bad_scope"] == usage
+    assert r["budget_set"] == {
+        "message": f"CodeKeep: budget of task {task} set to 1,000 tokens (0 used, 0 %)",
+        "level": INFO,
+    }
+    assert r["statusline_budget"] == "CodeKeep ✓ 0/1k tok"
+
+    # A call recorded without a task id lands on task_id(); each crossing is one
+    # notification at its severity (the server's restating message is not shown twice).
+    assert r["recorded_task"] == task
+    assert r["warn"] == [{
+        "message": f"CodeKeep: task {task} has used 85 % of its token budget "
+        "(850 of 1,000 tokens)",
+        "level": WARN,
+    }]
+    assert r["statusline_warn"] == "CodeKeep ✓ 850/1k tok"
+    assert r["over"] == [{
+        "message": f"CodeKeep: task {task} is over its token budget: 1,050 of 1,000 tokens (105 %)",
+        "level": ERROR,
+    }]
+    assert r["statusline_over"] == "CodeKeep ✓ 1.05k/1k tok"
+    assert "Token budget" not in r["messages"]
+    assert r["statusline_updates"] >= 4  # User CodeKeepStatus: lualine can refresh on it
+
+    # :CodeKeepLedger: the task by call type, by file, the budget; day / task views.
+    ledger = r["ledger"]
+    assert ledger[0] == f"CodeKeep ledger: task {task}, by call type"
+    assert any(re.match(r"read_code\.file +2 +1,000 +50 ", line) for line in ledger)
+    assert any(re.match(r"pkg/geometry\.py +2 +1,000 +100\.0%", line) for line in ledger)
+    assert ledger[-1] == f"Budget (task {task}): 1,050 / 1,000 tokens (105%)"
+    assert r["ledger_file"][2].startswith("file ")
+    assert any(re.match(r"\d{4}-\d\d-\d\d +2 +1,000", line) for line in r["ledger_day"])
+    assert any(re.match(re.escape(task) + r" +2 +1,000", line) for line in r["ledger_task"])
+    assert r["ledger_bad"] == {
+        "message": "CodeKeep: :CodeKeepLedger takes task, day or file (got 'week')",
+        "level": WARN,
+    }
+
+    assert r["daily"]["message"] == "CodeKeep: daily budget set to 5,000 tokens (1,050 used, 21 %)"
+    assert r["removed"]["message"] == f"CodeKeep: budget of task {task} removed"
+    assert r["statusline_daily"] == "CodeKeep ✓ 1.05k/5k tok/day"
