@@ -41,6 +41,10 @@ H.run(function()
   vim.bo.buftype = 'nofile'
   R.no_file = each({ 'CodeKeepRelated', 'CodeKeepRefs', 'CodeKeepNotThis', 'CodeKeepForget' })
   R.remember_without_file = H.notes_of('CodeKeepRemember scratch buffers link nothing', 1)
+  -- A file outside the project: nothing to link, the request goes to the project.
+  vim.cmd.edit(vim.fn.tempname() .. '.py')
+  R.remember_outside = H.notes_of('CodeKeepRemember files elsewhere link nothing', 1)
+  R.recall_outside = H.notes_of('CodeKeepRecall zebra migration schedule', 1)
 
   -- :checkhealth codekeep
   vim.cmd('checkhealth codekeep')

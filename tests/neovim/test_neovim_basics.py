@@ -63,6 +63,9 @@ def test_bad_input_health_and_help(tmp_path: Path) -> None:
     [remembered] = r["remember_without_file"]
     assert re.fullmatch(r"CodeKeep memory ADD \w+", remembered["message"])
     assert remembered["level"] == INFO
+    [outside] = r["remember_outside"]
+    assert re.fullmatch(r"CodeKeep memory ADD \w+", outside["message"])
+    assert r["recall_outside"][0]["message"].startswith("CodeKeep: nothing remembered about")
 
     # :checkhealth codekeep
     health = r["health"]

@@ -94,7 +94,7 @@ function M.run(task)
   if not client then
     return
   end
-  local uri = core.file_uri(0)
+  local uri = core.project_uri(client, 0)
   local run = { task = task, client = client }
   M.running = run
   local sent = status.with_task(function(task_id)

@@ -75,6 +75,19 @@ function M.file_uri(bufnr)
   return vim.uri_from_fname(name)
 end
 
+--- The file URI of a buffer when the file is inside one of the client's workspace
+--- folders (memory links, the folder a request is routed to); nil otherwise.
+function M.project_uri(client, bufnr)
+  local uri = M.file_uri(bufnr)
+  local path = uri and vim.fs.normalize(vim.uri_to_fname(uri))
+  for _, folder in ipairs(path and client.workspace_folders or {}) do
+    if vim.fs.relpath(vim.fs.normalize(vim.uri_to_fname(folder.uri)), path) then
+      return uri
+    end
+  end
+  return nil
+end
+
 --- The workspace folder a relative path of the server's answers is relative to.
 function M.root(client)
   local folder = (client.workspace_folders or {})[1]

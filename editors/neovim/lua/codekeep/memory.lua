@@ -43,7 +43,7 @@ function M.remember(text)
   if not client then
     return
   end
-  local uri = core.file_uri(0)
+  local uri = core.project_uri(client, 0)
   local params = { content = content }
   local links = {}
 
@@ -54,7 +54,7 @@ function M.remember(text)
   end
 
   if not uri then
-    return send() -- nothing to link: a scratch or help buffer
+    return send() -- nothing to link: a scratch buffer, a file of another project
   end
   params.uri, params.files = uri, { uri }
   table.insert(links, vim.fn.fnamemodify(vim.uri_to_fname(uri), ':.'))
@@ -128,9 +128,13 @@ function M.recall(query)
   if not query then
     return
   end
-  local uri = core.file_uri(0)
-  local params = { query = query, limit = core.options.recall_limit, uri = uri }
-  core.request('codekeep/memory/recall', params, function(result, client)
+  local client = core.client(0)
+  if not client then
+    return
+  end
+  local params = { query = query, limit = core.options.recall_limit,
+                   uri = core.project_uri(client, 0) }
+  core.request('codekeep/memory/recall', params, function(result)
     local memories = type(result.memories) == 'table' and result.memories or {}
     if #memories == 0 then
       core.notify(('CodeKeep: nothing remembered about %s'):format(quote(query, 50)))
@@ -199,7 +203,7 @@ function M.notes()
   if not client then
     return
   end
-  core.request('codekeep/memory/notes', { uri = core.file_uri(0) }, function(result)
+  core.request('codekeep/memory/notes', { uri = core.project_uri(client, 0) }, function(result)
     vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(result.uri)))
     local buf = vim.api.nvim_get_current_buf()
     if not vim.lsp.buf_is_attached(buf, client.id) then
