@@ -1,6 +1,7 @@
 """The per-workspace bundle of services that both front doors (CLI and server) open.
 
-A workspace folder has one code map, one memory store and one ledger, all under
+A workspace folder has one code map, one knowledge base (its docs), one memory store
+and one ledger, all under
 ``<root>/.codekeep/``. Opening them, wiring them together (memory follows code changes
 so its links to symbols survive renames and deletions) and closing them in the right
 order lives here once, so the ``codekeep`` commands and ``codekeep serve`` cannot drift
@@ -19,6 +20,7 @@ from codekeep.analysis.codemap import CodeMap
 from codekeep.analysis.model import ChangeSet
 from codekeep.analysis.reads import symbol_read
 from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES, IndexSettings
+from codekeep.docs import DocsIndex, DocsSettings
 from codekeep.ledger import BudgetEvent, Ledger
 from codekeep.ledger.settings import LedgerSettings
 from codekeep.ledger.settings import settings_from_json as ledger_settings
@@ -64,9 +66,10 @@ class WorkspaceSettings:
             languages=_string_tuple(data, "languages"),
             extra={key: value for key, value in data.items() if key not in known},
         )
-        try:  # reject a bad memory/ledger section now, with the rest, rather than at open
+        try:  # reject a bad memory/ledger/docs section now, with the rest, not at open
             settings.memory_settings()
             settings.ledger_settings()
+            settings.docs_settings()
         except ValueError as error:
             raise SettingsError(str(error)) from error
         return settings
@@ -86,6 +89,10 @@ class WorkspaceSettings:
     def ledger_settings(self) -> LedgerSettings:
         """The ``ledger`` section (flush interval, retention, warn ratios, models ...)."""
         return ledger_settings(self.extra.get("ledger"))
+
+    def docs_settings(self) -> DocsSettings:
+        """The ``docs`` section (chunk sizes, expansion, embeddings; see DocsSettings)."""
+        return DocsSettings.from_json(self.extra.get("docs"))
 
     def index_settings(self, base: IndexSettings | None = None) -> IndexSettings:
         return replace(
@@ -130,11 +137,13 @@ class WorkspaceServices:
         codemap: CodeMap,
         memory: MemoryService,
         ledger: Ledger,
+        docs: DocsIndex,
         on_owner: OwnerRunner | None = None,
     ) -> None:
         self.root = root
         self.settings = settings
         self.codemap = codemap
+        self.docs = docs
         self.memory = memory
         self.ledger = ledger
         # The code map may announce changes from its indexing thread; memory must be
@@ -158,8 +167,9 @@ class WorkspaceServices:
     ) -> WorkspaceServices:
         """Open (creating if needed) every store under ``<root>/.codekeep/``.
 
-        Memory and the ledger read their sections of ``settings.extra`` (``memory``,
-        ``ledger``); absent sections mean the defaults (embeddings from the environment).
+        Memory, the ledger and the docs read their sections of ``settings.extra``
+        (``memory``, ``ledger``, ``docs``); absent sections mean the defaults (embeddings
+        from the environment).
         """
         settings = settings or WorkspaceSettings()
         opened: list[Any] = []
@@ -169,10 +179,13 @@ class WorkspaceServices:
             memory = MemoryService.open(codemap.root, settings=settings.memory_settings())
             opened.append(memory)
             ledger = Ledger.open(codemap.root, settings.ledger_settings())
+            opened.append(ledger)
+            docs = DocsIndex.open(codemap.root, settings.index_settings(),
+                                  settings.docs_settings())
         except BaseException:
             _close_all(reversed(opened))  # a half-open bundle must not hold files open
             raise
-        return cls(codemap.root, settings, codemap, memory, ledger, on_owner)
+        return cls(codemap.root, settings, codemap, memory, ledger, docs, on_owner)
 
     def _wire(self) -> None:
         """Memory follows code changes (renamed or deleted symbols keep or drop links)."""
@@ -216,8 +229,13 @@ class WorkspaceServices:
         old = self.settings
         self.settings = settings
         self._apply_store_settings()
+        docs_changed = settings.docs_settings() != old.docs_settings()
+        if docs_changed or settings.index_settings() != old.index_settings():
+            self.docs.close()
+            self.docs = DocsIndex.open(self.root, settings.index_settings(),
+                                       settings.docs_settings())
         if settings.index_settings() == old.index_settings():
-            return False
+            return docs_changed
         buffers = {
             path: text
             for path in open_paths
@@ -263,7 +281,7 @@ class WorkspaceServices:
         if self._closed:
             return
         self._closed = True
-        _close_all([self.ledger, self.memory, self.codemap])
+        _close_all([self.ledger, self.docs, self.memory, self.codemap])
 
 
 def _run_now(update: Callable[[], Any]) -> None:

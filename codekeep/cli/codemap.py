@@ -91,12 +91,18 @@ def _relative(args: argparse.Namespace, path: str) -> str:
 
 # ---- handlers -------------------------------------------------------------------------
 def _index(args: argparse.Namespace) -> int:
+    """The code map, then the docs (``codekeep docs index`` alone does only the docs)."""
+    from codekeep.docs import DocsIndex
+
     with _open(args, refresh=False) as codemap:
         stats = codemap.index(progress=_progress if sys.stderr.isatty() else None)
+        with DocsIndex.open(codemap.root, codemap.settings) as docs:
+            docs_stats = docs.index()
     if args.json:
         payload = stats.to_json()
-        emit_json({key: payload[key] for key in
-                   ("files", "symbols", "references", "languages", "seconds", "skipped")})
+        emit_json({**{key: payload[key] for key in
+                      ("files", "symbols", "references", "languages", "seconds", "skipped")},
+                   "docs": docs_stats.to_json()})
         return 0
     languages = ", ".join(f"{name} {count}" for name, count in sorted(stats.languages.items()))
     print(f"indexed {stats.files} files ({languages or 'none'}) in {stats.seconds:.2f}s: "
@@ -105,6 +111,7 @@ def _index(args: argparse.Namespace) -> int:
     if stats.skipped:
         print("skipped: " + ", ".join(f"{reason} {n}" for reason, n in sorted(
             stats.skipped.items())))
+    print(docs_stats.summary())
     return 0
 
 

@@ -1,5 +1,5 @@
 """Changes made outside the editor (git checkout, formatters, other tools) reach the
-code map through two doors that share one debounced queue: a ``watchdog`` observer on
+code map and the docs through two doors that share one debounced queue: a ``watchdog`` observer on
 each folder and the client's ``workspace/didChangeWatchedFiles``.
 
 Events arrive in bursts (a checkout touches hundreds of files, an editor save is
@@ -84,21 +84,21 @@ class DiskChangeQueue:
 def apply_disk_changes(
     services: WorkspaceServices, changes: list[DiskChange], open_paths: frozenset[str]
 ) -> None:
-    """Bring the index in line with the disk, one path at a time (one bad file does
-    not stop the others)."""
-    codemap = services.codemap
+    """Bring the index and the docs in line with the disk, one path at a time (one bad
+    file does not stop the others)."""
     for change in changes:
         if change.path in open_paths:
             continue
-        try:
-            if change.kind == "delete":
-                codemap.delete_file(change.path)
-            elif change.kind == "rename" and change.old_path is not None:
-                codemap.rename_file(change.old_path, change.path)
-            else:
-                codemap.refresh_file(change.path)
-        except Exception:
-            logger.exception("could not apply %s of %s", change.kind, change.path)
+        for store in (services.codemap, services.docs):
+            try:
+                if change.kind == "delete":
+                    store.delete_file(change.path)
+                elif change.kind == "rename" and change.old_path is not None:
+                    store.rename_file(change.old_path, change.path)
+                else:
+                    store.refresh_file(change.path)
+            except Exception:
+                logger.exception("could not apply %s of %s", change.kind, change.path)
 
 
 class _FolderEvents(FileSystemEventHandler):

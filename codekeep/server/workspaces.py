@@ -90,13 +90,20 @@ class WorkspaceHandle:
         return fn(self._services)
 
     async def index(self, progress: Callable[[int, int], None]) -> IndexStats:
-        """Bring the index up to date with the disk (warm: unchanged files are skipped).
+        """Bring the index, then the docs, up to date with the disk (warm: unchanged
+        files are skipped).
 
-        Runs on its own thread, not the worker: the code map's lock decides how
-        queries and edits interleave with it, and the worker's queue keeps its order.
+        Runs on its own thread, not the worker: the code map's and the docs' locks
+        decide how queries and edits interleave with it, and the worker's queue keeps
+        its order. The docs failing is logged; the code map's answers still count.
         """
-        codemap = await self.run(lambda services: services.codemap)
-        return await asyncio.to_thread(codemap.index, progress)
+        codemap, docs = await self.run(lambda services: (services.codemap, services.docs))
+        stats = await asyncio.to_thread(codemap.index, progress)
+        try:
+            await asyncio.to_thread(docs.index)
+        except Exception:
+            logger.exception("indexing the docs of %s failed", self.root)
+        return stats
 
     def relative(self, path: Path) -> str | None:
         """``path`` relative to this root as a POSIX string, or None if outside it."""

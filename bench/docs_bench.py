@@ -1,0 +1,243 @@
+"""Knowledge-base benchmark: retrieval quality and search latency on Django's own docs.
+
+Prints ONE JSON object. The corpus is a real Sphinx-documented project installed from
+PyPI by this script: Django's sdist (``pip download --no-deps --no-binary :all:``)
+ships its documentation as reST in ``docs/**/*.txt`` (about 158k lines). The
+knowledge base indexes that folder; then every question below — written the way a
+developer asks it, not the page's title — is searched, and the rank of the first
+result on a page a developer would open for it gives hit@1, hit@5 and MRR (over the
+first 10 results).
+
+The reference, measured in the same run on the same files and questions: plain BM25
+over paragraphs — every blank-line separated paragraph one row of a one-column FTS5
+table (unicode61, no stemming, no fields, no structure), the same question words OR-ed.
+
+Latency: every question searched ``--rounds`` times in-process (``DocsIndex.search``,
+limit 10); p50/p95 in ms, and the ratio to the baseline's single FTS query.
+Goals (issue 16): hit@5 >= 0.95, hit@1 well above the baseline, search <= 30 ms on
+>= 150k lines of docs.
+
+Usage: python bench/docs_bench.py [--version 5.1.4] [--corpus DIR] [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+from codekeep.docs import DocsIndex
+from codekeep.docs.text import query_terms
+
+# (question, pages a developer would open for it)
+QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
+    ("how do I serve my CSS and JavaScript files once the site is live",
+     ("howto/static-files/deployment.txt",)),
+    ("avoid hitting the database again for every related object in a loop",
+     ("topics/db/optimization.txt", "ref/models/querysets.txt")),
+    ("run some code whenever a model instance gets saved, without overriding save",
+     ("topics/signals.txt", "ref/signals.txt")),
+    ("validate a form where one field depends on the value of another field",
+     ("ref/forms/validation.txt",)),
+    ("handle a file that a user uploads through a form in my view",
+     ("topics/http/file-uploads.txt",)),
+    ("make my site available in French and German",
+     ("topics/i18n/translation.txt",)),
+    ("add my own command to manage.py",
+     ("howto/custom-management-commands.txt",)),
+    ("my POST form returns 403 forbidden because a token is missing",
+     ("ref/csrf.txt", "howto/csrf.txt")),
+    ("keep the rendered output of a slow page for 15 minutes so it is not rebuilt",
+     ("topics/cache.txt",)),
+    ("show more columns in the admin's list of objects",
+     ("ref/contrib/admin/index.txt",)),
+    ("change the database tables after I add a field to a model",
+     ("topics/migrations.txt",)),
+    ("connect the project to a PostgreSQL server instead of SQLite",
+     ("ref/databases.txt", "ref/settings.txt")),
+    ("check a user's password and log them in from a view",
+     ("topics/auth/default.txt",)),
+    ("use email addresses instead of usernames for accounts with my own user model",
+     ("topics/auth/customizing.txt",)),
+    ("test my views by sending fake requests without a browser",
+     ("topics/testing/tools.txt",)),
+    ("make several database writes succeed or fail together",
+     ("topics/db/transactions.txt",)),
+    ("split a long list of results over several pages with next and previous links",
+     ("topics/pagination.txt",)),
+    ("run the project under gunicorn in production",
+     ("howto/deployment/wsgi/gunicorn.txt",)),
+    ("write my own SQL query instead of using the ORM",
+     ("topics/db/sql.txt",)),
+    ("show a one-time notice like 'profile saved' on the next page after a redirect",
+     ("ref/contrib/messages.txt",)),
+    ("remember data about an anonymous visitor between requests",
+     ("topics/http/sessions.txt",)),
+    ("store datetimes in UTC and show them in the user's local time",
+     ("topics/i18n/timezones.txt",)),
+    ("share one page layout between templates and override parts of it",
+     ("ref/templates/language.txt",)),
+    ("write my own filter to use in templates",
+     ("howto/custom-template-tags.txt",)),
+    ("a class based view that lists all objects of a model",
+     ("topics/class-based-views/generic-display.txt",
+      "ref/class-based-views/generic-display.txt")),
+    ("run code before and after every request the app handles",
+     ("topics/http/middleware.txt",)),
+    ("compute the average price over a set of rows",
+     ("topics/db/aggregation.txt",)),
+    ("switch password hashing to argon2",
+     ("topics/auth/passwords.txt",)),
+    ("what should I check in my settings before going to production",
+     ("howto/deployment/checklist.txt",)),
+    ("capture an integer id from the URL and pass it to the view",
+     ("topics/http/urls.txt",)),
+]
+TOP = 10
+
+
+def fetch_docs(version: str, into: Path) -> Path:
+    """Download Django's sdist from PyPI (the ordinary client) and unpack its docs."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
+         ":all:", f"django=={version}", "-d", str(into)],
+        check=True,
+    )
+    [archive] = list(into.glob("*.tar.gz"))
+    with tarfile.open(archive) as tar:
+        members = [m for m in tar.getmembers() if "/docs/" in m.name]
+        tar.extractall(into, members=members, filter="data")
+    [docs] = list(into.glob("*/docs"))
+    return docs
+
+
+def doc_lines(root: Path) -> int:
+    return sum(path.read_bytes().count(b"\n") for path in root.rglob("*.txt"))
+
+
+def rank_of(paths: list[str], accepted: tuple[str, ...]) -> int | None:
+    for rank, path in enumerate(paths, start=1):
+        if path in accepted:
+            return rank
+    return None
+
+
+def quality(ranks: list[int | None]) -> dict[str, float]:
+    n = len(ranks)
+    return {
+        "hit@1": round(sum(r == 1 for r in ranks) / n, 3),
+        "hit@5": round(sum(r is not None and r <= 5 for r in ranks) / n, 3),
+        "mrr": round(sum(1 / r for r in ranks if r is not None) / n, 3),
+    }
+
+
+class ParagraphBaseline:
+    """Plain BM25 over paragraphs: one FTS5 row per paragraph, no structure at all."""
+
+    def __init__(self, root: Path) -> None:
+        self.conn = sqlite3.connect(":memory:")
+        self.conn.execute("CREATE VIRTUAL TABLE p USING fts5(path UNINDEXED, body)")
+        rows = []
+        for path in sorted(root.rglob("*.txt")):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            rel = path.relative_to(root).as_posix()
+            rows += [(rel, p) for p in re.split(r"\n\s*\n", text) if p.strip()]
+        self.conn.executemany("INSERT INTO p(path, body) VALUES (?, ?)", rows)
+        self.paragraphs = len(rows)
+
+    def search(self, question: str) -> list[str]:
+        expression = query_terms(question).expression()
+        rows = self.conn.execute(
+            "SELECT path FROM p WHERE p MATCH ? ORDER BY bm25(p) LIMIT ?", (expression, TOP)
+        )
+        return [row[0] for row in rows]
+
+
+def timed(fn, rounds: int) -> tuple[list[float], object]:
+    samples, result = [], None
+    for _ in range(rounds):
+        started = time.perf_counter()
+        result = fn()
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples, result
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", default="5.1.4", help="Django version to download")
+    parser.add_argument("--corpus", type=Path, help="an unpacked docs folder (skip download)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--misses", action="store_true", help="also list what each question got")
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="codekeep-docs-bench-"))
+    try:
+        source = args.corpus or fetch_docs(args.version, workdir / "download")
+        root = workdir / "docs"
+        shutil.copytree(source, root, ignore=shutil.ignore_patterns(".codekeep"))
+        result = run(root, args.rounds, args.misses)
+        result["corpus"] = {"project": "django", "version": args.version if not args.corpus
+                            else str(args.corpus), **result["corpus"]}
+        print(json.dumps(result, indent=2))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run(root: Path, rounds: int, show_misses: bool) -> dict[str, object]:
+    lines = doc_lines(root)
+    started = time.perf_counter()
+    docs = DocsIndex.open(root)
+    stats = docs.index()
+    cold = time.perf_counter() - started
+    warm_started = time.perf_counter()
+    docs.index()
+    warm = time.perf_counter() - warm_started
+    baseline = ParagraphBaseline(root)
+    ours, theirs, latencies, base_latencies, misses = [], [], [], [], []
+    for question, accepted in QUESTIONS:
+        samples, outcome = timed(lambda q=question: docs.search(q, TOP), rounds)
+        latencies += samples
+        paths = [hit.path for hit in outcome.hits]  # type: ignore[attr-defined]
+        ours.append(rank_of(paths, accepted))
+        base_samples, base_paths = timed(lambda q=question: baseline.search(q), rounds)
+        base_latencies += base_samples
+        theirs.append(rank_of(base_paths, accepted))  # type: ignore[arg-type]
+        if show_misses and ours[-1] != 1:
+            misses.append({"question": question, "rank": ours[-1], "got": paths[:5]})
+    docs.close()
+    p50, base_p50 = statistics.median(latencies), statistics.median(base_latencies)
+    result: dict[str, object] = {
+        "corpus": {"files": stats.files, "lines": lines, "chunks": stats.chunks,
+                   "paragraphs_baseline": baseline.paragraphs},
+        "questions": len(QUESTIONS),
+        "knowledge_base": quality(ours),
+        "baseline_bm25_paragraphs": quality(theirs),
+        "search_ms": {"p50": round(p50, 2), "p95": round(percentile(latencies, 0.95), 2),
+                      "max": round(max(latencies), 2)},
+        "baseline_search_ms": {"p50": round(base_p50, 2),
+                               "p95": round(percentile(base_latencies, 0.95), 2)},
+        "search_vs_baseline_p50": round(p50 / base_p50, 2) if base_p50 else None,
+        "index_s": {"cold": round(cold, 2), "warm": round(warm, 3)},
+        "goals": {"hit@5>=0.95": quality(ours)["hit@5"] >= 0.95,
+                  "p95<=30ms": percentile(latencies, 0.95) <= 30.0, "lines>=150k": lines >= 150_000},
+    }
+    if show_misses:
+        result["misses"] = misses
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""``codekeep docs search|index``: the project's knowledge base from a shell.
+
+``search`` first brings the knowledge base up to date (a warm start only stats files),
+so answers never come from a stale copy of a page; ``--no-refresh`` skips that. Text
+output is one result per block, ``path:start-end  heading`` then the chunk's first
+lines; ``--json`` prints ``{results: [{path, heading, startLine, endLine, text,
+score}]}`` (1-based, inclusive lines) and, when nothing matched, ``reason``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+import textwrap
+from collections.abc import Callable
+
+from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.common.sqlite import SchemaTooNewError
+
+ORDER = 15
+PREVIEW_LINES = 4
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Bad input ends in one clear line on stderr and exit status 1, never a traceback."""
+
+    def run(args: argparse.Namespace) -> int:
+        from codekeep.analysis import CodeMapError
+        from codekeep.docs import DocsError
+
+        try:
+            return handler(args)
+        except (DocsError, CodeMapError, SchemaTooNewError) as error:
+            return fail(str(error))
+        except BrokenPipeError:
+            raise
+        except (OSError, sqlite3.Error) as error:
+            return fail(f"{type(error).__name__}: {error}")
+
+    return run
+
+
+def _search(args: argparse.Namespace) -> int:
+    from codekeep.analysis import CodeMap
+    from codekeep.docs import DocsIndex
+
+    root = root_of(args)
+    with CodeMap.open(root) as codemap, DocsIndex.open(root, codemap.settings) as docs:
+        if not args.no_refresh:
+            docs.index()
+        outcome = docs.search(args.query, args.limit, codemap=codemap)
+    if args.json:
+        emit_json(outcome.to_json())
+        return 0 if outcome.hits else 1
+    if not outcome.hits:
+        return fail(outcome.reason or f"nothing in the docs matches {args.query!r}")
+    for hit in outcome.hits:
+        print(f"{hit.path}:{hit.start_line}-{hit.end_line}  {hit.heading}  ({hit.score:.4f})")
+        preview = hit.text.strip().splitlines()[:PREVIEW_LINES]
+        print(textwrap.indent("\n".join(preview), "    "))
+        print()
+    return 0
+
+
+def _index(args: argparse.Namespace) -> int:
+    from codekeep.analysis import IndexSettings
+    from codekeep.docs import DocsIndex
+
+    with DocsIndex.open(root_of(args), IndexSettings()) as docs:
+        stats = docs.index()
+    if args.json:
+        emit_json(stats.to_json())
+        return 0
+    print(stats.summary())
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parent = common_options()
+    docs = subparsers.add_parser(
+        "docs", help="search the project's documentation (Markdown, reST, AsciiDoc, text)",
+        description="The project's knowledge base: its docs, chunked by heading.")
+    commands = docs.add_subparsers(dest="docs_command", metavar="COMMAND")
+    docs.set_defaults(handler=lambda _args: (docs.print_help(sys.stderr), 2)[1])
+
+    search = commands.add_parser(
+        "search", parents=[parent], help="the doc sections that best answer QUERY",
+        description="The doc sections that best answer QUERY, best first.")
+    search.add_argument("query", metavar="QUERY")
+    search.add_argument("--limit", type=_positive, default=10, help="most results (default 10)")
+    search.add_argument("--no-refresh", action="store_true",
+                        help="answer from the knowledge base as it is, without re-reading files")
+    search.set_defaults(handler=_guarded(_search))
+
+    index = commands.add_parser(
+        "index", parents=[parent], help="index the workspace's docs (unchanged files skipped)",
+        description="Index the workspace's docs (unchanged files are skipped).")
+    index.set_defaults(handler=_guarded(_index))
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be a positive number")
+    return value

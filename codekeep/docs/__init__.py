@@ -1,0 +1,23 @@
+"""The project knowledge base (issue 16, seed 003 RAG): the workspace's documentation,
+chunked by structure, searched with BM25 fused with the code map and embeddings.
+
+Never imports ``server``, ``mcp`` or ``agent``; uses ``analysis`` for files and symbols.
+"""
+
+from codekeep.docs.errors import DocsError, EmptyQueryError, InvalidLimitError
+from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
+from codekeep.docs.service import DocsIndex
+from codekeep.docs.settings import DocsSettings
+
+__all__ = [
+    "Chunk",
+    "DocHit",
+    "DocLink",
+    "DocsError",
+    "DocsIndex",
+    "DocsSettings",
+    "DocsStats",
+    "EmptyQueryError",
+    "InvalidLimitError",
+    "SearchOutcome",
+]

@@ -1,0 +1,252 @@
+"""The project knowledge base: one object per workspace, used by the CLI, tools and server.
+
+It finds documentation files with the code map's own walker (``.gitignore`` and the
+exclude list apply the same way), cuts them into structure-following chunks, keeps
+them in ``.codekeep/docs.db`` and answers questions from them. Files are re-read only
+when their size or mtime changed (and re-chunked only when their content did). A lock
+makes it safe to search from one thread while another indexes: indexing writes a few
+files per transaction and lets go of the lock in between.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from codekeep.analysis.discovery import WalkReport, walk
+from codekeep.analysis.parsing import content_hash, is_binary
+from codekeep.analysis.settings import IndexSettings
+from codekeep.common.workspace import resolve_root, state_dir
+from codekeep.docs.chunking import parse_document
+from codekeep.docs.errors import EmptyQueryError, InvalidLimitError
+from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, sniff_format
+from codekeep.docs.model import DocHit, DocLink, DocsStats, SearchOutcome
+from codekeep.docs.retrieval import Sources, diversify, rankings, rrf
+from codekeep.docs.settings import DocsSettings
+from codekeep.docs.store import DocsStore, IndexedChunk
+from codekeep.docs.text import indexed_body, place_words, query_terms
+from codekeep.docs.vectors import VectorIndex
+
+if TYPE_CHECKING:
+    from codekeep.analysis.codemap import CodeMap
+    from codekeep.analysis.model import Symbol
+
+logger = logging.getLogger(__name__)
+
+DOCS_FILE = "docs.db"
+WRITE_CHUNK_FILES = 16
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 200
+
+
+class DocsIndex:
+    def __init__(self, root: Path, store: DocsStore, index_settings: IndexSettings,
+                 settings: DocsSettings) -> None:
+        self.root = root
+        self.index_settings = index_settings
+        self.settings = settings
+        self._store = store
+        self._lock = threading.RLock()
+        self._closed = False
+        self._vectors = VectorIndex(store, settings.embeddings) if settings.embeddings else None
+
+    @classmethod
+    def open(cls, root: Path, index_settings: IndexSettings | None = None,
+             settings: DocsSettings | None = None) -> DocsIndex:
+        root = resolve_root(root)
+        store = DocsStore(state_dir(root) / DOCS_FILE)
+        return cls(root, store, index_settings or IndexSettings(), settings or DocsSettings())
+
+    def close(self) -> None:
+        """Stop a running index between two files and close the database; safe twice."""
+        self._closed = True
+        with self._lock:
+            if self._vectors is not None:
+                self._vectors.close()
+                self._vectors = None
+            self._store.close()
+
+    def __enter__(self) -> DocsIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- indexing ---------------------------------------------------------------------
+    def index(self, progress: Callable[[int, int], None] | None = None) -> DocsStats:
+        """Bring the knowledge base up to date with the disk."""
+        started = time.perf_counter()
+        if not self.settings.enabled:
+            return self.stats(started, 0, 0, 0)
+        with self._lock:
+            known = self._store.files()
+        report = WalkReport({})
+        found = [c for c in walk(self.root, self.index_settings, report)
+                 if candidate_format(c.rel) is not None]
+        seen = {candidate.rel for candidate in found}
+        stale = [c for c in found if (row := known.get(c.rel)) is None
+                 or (row.size, row.mtime_ns) != (c.size, c.mtime_ns)]
+        removed = [path for path in known if path not in seen]
+        parsed = 0
+        for start in range(0, len(stale), WRITE_CHUNK_FILES):
+            with self._lock:
+                if self._closed:  # closed meanwhile (shutdown, new settings): stop here
+                    break
+                with self._store.transaction():
+                    for candidate in stale[start : start + WRITE_CHUNK_FILES]:
+                        parsed += self._refresh(candidate.rel)
+            if progress is not None:
+                progress(min(start + WRITE_CHUNK_FILES, len(stale)), len(stale))
+        with self._lock:
+            if not self._closed:
+                with self._store.transaction():
+                    for path in removed:
+                        self._store.delete_file(path)
+                self._embed_missing()
+        return self.stats(started, parsed, len(found) - parsed, len(removed))
+
+    def stats(self, started: float, parsed: int, unchanged: int, removed: int) -> DocsStats:
+        with self._lock:
+            files, chunks, formats, skipped = self._store.counts()
+        return DocsStats(files, chunks, parsed, unchanged, removed,
+                         time.perf_counter() - started, formats, skipped)
+
+    def is_doc(self, path: str) -> bool:
+        return candidate_format(path) is not None
+
+    def refresh_file(self, path: str) -> bool:
+        """Re-read one file (saved in the editor, changed on disk); False: not docs or
+        unchanged. A file that vanished is dropped."""
+        if not self.settings.enabled or not self.is_doc(path):
+            return False
+        with self._lock:
+            return bool(self._refresh(path)) and self._after_write()
+
+    def delete_file(self, path: str) -> bool:
+        with self._lock:
+            return self._store.delete_file(path)
+
+    def rename_file(self, old: str, new: str) -> bool:
+        with self._lock, self._store.transaction():
+            dropped = self._store.delete_file(old)
+            added = self.refresh_file(new)
+        return dropped or added
+
+    def _after_write(self) -> bool:
+        self._embed_missing()
+        return True
+
+    def _refresh(self, path: str) -> int:
+        """Read, chunk and store one file (1: its chunks changed, 0: they did not)."""
+        real = self.root / path
+        try:
+            info = real.stat()
+            if not real.is_file() or not real.resolve().is_relative_to(self.root):
+                raise FileNotFoundError(path)
+        except OSError:
+            return int(self._store.delete_file(path))
+        existing = self._store.file(path)
+        if info.st_size > self.index_settings.max_file_bytes:
+            return self._skip(path, info, "", "too large", existing)
+        try:
+            data = real.read_bytes()
+        except OSError as error:
+            return self._skip(path, info, "", f"unreadable: {error.strerror}", existing)
+        digest = content_hash(data)
+        if existing is not None and existing.hash == digest:
+            self._store.touch(existing.id, info.st_size, info.st_mtime_ns)
+            return 0
+        if is_binary(data):
+            return self._skip(path, info, digest, "binary", existing)
+        if looks_generated(data):
+            return self._skip(path, info, digest, "generated", existing)
+        hint = candidate_format(path)
+        fmt: DocFormat = sniff_format(data) if hint == "sniff" or hint is None else hint
+        # Invalid UTF-8 is read with replacement characters: the rest of the page stays
+        # searchable, and what is shown cannot be mistaken for the original bytes.
+        text = data.decode("utf-8", errors="replace")
+        parsed = parse_document(path, text, fmt, self.settings.sizes)
+        self._store.replace_file(
+            path, size=info.st_size, mtime_ns=info.st_mtime_ns, hash=digest, status="indexed",
+            fmt=fmt, title=parsed.title, lines=parsed.lines, place=place_words(path),
+            chunks=[IndexedChunk(c, indexed_body(c.text)) for c in parsed.chunks],
+        )
+        return 1
+
+    def _skip(self, path: str, info: object, digest: str, reason: str,
+              existing: object) -> int:
+        size, mtime = getattr(info, "st_size", 0), getattr(info, "st_mtime_ns", 0)
+        self._store.replace_file(path, size=size, mtime_ns=mtime, hash=digest, status=reason)
+        return 1 if existing is not None else 0
+
+    def _embed_missing(self) -> None:
+        if self._vectors is not None and not self._closed:
+            self._vectors.embed_missing()
+
+    # ---- questions --------------------------------------------------------------------
+    def search(self, query: str, limit: int = DEFAULT_LIMIT, *,
+               codemap: CodeMap | None = None, focus: Sequence[str] = (),
+               expansions: Sequence[str] = ()) -> SearchOutcome:
+        """The chunks that best answer ``query``, best first.
+
+        ``codemap`` lets the question's symbols and the ``focus`` files' symbols count;
+        ``expansions`` are other phrasings of the question (multi-query) or a
+        hypothetical answer (HyDE), each one more ranking in the fusion.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise EmptyQueryError("the query is empty; ask a question or give some words")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+            raise InvalidLimitError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+        terms = query_terms(query)
+        if not terms.words and not any(query_terms(e).words for e in expansions):
+            return SearchOutcome([], reason=(
+                f"the query has only common words ({', '.join(terms.dropped) or query.strip()}); "
+                "add a word that names the topic"))
+        settings = self.settings
+        pool = max(settings.min_pool, limit * settings.pool_multiplier)
+        with self._lock:
+            sources = Sources(
+                symbol_names=_named_symbols(codemap, terms.identifiers),
+                focus_names=_focus_symbols(codemap, focus),
+                expansions=tuple(expansions),
+                vectors=self._vectors.rank if self._vectors is not None else None,
+            )
+            fused = rrf(rankings(self._store, query, sources, settings.weights, pool),
+                        settings.rrf_k)[:pool]
+            rows = self._store.chunks([chunk_id for chunk_id, _score in fused])
+            page_of = {chunk_id: row.path for chunk_id, row in rows.items()}
+            fused = diversify(fused, page_of, settings.per_page)[:limit]
+        hits = [
+            DocHit(row.path, row.heading, row.start_line, row.end_line, row.text, score)
+            for chunk_id, score in fused
+            if (row := rows.get(chunk_id)) is not None
+        ]
+        if not hits:
+            return SearchOutcome([], reason=f"nothing in the docs matches {query.strip()!r}")
+        return SearchOutcome(hits)
+
+    def links(self, symbol: Symbol, limit: int = 3) -> list[DocLink]:
+        """Where the docs name ``symbol`` as code (mentions of ``Container.name`` first)."""
+        qualifier = symbol.container.rsplit(".", 1)[-1] if symbol.container else None
+        with self._lock:
+            return self._store.links(symbol.name, qualifier, limit)
+
+
+def _named_symbols(codemap: CodeMap | None, identifiers: Sequence[str]) -> frozenset[str]:
+    if codemap is None:
+        return frozenset()
+    return frozenset(
+        identifier.rsplit(".", 1)[-1]
+        for identifier in identifiers
+        if codemap.find_symbol(identifier, limit=1)
+    )
+
+
+def _focus_symbols(codemap: CodeMap | None, focus: Sequence[str]) -> frozenset[str]:
+    if codemap is None or not focus:
+        return frozenset()
+    return frozenset(symbol.name for symbol in codemap.symbols_in(list(focus)))

@@ -1,0 +1,91 @@
+"""Words in, words out: what a query asks for, and what a chunk is indexed under.
+
+A question is written the way people talk ("how do I ...?"); its question words and
+other stop words say nothing about the topic and are dropped before ranking. What
+remains is OR-ed for BM25, so a chunk matching more of the words ranks higher without
+having to match them all. An identifier (``STATIC_ROOT``, ``find_related``,
+``Foo.bar``) stays one phrase, so its parts must appear together.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TOKEN = re.compile(r"[^\W_]+(?:[_.][^\W_]+)*", re.UNICODE)
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+STOP_WORDS = frozenset(
+    """a about above after again all am an and any are as at be because been before being
+    below between both but by can could did do does doing done down during each else
+    for from further get gets getting got had has have having he her here hers him his
+    how i if in into is it its itself just let lets me might more most must my myself
+    need no nor not now of off on once only or other our ours out over own please same
+    shall she should so some such than that the their theirs them then there these they
+    this those through to too under until up upon us very via want wants was we were
+    what when where whether which while who whom whose why will with within without
+    would yes you your yours""".split()  # noqa: SIM905 (a word list reads better as text)
+)
+
+# Markup that is syntax, not words: reST roles (":func:"), link targets, URLs.
+_ROLE = re.compile(r":[\w:.-]+:(?=`)")
+_URL = re.compile(r"\bhttps?://\S+")
+_TARGET = re.compile(r"<[^<>\n]*>`")
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerms:
+    words: tuple[str, ...]  # lower-cased words and identifier phrases, stop words removed
+    identifiers: tuple[str, ...]  # tokens written as code (snake_case, camelCase, dotted)
+    dropped: tuple[str, ...]  # the stop words that were dropped
+
+    def expression(self) -> str:
+        """The FTS5 MATCH expression: every word or phrase, OR-ed."""
+        return " OR ".join(f'"{word}"' for word in self.words)
+
+
+def query_terms(query: str) -> QueryTerms:
+    words: dict[str, None] = {}
+    identifiers: dict[str, None] = {}
+    dropped: dict[str, None] = {}
+    for token in _TOKEN.findall(query):
+        lowered = token.lower()
+        if ("_" in token or "." in token or _CAMEL.search(token)) and _IDENTIFIER.match(token):
+            identifiers[token] = None
+            words[" ".join(_WORD.findall(lowered))] = None
+        elif lowered in STOP_WORDS:
+            dropped[lowered] = None
+        else:
+            for word in _WORD.findall(lowered):
+                words[word] = None
+    return QueryTerms(tuple(words), tuple(identifiers), tuple(dropped))
+
+
+def indexed_body(text: str) -> str:
+    """The words of a chunk FTS should see: roles, link targets and URLs taken out."""
+    return _URL.sub(" ", _TARGET.sub("`", _ROLE.sub("", text)))
+
+
+def place_words(rel: str) -> str:
+    """The words of a path, ``howto/static-files/deployment.txt`` -> ``howto static files
+    deployment``: where a page sits says what it is about."""
+    stem = rel.rsplit(".", 1)[0] if "/" not in rel.rsplit(".", 1)[-1] else rel
+    return " ".join(_WORD.findall(stem.replace("_", " ")))
+
+
+_INLINE = re.compile(
+    r"\[([^\]]*)\]\([^)]*\)"  # Markdown link: its text
+    r"|:[\w:.-]+:`~?([^`<]*?)\s*(?:<[^>]*>)?`"  # reST role: its text
+    r"|`+([^`]*)`+_{0,2}"  # code span, reST literal or reference
+)
+_EMPHASIS = re.compile(r"(\*\*|\*)(\S(?:.*?\S)?)\1|(?<!\w)(__|_)(\S(?:.*?\S)?)\3(?!\w)")
+
+
+def heading_text(raw: str) -> str:
+    """A heading as it reads: ``"``send_mail()``"`` -> ``send_mail()``, Markdown links and
+    emphasis reduced to their text."""
+    text = _INLINE.sub(lambda m: next(g for g in m.groups() if g is not None), raw)
+    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text)
+    return " ".join(text.split()) or raw.strip()
