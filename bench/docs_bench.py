@@ -232,7 +232,8 @@ def run(root: Path, rounds: int, show_misses: bool) -> dict[str, object]:
         "search_vs_baseline_p50": round(p50 / base_p50, 2) if base_p50 else None,
         "index_s": {"cold": round(cold, 2), "warm": round(warm, 3)},
         "goals": {"hit@5>=0.95": quality(ours)["hit@5"] >= 0.95,
-                  "p95<=30ms": percentile(latencies, 0.95) <= 30.0, "lines>=150k": lines >= 150_000},
+                  "p95<=30ms": percentile(latencies, 0.95) <= 30.0,
+                  "lines>=150k": lines >= 150_000},
     }
     if show_misses:
         result["misses"] = misses

@@ -23,6 +23,7 @@ from codekeep.agent.loop import (
     checked_task,
 )
 from codekeep.analysis.codemap import CodeMap
+from codekeep.docs import DocsIndex
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
 from codekeep.services import WorkspaceServices
@@ -40,11 +41,12 @@ def model_settings_from(section: Mapping[str, Any] | None = None,
 
 def build_loop(root: Path, model: ModelSettings, *, codemap: CodeMap | None,
                memory: MemoryService | None, ledger: Ledger | None,
+               docs: DocsIndex | None = None,
                on_event: EventSink | None = None,
                services_runner: ServicesRunner | None = None,
                exploration_budget: ExplorationBudget | None = None,
                tool_settings: ToolSettings | None = None) -> AgentLoop:
-    toolkit = ToolKit.open(root, codemap=codemap, memory=memory, ledger=ledger,
+    toolkit = ToolKit.open(root, codemap=codemap, memory=memory, ledger=ledger, docs=docs,
                            settings=tool_settings)
     return AgentLoop(toolkit, model, on_event=on_event, services_runner=services_runner,
                      exploration_budget=exploration_budget)
@@ -59,8 +61,10 @@ async def run_task(root: Path, task: str, *, model: ModelSettings, capability: s
     services = WorkspaceServices.open(root)  # the one code map, memory and ledger
     try:
         await asyncio.to_thread(services.codemap.index)
+        await asyncio.to_thread(services.docs.index)
         loop = build_loop(services.root, model, codemap=services.codemap,
-                          memory=services.memory, ledger=services.ledger, on_event=on_event,
+                          memory=services.memory, ledger=services.ledger, docs=services.docs,
+                          on_event=on_event,
                           exploration_budget=exploration_budget)
         try:
             return await loop.run(task, capability, token_budget=token_budget)

@@ -45,7 +45,7 @@ def parse_document(rel: str, text: str, fmt: DocFormat, sizes: ChunkSizes) -> Pa
     else:
         blocks = parse_text(text)
     headings = [block for block in blocks if block.kind == "heading"]
-    title = front_title or (headings[0].text if headings else PurePosixPath(rel).name)
+    title = front_title or (heading_text(headings[0].text) if headings else PurePosixPath(rel).name)
     chunks = [
         chunk
         for section in sections(blocks, title)

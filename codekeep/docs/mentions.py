@@ -51,8 +51,10 @@ def mentions_in(blocks: Iterable[Block]) -> tuple[tuple[str, str | None], ...]:
 
 
 def _add(found: dict[tuple[str, str | None], None], dotted: str) -> None:
+    """``Foo.bar`` names ``bar`` (in ``Foo``) and ``Foo`` itself."""
     parts = dotted.split(".")
-    name = parts[-1]
-    if len(name) < MIN_NAME or name in _COMMON or name.isdigit():
-        return
-    found[(name, parts[-2] if len(parts) > 1 else None)] = None
+    for depth in (1, 2)[: len(parts)]:
+        name = parts[-depth]
+        if len(name) < MIN_NAME or name in _COMMON or name.isdigit():
+            continue
+        found[(name, parts[-depth - 1] if len(parts) > depth else None)] = None

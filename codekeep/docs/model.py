@@ -118,6 +118,10 @@ class DocLink:
     def label(self) -> str:
         return f"{self.path} › {self.heading}" if self.heading else self.path
 
+    def to_json(self, root: Path) -> dict[str, Any]:
+        return {"path": self.path, "uri": path_to_uri(root / self.path),
+                "heading": self.heading, "startLine": self.start_line}
+
 
 @dataclass(frozen=True, slots=True)
 class DocsStats:

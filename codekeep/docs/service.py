@@ -14,17 +14,19 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.parsing import content_hash, is_binary
 from codekeep.analysis.settings import IndexSettings
+from codekeep.common.secrets import redact_text
 from codekeep.common.workspace import resolve_root, state_dir
 from codekeep.docs.chunking import parse_document
 from codekeep.docs.errors import EmptyQueryError, InvalidLimitError
 from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, sniff_format
-from codekeep.docs.model import DocHit, DocLink, DocsStats, SearchOutcome
+from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
 from codekeep.docs.retrieval import Sources, diversify, rankings, rrf
 from codekeep.docs.settings import DocsSettings
 from codekeep.docs.store import DocsStore, IndexedChunk
@@ -145,11 +147,14 @@ class DocsIndex:
         real = self.root / path
         try:
             info = real.stat()
-            if not real.is_file() or not real.resolve().is_relative_to(self.root):
+            if not real.is_file():
                 raise FileNotFoundError(path)
+            target = real.resolve()
         except OSError:
             return int(self._store.delete_file(path))
         existing = self._store.file(path)
+        if target != real.absolute() and not self._is_doc_target(target):
+            return self._skip(path, info, "", "symlink to a file that is not docs", existing)
         if info.st_size > self.index_settings.max_file_bytes:
             return self._skip(path, info, "", "too large", existing)
         try:
@@ -173,9 +178,16 @@ class DocsIndex:
         self._store.replace_file(
             path, size=info.st_size, mtime_ns=info.st_mtime_ns, hash=digest, status="indexed",
             fmt=fmt, title=parsed.title, lines=parsed.lines, place=place_words(path),
-            chunks=[IndexedChunk(c, indexed_body(c.text)) for c in parsed.chunks],
+            chunks=[_redacted(chunk) for chunk in parsed.chunks],
         )
         return 1
+
+    def _is_doc_target(self, target: Path) -> bool:
+        """A symlink is followed only to a docs file inside the workspace: a link named
+        ``notes.txt`` must not put ``.env`` (or a file outside) into the index."""
+        if not target.is_relative_to(self.root):
+            return False
+        return candidate_format(target.relative_to(self.root).as_posix()) is not None
 
     def _skip(self, path: str, info: object, digest: str, reason: str,
               existing: object) -> int:
@@ -234,6 +246,15 @@ class DocsIndex:
         qualifier = symbol.container.rsplit(".", 1)[-1] if symbol.container else None
         with self._lock:
             return self._store.links(symbol.name, qualifier, limit)
+
+
+def _redacted(chunk: Chunk) -> IndexedChunk:
+    """Secrets pasted into a page (a token in a setup guide) are neither stored nor
+    searchable: the chunk keeps ``[REDACTED:<kind>]`` in their place."""
+    text = redact_text(chunk.text)
+    if text != chunk.text:
+        chunk = replace(chunk, text=text)
+    return IndexedChunk(chunk, indexed_body(text))
 
 
 def _named_symbols(codemap: CodeMap | None, identifiers: Sequence[str]) -> frozenset[str]:

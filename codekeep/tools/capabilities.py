@@ -15,7 +15,7 @@ DISCLOSURE_TOOLS = frozenset({"list_tool_categories", "load_tools", "search_tool
 _CODE_MAP = frozenset(
     {"find_symbol", "find_references", "find_related", "search_symbols", "repo_map"}
 )
-_READ_FILES = frozenset({"read_file", "search_code", "list_files"})
+_READ_FILES = frozenset({"read_file", "search_code", "list_files", "search_docs"})
 _EXPLORE = _CODE_MAP | _READ_FILES | {"recall", "note_finding"} | DISCLOSURE_TOOLS
 _CHAT = _EXPLORE | {"remember", "forget", "ledger_report", "forge_tool"}
 _EDIT = _CHAT | {"write_file", "run_command"}

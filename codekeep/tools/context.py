@@ -14,12 +14,13 @@ from codekeep.tools.settings import ToolSettings
 
 if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
+    from codekeep.docs import DocsIndex
     from codekeep.ledger import Ledger
     from codekeep.memory import MemoryService
 
 
 class ServiceUnavailableError(RuntimeError):
-    """A tool needs a service (code map, memory, ledger) this context was built without."""
+    """A tool needs a service (code map, memory, ledger, docs) this context was built without."""
 
 
 @dataclass(slots=True)
@@ -89,6 +90,7 @@ class ToolContext:
     codemap: CodeMap | None = None
     memory: MemoryService | None = None
     ledger: Ledger | None = None
+    docs: DocsIndex | None = None
     actor: str = "agent"
     state: TaskToolState = field(default_factory=TaskToolState)
     guard: PathGuard = field(init=False)
@@ -108,6 +110,7 @@ class ToolContext:
         codemap: CodeMap | None = None,
         memory: MemoryService | None = None,
         ledger: Ledger | None = None,
+        docs: DocsIndex | None = None,
         actor: str = "agent",
     ) -> ToolContext:
         return cls(
@@ -118,6 +121,7 @@ class ToolContext:
             codemap=codemap,
             memory=memory,
             ledger=ledger,
+            docs=docs,
             actor=actor,
         )
 
@@ -133,6 +137,11 @@ class ToolContext:
         if self.memory is None:
             raise ServiceUnavailableError("memory is not available in this session")
         return self.memory
+
+    def require_docs(self) -> DocsIndex:
+        if self.docs is None:
+            raise ServiceUnavailableError("the docs are not available in this session")
+        return self.docs
 
     def require_ledger(self) -> Ledger:
         if self.ledger is None:

@@ -24,6 +24,7 @@ from codekeep.tools.settings import ToolSettings
 
 if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
+    from codekeep.docs import DocsIndex
     from codekeep.ledger import Ledger
     from codekeep.memory import MemoryService
 
@@ -47,6 +48,7 @@ class ToolKit:
     codemap: CodeMap | None = None
     memory: MemoryService | None = None
     ledger: Ledger | None = None
+    docs: DocsIndex | None = None
 
     @classmethod
     def open(
@@ -56,6 +58,7 @@ class ToolKit:
         codemap: CodeMap | None = None,
         memory: MemoryService | None = None,
         ledger: Ledger | None = None,
+        docs: DocsIndex | None = None,
         settings: ToolSettings | None = None,
         extra_after: Sequence[ToolMiddleware] = (),
     ) -> ToolKit:
@@ -76,6 +79,7 @@ class ToolKit:
             codemap=codemap,
             memory=memory,
             ledger=ledger,
+            docs=docs,
         )
 
     def context(self, task_id: str, capability: str = "chat", actor: str = "agent") -> ToolContext:
@@ -88,6 +92,7 @@ class ToolKit:
             codemap=self.codemap,
             memory=self.memory,
             ledger=self.ledger,
+            docs=self.docs,
             actor=actor,
         )
 

@@ -149,6 +149,7 @@ def register(server: CodeKeepServer) -> None:
         except ValueError as error:
             raise p.InvalidParams(str(error)) from None
         handle = target_folder(ls, params)
+        docs = await handle.run(lambda services: services.docs)
         async with held_stores(handle) as (codemap, memory, ledger):
             progress = _Progress(ls, task)
             running = asyncio.current_task()
@@ -164,6 +165,7 @@ def register(server: CodeKeepServer) -> None:
                 codemap=codemap,
                 memory=memory,
                 ledger=ledger,
+                docs=docs,
                 on_event=_event_sink(ls, progress),
                 services_runner=on_services,
             )

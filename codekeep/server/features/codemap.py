@@ -130,7 +130,8 @@ def register(server: CodeKeepServer) -> None:
         uri = p.required_str(params, "uri")
         line, _character = p.position(params)  # validated; only the line matters here
         encoding = ls.encoding
-        empty: dict[str, Any] = {"symbol": None, "calls": [], "calledBy": [], "related": []}
+        empty: dict[str, Any] = {"symbol": None, "calls": [], "calledBy": [], "related": [],
+                                 "documentedIn": []}
         located = ls.locate(uri)
         if located is None:
             return not_found(outside(uri), **empty)
@@ -141,7 +142,9 @@ def register(server: CodeKeepServer) -> None:
                 related = services.codemap.find_related(path, line)
             except CodeMapError as error:  # a file the index does not hold, a line past the end
                 return not_found(str(error), **empty)
-            return related.to_json(handle.root, encoding)
+            links = services.docs.links(related.symbol) if related.symbol else []
+            return {**related.to_json(handle.root, encoding),
+                    "documentedIn": [link.to_json(handle.root) for link in links]}
 
         return await handle.run(relate)
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from codekeep.tools.builtin import codemap, command, files, ledger, memory, search
+from codekeep.tools.builtin import codemap, command, docs, files, ledger, memory, search
 from codekeep.tools.spec import ToolSpec
 
-BUILTIN_MODULES: tuple[ModuleType, ...] = (codemap, files, search, memory, ledger, command)
+BUILTIN_MODULES: tuple[ModuleType, ...] = (
+    codemap, files, search, docs, memory, ledger, command
+)
 
 
 def builtin_tools() -> list[ToolSpec]:

@@ -1,0 +1,98 @@
+"""The knowledge base over LSP, plus where the docs show up next to the code.
+
+* ``codekeep/docs/search`` ``{query, limit?, uri?, focus?: uri[]}`` (also the command
+  ``codekeep.docs.search``) -> ``{results: [{path, uri, heading, startLine, endLine,
+  text, score}], reason?}``, best first, lines 1-based and inclusive. Every folder is
+  searched (``uri`` picks one); ``focus`` files' symbols lift the chunks naming them.
+  An empty query or a ``limit`` outside 1..200 is InvalidParams; a query of only
+  common words is an empty result with a ``reason``.
+* Hover on a symbol adds "Documented in docs/deploy.md › Static files" (links that
+  open the section); ``codekeep/findRelated`` carries ``documentedIn`` (codemap feature).
+* A saved doc file is re-chunked at once; changes on disk come through the watcher.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codekeep.analysis.model import Symbol
+from codekeep.common.uris import path_to_uri
+from codekeep.docs import DocsError
+from codekeep.docs.service import DEFAULT_LIMIT, MAX_LIMIT
+from codekeep.server import params as p
+from codekeep.server.app import CodeKeepServer
+from codekeep.server.extensions import custom_request
+from codekeep.server.features.codemap import every_folder
+from codekeep.server.workspaces import WorkspaceHandle
+from codekeep.services import WorkspaceServices
+
+HOVER_LINKS = 3
+
+
+def documented_in(services: WorkspaceServices, symbol: Symbol) -> str | None:
+    links = services.docs.links(symbol, HOVER_LINKS)
+    if not links:
+        return None
+    shown = ", ".join(
+        f"[{link.label()}]({path_to_uri(services.root / link.path)}#L{link.start_line})"
+        for link in links
+    )
+    return f"Documented in {shown}"
+
+
+def _focus(ls: CodeKeepServer, handle: WorkspaceHandle | None, uris: list[str]) -> list[str]:
+    paths = []
+    for uri in uris:
+        located = ls.locate(uri)
+        if located is None or (handle is not None and located[0] is not handle):
+            raise p.InvalidParams(f"focus {uri} is not inside the searched workspace folder")
+        paths.append(located[1])
+    return paths
+
+
+def register(server: CodeKeepServer) -> None:
+    @custom_request(server, "docs/search")
+    async def search(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        query = p.required_str(params, "query")
+        if not query.strip():
+            raise p.InvalidParams("'query' is empty; ask a question or give some words")
+        limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT) or DEFAULT_LIMIT
+        uri = p.optional_str(params, "uri")
+        chosen = None
+        if uri is not None:
+            located = ls.locate(uri)
+            if located is None:
+                raise p.InvalidParams(f"{uri} is not inside any workspace folder")
+            chosen = located[0]
+        focus_uris = p.optional_str_list(params, "focus")
+
+        def ask(services: WorkspaceServices) -> dict[str, Any]:
+            handle = ls.workspaces.get(services.root)
+            if chosen is not None and handle is not chosen:
+                return {"results": []}
+            focus = _focus(ls, handle, focus_uris) if focus_uris else []
+            try:
+                outcome = services.docs.search(query, limit, codemap=services.codemap,
+                                               focus=focus)
+            except DocsError as error:
+                raise p.InvalidParams(str(error)) from error
+            return outcome.to_json(services.root)
+
+        answers = [answer for _handle, answer in await every_folder(ls, ask)]
+        # One folder keeps its own order (pages interleaved); several merge by score.
+        results = [r for a in answers for r in a["results"]]
+        if len(answers) > 1:
+            results.sort(key=lambda r: -r["score"])
+        reply: dict[str, Any] = {"results": results[:limit]}
+        if not results:
+            reasons = [a["reason"] for a in answers if a.get("reason")]
+            reply["reason"] = reasons[0] if reasons else "no workspace folder has docs"
+        return reply
+
+    server.contributions.hover.append(documented_in)
+    server.contributions.saved.append(rechunk_saved)
+
+
+def rechunk_saved(services: WorkspaceServices, path: str) -> None:
+    """The saved text is on disk: re-chunk it (nothing happens for files not docs)."""
+    services.docs.refresh_file(path)
