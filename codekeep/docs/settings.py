@@ -1,30 +1,24 @@
 """The knowledge base's knobs, read from the ``docs`` section of the settings.
 
-``{"enabled": bool, "chunkTokens": n, "overlapTokens": n, "docstrings": bool,
-"expand": "off" | "multi-query" | "hyde" | "both"}``. Embeddings reuse memory's
-endpoint setting shape (``{"embeddings": {"url", "model"?, "apiKey"?}}``; absent: the
-``CODEKEEP_EMBEDDINGS_*`` environment, as for memory).
+``{"enabled": bool, "chunkTokens": n, "overlapTokens": n, "embeddings": {...}}``.
+Embeddings reuse memory's endpoint setting shape (``{"url", "model"?, "apiKey"?}``;
+absent: the ``CODEKEEP_EMBEDDINGS_*`` environment, as for memory).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from codekeep.docs.chunking import ChunkSizes
 from codekeep.memory.settings import EmbeddingSettings
-
-Expansion = Literal["off", "multi-query", "hyde", "both"]
-_EXPANSIONS: tuple[Expansion, ...] = ("off", "multi-query", "hyde", "both")
 
 
 @dataclass(frozen=True, slots=True)
 class DocsSettings:
     enabled: bool = True
     sizes: ChunkSizes = field(default_factory=ChunkSizes)
-    docstrings: bool = True
-    expand: Expansion = "off"
     embeddings: EmbeddingSettings | None = None
     # BM25 column weights: document title, words of the path, heading path, body.
     weights: tuple[float, float, float, float] = (4.0, 2.0, 3.0, 1.0)
@@ -42,26 +36,20 @@ class DocsSettings:
             return cls(embeddings=EmbeddingSettings.from_env())
         if not isinstance(data, Mapping):
             raise ValueError(f"docs settings must be an object, got {type(data).__name__}")
-        known = {"enabled", "chunkTokens", "overlapTokens", "docstrings", "expand", "embeddings"}
+        known = {"enabled", "chunkTokens", "overlapTokens", "embeddings"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown docs settings: {', '.join(map(str, unknown))}")
-        for key in ("enabled", "docstrings"):
-            if key in data and not isinstance(data[key], bool):
-                raise ValueError(f"docs setting {key} must be true or false")
+        if "enabled" in data and not isinstance(data["enabled"], bool):
+            raise ValueError("docs setting enabled must be true or false")
         defaults = ChunkSizes()
         chunk = _count(data, "chunkTokens", defaults.chunk_tokens, minimum=32)
         overlap = _count(data, "overlapTokens", defaults.overlap_tokens, minimum=0)
         if overlap >= chunk:
             raise ValueError("docs setting overlapTokens must be smaller than chunkTokens")
-        expand = data.get("expand", "off")
-        if expand not in _EXPANSIONS:
-            raise ValueError(f"docs setting expand must be one of {', '.join(_EXPANSIONS)}")
         return cls(
             enabled=data.get("enabled", True),
             sizes=ChunkSizes(chunk, overlap),
-            docstrings=data.get("docstrings", True),
-            expand=expand,
             embeddings=EmbeddingSettings.from_json(data.get("embeddings")),
         )
 

@@ -157,3 +157,21 @@ def test_max_file_size_follows_the_code_map_setting(root: Path) -> None:
     (root / "docs" / "mid.md").write_text("# Mid\n\n" + "word " * 400)
     with DocsIndex.open(root, IndexSettings(max_file_bytes=1000)) as index:
         assert index.index().skipped == {"too large": 1}
+
+
+def test_other_phrasings_add_rankings(root: Path) -> None:
+    """What multi-query expansion would hand in: a phrasing the question lacks the words for."""
+    with DocsIndex.open(root) as index:
+        index.index()
+        assert index.search("keep answers around").hits == []
+        found = index.search("keep answers around", expansions=["cache responses in memcached"])
+        assert [hit.path for hit in found.hits] == ["docs/caching.txt"]
+
+
+def test_settings_reject_bad_values() -> None:
+    from codekeep.docs import DocsSettings
+
+    assert DocsSettings.from_json({"chunkTokens": 200}).sizes.chunk_tokens == 200
+    for bad in ({"chunkTokens": 10}, {"overlapTokens": 400}, {"enabled": "yes"}, {"x": 1}, []):
+        with pytest.raises(ValueError):
+            DocsSettings.from_json(bad)
