@@ -54,6 +54,11 @@ H.run(function()
   H.wait('agent finished', 5000, function() return require('codekeep.agent').running == nil end)
   R.third_notes = vim.list_slice(H.notes, third + 1)
   R.third_buffer = H.lines(vim.fn.bufnr('codekeep://agent'))
+  vim.cmd('CodeKeepLedger')
+  H.wait('ledger of the task', 10000, function()
+    return vim.api.nvim_buf_get_name(0) == 'codekeep://ledger'
+  end)
+  R.ledger = H.lines()
 
   -- 4. The server dies while a task runs: one message, the task is over.
   vim.cmd.buffer(geometry)

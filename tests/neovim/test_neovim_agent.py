@@ -16,10 +16,10 @@ USAGE = {"prompt_tokens": 400, "completion_tokens": 25}
 def test_agent_progress_answer_cancel_and_a_dying_server(tmp_path: Path) -> None:
     root = write_project(tmp_path / "project")
     with ScriptedModelServer([
-        call("find_symbol", {"name": "total_area"}, usage=USAGE),
+        call("read_file", {"path": "pkg/geometry.py"}, usage=USAGE),
         say("total_area is defined in pkg/geometry.py, line 8.", usage=USAGE),
         say("too late", delay=20, usage=USAGE),
-        call("find_symbol", {"name": "Circle"}, usage=USAGE),
+        call("read_file", {"path": "pkg/geometry.py"}, usage=USAGE),
         say("still here", usage=USAGE),
         say("never", delay=30, usage=USAGE),
     ]) as model:
@@ -36,14 +36,14 @@ def test_agent_progress_answer_cancel_and_a_dying_server(tmp_path: Path) -> None
     assert buffer[0] == "# CodeKeep agent: Where is total_area defined?"
     assert buffer[2] == f"Task {task} · explore"  # setup({agent_capability = 'explore'})
     steps = [line for line in buffer if line.startswith("- ")]
-    assert steps == ["- SCAN · step 1/24", "- SCAN · step 1/24 · find_symbol",
+    assert steps == ["- SCAN · step 1/24", "- SCAN · step 1/24 · read_file",
                      "- EXPLORE · step 2/24"]
     nudge = buffer.index(next(line for line in buffer if line.startswith("> nudge (planning)")))
-    assert buffer.index("- SCAN · step 1/24 · find_symbol") < nudge
+    assert buffer.index("- SCAN · step 1/24 · read_file") < nudge
     assert nudge < buffer.index("- EXPLORE · step 2/24") < buffer.index("## Answer")
     assert "total_area is defined in pkg/geometry.py, line 8." in buffer
     assert f"Task {task} · 2 iterations · 1 tool call · 850 tokens · stop: answered" in buffer
-    assert buffer[-1] == "1. find_symbol ok · pkg/geometry.py"
+    assert buffer[-1] == "1. read_file ok · pkg/geometry.py"
     notes = [(note["level"], note["message"]) for note in r["run_notes"]]
     assert notes[0][0] == INFO and notes[0][1].startswith("CodeKeep agent (planning): Scan phase")
     assert notes[1:] == [
@@ -70,6 +70,13 @@ def test_agent_progress_answer_cancel_and_a_dying_server(tmp_path: Path) -> None
     assert not any(message.startswith("CodeKeep agent (") for _, message in third)
     assert any(line.startswith("> nudge (") for line in r["third_buffer"])
     assert "still here" in r["third_buffer"]
+    # :CodeKeepLedger of the task covers its continuations, with the re-read insight:
+    # both runs read pkg/geometry.py.
+    ledger = r["ledger"]
+    assert ledger[0] == f"CodeKeep ledger: task {task}, by call type"
+    at = ledger.index("Files read more than once in this task")
+    assert ledger[at + 1].startswith("  `pkg/geometry.py` read 2× (")
+    assert ledger[-1] == f"Budget (task {task}): 1,700 / 1,000 tokens (170%)"
 
     # The server dies mid-task: the task ends with one message; commands say so.
     assert {"message": "CodeKeep agent: the language server stopped; the task was interrupted",
