@@ -7,7 +7,8 @@ local R = H.results
 local COMMANDS = {
   'CodeKeepFind total_area', 'CodeKeepRefs total_area', 'CodeKeepRelated',
   'CodeKeepSearch tot', 'CodeKeepMap', 'CodeKeepRemember a fact', 'CodeKeepRecall a fact',
-  'CodeKeepNotThis p1', 'CodeKeepForget p1', 'CodeKeepNotes', 'CodeKeepLedger',
+  'CodeKeepNotThis p1', 'CodeKeepForget p1', 'CodeKeepNotes', 'CodeKeepDocs deploy',
+  'CodeKeepLedger',
   'CodeKeepBudget 1000', 'CodeKeepBudget 1000 daily', 'CodeKeepAgent do it',
 }
 
@@ -33,7 +34,7 @@ H.run(function()
   H.open('pkg/geometry.py')
   R.no_model = H.notes_of('CodeKeepAgent where is total_area?', 1)
   R.empty = each({ 'CodeKeepFind', 'CodeKeepSearch  ', 'CodeKeepRemember', 'CodeKeepRecall',
-                   'CodeKeepAgent', 'CodeKeepMap many' })
+                   'CodeKeepAgent', 'CodeKeepMap many', 'CodeKeepDocs' })
   R.unknown_id = H.notes_of('CodeKeepForget p000000000000', 1)
 
   -- A window that shows no file.

@@ -40,6 +40,27 @@ H.run(function()
   R.forget_unknown = H.note_of('CodeKeepForget p000000000000')
   R.recall_nothing = H.note_of('CodeKeepRecall zebra migration schedule')
 
+  -- The project's docs: :CodeKeepDocs fills the quickfix list, <CR> opens the section.
+  local question = 'how do we deploy static files'
+  H.wait('docs indexed', 20000, function()
+    return #H.request('codekeep/docs/search', { query = question }).results > 0
+  end)
+  vim.cmd('CodeKeepDocs ' .. question)
+  H.wait('docs in the quickfix list', 10000, function()
+    return vim.fn.getqflist({ title = 0 }).title == 'CodeKeep docs ' .. question
+  end)
+  R.docs = vim.tbl_map(function(item)
+    return { file = vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ':.'), lnum = item.lnum,
+             text = item.text }
+  end, vim.fn.getqflist())
+  vim.api.nvim_set_current_win(vim.fn.getqflist({ winid = 0 }).winid)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+  R.docs_opened = { file = vim.fn.expand('%:.'), line = vim.api.nvim_get_current_line() }
+  vim.cmd('cclose')
+  R.docs_empty = H.note_of('CodeKeepDocs  ')
+  R.docs_nothing = H.note_of('CodeKeepDocs zebra quagga okapi')
+
   -- MEMORY.md: created from the template, saved with a bad line -> a diagnostic.
   R.notes_opened = H.note_of('CodeKeepNotes')
   local notes = vim.api.nvim_get_current_buf()

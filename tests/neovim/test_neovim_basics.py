@@ -20,7 +20,7 @@ NOT_IN_RECALL = {
     "level": WARN,
 }
 COMMANDS = ("Find", "Refs", "Related", "Search", "Map", "Remember", "Recall", "NotThis",
-            "Forget", "Notes", "Ledger", "Budget", "Agent", "AgentCancel")
+            "Forget", "Notes", "Docs", "Ledger", "Budget", "Agent", "AgentCancel")
 
 
 @pytest.mark.slow
@@ -48,6 +48,7 @@ def test_bad_input_health_and_help(tmp_path: Path) -> None:
         "CodeKeepRecall": ":CodeKeepRecall needs a query",
         "CodeKeepAgent": ":CodeKeepAgent needs a task",
         "CodeKeepMap many": ":CodeKeepMap takes a token budget",
+        "CodeKeepDocs": ":CodeKeepDocs needs a question",
     }
     for command, start in expected.items():
         [note] = r["empty"][command]
@@ -74,7 +75,7 @@ def test_bad_input_health_and_help(tmp_path: Path) -> None:
     assert f"OK server running (client 1, root {root}, 1 buffers attached" in health
     assert "OK index ready: 3 files, 4 symbols, 5 references (python 3)" in health
     assert "WARNING agent model: none configured" in health
-    for store in ("index", "memory", "ledger"):
+    for store in ("index", "memory", "ledger", "docs"):
         assert f"OK {root}/.codekeep/{store}.db: SQLite" in health
 
     # :help: every command and option has a tag; :helptags accepted them all and each

@@ -10,10 +10,24 @@ import pytest
 
 from tests.neovim.nvim import INFO, WARN, assert_one_line_notes, run_scenario, write_project
 
+DEPLOY = """\
+# Deployment
+
+## Static files
+
+Run collectstatic before every release; the CDN serves the static files.
+
+## Database
+
+Migrations run from the release job, never by hand.
+"""
+
 
 @pytest.mark.slow
 def test_remember_recall_not_this_forget_and_notes(tmp_path: Path) -> None:
     root = write_project(tmp_path / "project")
+    (root / "docs").mkdir()
+    (root / "docs" / "deploy.md").write_text(DEPLOY, encoding="utf-8")
     r = run_scenario("memory.lua", root, tmp_path)
     assert_one_line_notes(r)
 
@@ -57,6 +71,22 @@ def test_remember_recall_not_this_forget_and_notes(tmp_path: Path) -> None:
     assert r["recall_nothing"]["message"] == (
         'CodeKeep: nothing remembered about "zebra migration schedule"'
     )
+
+    # :CodeKeepDocs: the best sections in the quickfix list; <CR> opens the section.
+    first = r["docs"][0]
+    assert (first["file"], first["lnum"]) == ("docs/deploy.md", 5)
+    assert first["text"] == (
+        "Deployment › Static files — Run collectstatic before every release; the CDN serves "
+        "the static files."
+    )
+    assert r["docs_opened"] == {"file": "docs/deploy.md", "line": DEPLOY.splitlines()[4]}
+    assert r["docs_empty"] == {
+        "message": "CodeKeep: :CodeKeepDocs needs a question, e.g. :CodeKeepDocs how do we deploy",
+        "level": WARN,
+    }
+    assert r["docs_nothing"] == {  # the server's reason, said once
+        "message": "CodeKeep: nothing in the docs matches 'zebra quagga okapi'", "level": INFO,
+    }
 
     # :CodeKeepNotes: MEMORY.md from the template, attached; a save re-syncs it and the
     # line the catalog rejects is a warning on that line, cleared once fixed.

@@ -3,6 +3,7 @@
 --              :CodeKeepSearch {query}  :CodeKeepMap [tokens]
 --   memory     :CodeKeepRemember {text}  :CodeKeepRecall {query}  :CodeKeepNotThis [id]
 --              :CodeKeepForget [id]  :CodeKeepNotes
+--   docs       :CodeKeepDocs {query}
 --   ledger     :CodeKeepLedger [task|day|file]  :CodeKeepBudget {tokens} [daily]
 --   agent      :CodeKeepAgent {task}  :CodeKeepAgentCancel
 if vim.g.loaded_codekeep then
@@ -25,6 +26,7 @@ local COMMANDS = {
   { 'CodeKeepNotThis', 'memory', 'not_this', '?', 'the memory under the cursor (or id) was wrong here' },
   { 'CodeKeepForget', 'memory', 'forget', '?', 'forget the memory under the cursor (or id)' },
   { 'CodeKeepNotes', 'memory', 'notes', 0, 'edit .codekeep/MEMORY.md' },
+  { 'CodeKeepDocs', 'docs', 'search', '*', "search the project's docs" },
   { 'CodeKeepLedger', 'ledger', 'report', '?', 'token ledger report', { 'task', 'day', 'file' } },
   { 'CodeKeepBudget', 'ledger', 'budget', '*', "token budget of the editor's task, or the daily one",
     { 'daily' } },

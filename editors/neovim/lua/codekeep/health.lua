@@ -92,6 +92,7 @@ local function check_databases(client)
     { file = 'index.db', method = 'codekeep/indexStatus' },
     { file = 'memory.db', method = 'codekeep/memory/list', params = { limit = 1 } },
     { file = 'ledger.db', method = 'codekeep/ledger/budget' },
+    { file = 'docs.db', method = 'codekeep/docs/search', params = { query = 'readme', limit = 1 } },
   }
   for _, probe in ipairs(probes) do
     local path = vim.fs.joinpath(root, '.codekeep', probe.file)

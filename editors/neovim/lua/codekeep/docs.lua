@@ -1,0 +1,41 @@
+--- The project's docs in Neovim: :CodeKeepDocs {query} puts the best sections in the
+--- quickfix list (<CR> opens the section at its first line).
+local core = require('codekeep')
+local codemap = require('codekeep.codemap')
+
+local M = {}
+
+--- "Deploy › Static files — Run collectstatic before …" (one line of the section).
+local function item_text(result)
+  local first = vim.trim((tostring(result.text or ''):gsub('%s+', ' ')))
+  if #first > 80 then
+    first = first:sub(1, 79) .. '…'
+  end
+  local heading = result.heading ~= vim.NIL and tostring(result.heading or '') or ''
+  return (heading ~= '' and (heading .. ' — ') or '') .. first
+end
+
+function M.search(query)
+  query = codemap.required(query,
+    ':CodeKeepDocs needs a question, e.g. :CodeKeepDocs how do we deploy')
+  if not query then
+    return
+  end
+  core.request('codekeep/docs/search', { query = query }, function(result)
+    local items = {}
+    for _, found in ipairs(type(result.results) == 'table' and result.results or {}) do
+      table.insert(items, {
+        filename = vim.uri_to_fname(found.uri),
+        lnum = tonumber(found.startLine) or 1,
+        end_lnum = tonumber(found.endLine),
+        col = 1,
+        text = item_text(found),
+      })
+    end
+    if #items > 0 or not result.reason then -- a reason was already said
+      codemap.show('CodeKeep docs ' .. query, items)
+    end
+  end)
+end
+
+return M
