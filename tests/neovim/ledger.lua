@@ -8,10 +8,10 @@ H.run(function()
   local codekeep = require('codekeep')
   R.statusline_before = codekeep.statusline() -- no server has run yet
   H.start()
-  local statusline_updates = 0
+  R.statuslines = {} -- statusline() at every User CodeKeepStatus, from the start
   vim.api.nvim_create_autocmd('User', {
     pattern = 'CodeKeepStatus',
-    callback = function() statusline_updates = statusline_updates + 1 end,
+    callback = function() table.insert(R.statuslines, codekeep.statusline()) end,
   })
   H.open('pkg/geometry.py')
   H.wait('task id', 10000, function() return codekeep.task_id() ~= nil end)
@@ -43,7 +43,6 @@ H.run(function()
   vim.wait(300, function() return false end, 20)
   R.over = vim.list_slice(H.notes, before + 1)
   R.statusline_over = codekeep.statusline()
-  R.statusline_updates = statusline_updates
 
   -- The report in a scratch buffer.
   vim.cmd('CodeKeepLedger')

@@ -45,7 +45,13 @@ def test_budget_crossings_reach_notify_and_statusline(tmp_path: Path) -> None:
     }]
     assert r["statusline_over"] == "CodeKeep ✓ 1.05k/1k tok"
     assert "Token budget" not in r["messages"]
-    assert r["statusline_updates"] >= 4  # User CodeKeepStatus: lualine can refresh on it
+    # Every change fired User CodeKeepStatus (lualine can refresh on it): indexing
+    # progress first, then ready, then each budget state.
+    shown = list(dict.fromkeys(r["statuslines"]))
+    assert shown[0].startswith("CodeKeep ⟳")
+    assert shown[shown.index("CodeKeep ✓"):][:4] == [
+        "CodeKeep ✓", "CodeKeep ✓ 0/1k tok", "CodeKeep ✓ 850/1k tok", "CodeKeep ✓ 1.05k/1k tok"
+    ]
 
     # :CodeKeepLedger: the task by call type, by file, the budget; day / task views.
     ledger = r["ledger"]
