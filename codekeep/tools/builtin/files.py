@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import fnmatch
 import os
 import tempfile
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Annotated, Any
 
 from codekeep.tools.builtin.walking import file_digest, is_binary, workspace_files
 from codekeep.tools.context import ToolContext
+from codekeep.tools.globs import glob_filter
 from codekeep.tools.result import ToolError, ToolOutput
 from codekeep.tools.spec import Param, tool
 
@@ -111,7 +111,8 @@ async def list_files(
     ctx: ToolContext,
     path: Annotated[str, Param("Directory relative to the workspace root.", path="read")] = ".",
     pattern: Annotated[
-        str | None, Param("Glob on the file name or relative path, e.g. '*.py'.")
+        str | None,
+        Param("Glob, gitignore style: '*.py' at any depth, 'src/**/*.py', 'tests/'."),
     ] = None,
     limit: Annotated[
         int, Param("Most files to list.", schema={"minimum": 1, "maximum": 5000})
@@ -136,14 +137,12 @@ def _list(ctx: ToolContext, path: str, pattern: str | None) -> list[tuple[str, i
     real = ctx.guard.check(path, "read")
     if not real.is_dir():
         raise ToolError(f"{path} is not a directory", rule="not_a_directory")
-    result = []
-    for rel, size in workspace_files(ctx.root, path):
-        if pattern and not (
-            fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(rel), pattern)
-        ):
-            continue
-        result.append((rel, size))
-    return result
+    wanted = glob_filter(pattern, path)
+    return [
+        (rel, size)
+        for rel, size in workspace_files(ctx.root, path)
+        if wanted is None or wanted(rel)
+    ]
 
 
 @tool(

@@ -8,8 +8,6 @@ of pinning a CPU for ever.
 from __future__ import annotations
 
 import asyncio
-import fnmatch
-import os
 import time
 from typing import Annotated, Any
 
@@ -17,6 +15,7 @@ import regex
 
 from codekeep.tools.builtin.walking import is_binary, workspace_files
 from codekeep.tools.context import ToolContext
+from codekeep.tools.globs import glob_filter
 from codekeep.tools.result import ToolError, ToolOutput
 from codekeep.tools.spec import Param, tool
 
@@ -34,7 +33,8 @@ async def search_code(
         str, Param("Directory or file to search, relative to the workspace root.", path="read")
     ] = ".",
     glob: Annotated[
-        str | None, Param("Only files whose name or path matches this glob, e.g. '*.py'.")
+        str | None,
+        Param("Only files matching this glob, gitignore style: '*.py', 'src/**/*.py'."),
     ] = None,
     literal: Annotated[
         bool, Param("Treat pattern as plain text, not a regular expression.")
@@ -70,10 +70,9 @@ def _search(
     total = 0
     searched = 0
     stopped: str | None = None
+    wanted = glob_filter(glob, path)
     for rel, size in candidates:
-        if glob and not (
-            fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(os.path.basename(rel), glob)
-        ):
+        if wanted is not None and not wanted(rel):
             continue
         if size > settings.search_max_file_bytes:
             continue
