@@ -38,11 +38,11 @@ from codekeep.agent.exploration import (
     RoundSignal,
     Transition,
 )
-from codekeep.agent.json_repair import parse_tool_arguments
 from codekeep.agent.memory_bridge import MEMORY_BUDGET_CAP, MemoryBridge, ServicesRunner
 from codekeep.agent.model_client import ChatResponse, ModelClient, ModelError
 from codekeep.agent.nudges import Nudge, NudgeGenerator
 from codekeep.agent.prompts import system_prompt
+from codekeep.agent.tool_arguments import parse_tool_arguments
 from codekeep.common.tokens import token_len
 from codekeep.ledger import Ledger, model_info
 from codekeep.memory import MemoryService

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from codekeep.agent.accounting import call_type
-from codekeep.agent.json_repair import parse_tool_arguments
+from codekeep.agent.tool_arguments import parse_tool_arguments
 
 
 @pytest.mark.parametrize(("raw", "expected"), [
@@ -22,6 +22,24 @@ from codekeep.agent.json_repair import parse_tool_arguments
 def test_repairs(raw, expected):
     parsed = parse_tool_arguments(raw)
     assert parsed.ok and parsed.value == expected
+
+
+def test_raw_newlines_in_written_content_are_kept_exactly():
+    content = "def f():\n\treturn {'a': 1}\n\n"
+    raw = '{"path": "a.py", "content": "' + content + '"}'  # newlines unescaped, as models do
+    parsed = parse_tool_arguments(raw)
+    assert parsed.value == {"path": "a.py", "content": content} and parsed.repairs == ()
+    broken = '{"path": "a.py", "content": "line one\nline two",}'  # and a trailing comma
+    assert parse_tool_arguments(broken).value == {
+        "path": "a.py",
+        "content": "line one\nline two",
+    }
+
+
+def test_an_empty_object_is_accepted_only_when_written():
+    assert parse_tool_arguments("{}").value == {}
+    assert parse_tool_arguments("```json\n{ }\n```").value == {}
+    assert not parse_tool_arguments("{]").ok
 
 
 def test_valid_json_needs_no_repair():
