@@ -1,8 +1,9 @@
 """Each database has one owner: SQL text and raw connections appear only in store modules.
 
 A statement against ``memory.db`` outside ``codekeep/memory/store/`` (or against the
-index outside ``analysis/store.py``) is knowledge of the schema spelled twice; this test
-finds SQL literals and ``.conn`` uses anywhere else in the package.
+index outside ``analysis/store.py``, the ledger outside ``ledger/store.py`` ...) is
+knowledge of the schema spelled twice; this test finds SQL literals and ``.conn`` uses
+anywhere else in the package.
 """
 
 from __future__ import annotations
@@ -18,18 +19,21 @@ SQL = re.compile(
     r"^\s*(SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s"
     r"|CREATE\s|DROP\s|PRAGMA\s|BEGIN\b|COMMIT\b|ROLLBACK\b|VACUUM\b)"
 )
+# Besides each area's store (``<area>/store.py`` or a ``<area>/store/`` package) and its
+# schema (``<area>/schema.py``), only these may hold SQL:
 OWNERS = {
     "common/sqlite.py",  # open_db: connection settings and migrations for every store
-    "memory/schema.py",
-    "analysis/store.py",
-    "ledger/schema.py",
-    "ledger/store.py",
     "tools/audit.py",  # the audit log is its own small database
 }
 
 
 def _owner(relative: str) -> bool:
-    return relative in OWNERS or relative.startswith("memory/store/")
+    parts = relative.split("/")
+    return (
+        relative in OWNERS
+        or parts[-1] in ("store.py", "schema.py")
+        or (len(parts) > 2 and parts[-2] == "store")
+    )
 
 
 def _sql_uses(path: Path) -> list[int]:

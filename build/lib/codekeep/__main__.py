@@ -1,0 +1,5 @@
+"""Allow ``python -m codekeep`` (used by editors that run the server through a Python path)."""
+
+from codekeep.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,176 @@
+"""Ledger accounting of one task: what each model call cost, what it was for, what it carried.
+
+The loop hands every attempt of every model call here. A call's input tokens are split
+over what its prompt actually carried (seed 004 §5.2, §7.3 problem 2): each file by
+the characters of its text inside the prompt's tool results, the rest by the
+characters of the system messages, the tool schemas and the conversation. The call
+type says what the call was for (seed 004 §5.1, §7.3 problem 3):
+
+* ``generate_code`` — the model answered with a write;
+* ``read_code.file`` / ``.files`` / ``.directory`` — the prompt carries code read since
+  the previous call: from one file, from several reads, or from one sweep (a search or
+  reference listing) over several files;
+* ``plan`` — only code-map and navigation lookups were asked for;
+* ``tool`` — other tool calls (a read request, a command, a memory write ...);
+* ``summarize`` — summaries and context distillation (:mod:`codekeep.agent.writer`);
+* ``other`` — everything else, the final answer included.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import deque
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from codekeep.agent.model_client import Attempt, ChatResponse
+from codekeep.ledger import BudgetEvent, BudgetExceeded, Ledger
+from codekeep.ledger.records import READ_DIRECTORY, READ_SEVERAL, READ_SINGLE
+
+log = logging.getLogger(__name__)
+
+WRITE_TOOLS = frozenset({"write_file"})
+PLAN_TOOLS = frozenset({"repo_map", "list_files", "recall", "find_symbol", "search_symbols",
+                        "find_references", "find_related", "list_tool_categories",
+                        "load_tools", "search_tools"})
+
+
+def call_type(tool_names: Collection[str], fresh: Mapping[str, Mapping[str, int]]) -> str:
+    """The ledger call type of a model call from what it was asked and what its prompt
+    newly carries (``fresh``: tool call id -> path -> characters of new file text)."""
+    names = set(tool_names)
+    if names & WRITE_TOOLS:
+        return "generate_code"
+    if fresh:
+        if any(len(files) > 1 for files in fresh.values()):
+            return READ_DIRECTORY
+        files = {path for per_call in fresh.values() for path in per_call}
+        return READ_SINGLE if len(files) == 1 else READ_SEVERAL
+    if names and names <= PLAN_TOOLS:
+        return "plan"
+    return "tool" if names else "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Carriage:
+    """What one prompt carried, in characters: file text per path, and the overhead buckets;
+    ``fresh`` are the files whose text it carries for the first time (it read them)."""
+
+    files: dict[str, int]
+    overhead: dict[str, int]
+    fresh: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
+           files: Mapping[str, int], fresh: Mapping[str, Mapping[str, int]] | None = None
+           ) -> Carriage:
+        system = sum(message_chars(m) for m in messages if m.get("role") == "system")
+        rest = sum(message_chars(m) for m in messages if m.get("role") != "system")
+        carried = {path: chars for path, chars in files.items() if chars}
+        return cls(carried, {"system": system,
+                             "tools": len(json.dumps(list(tools))) if tools else 0,
+                             "conversation": max(0, rest - sum(carried.values()))},
+                   frozenset(path for per_call in (fresh or {}).values() for path in per_call))
+
+    @property
+    def chars(self) -> int:
+        return sum(self.files.values()) + sum(self.overhead.values())
+
+
+def message_chars(message: Mapping[str, Any]) -> int:
+    """Characters of a chat message as sent: its content and its tool calls."""
+    total = len(str(message.get("content") or ""))
+    for call in message.get("tool_calls") or []:
+        total += len(json.dumps(call.get("function") or {}))
+    return total
+
+
+class LedgerAccounting:
+    """Opens the task on the ledger, records every attempt, relays budget crossings."""
+
+    def __init__(self, ledger: Ledger | None, task_id: str, stream: bool) -> None:
+        self.ledger = ledger
+        self.task = task_id  # the ledger's id (a continuation once the task timed out)
+        self.stream = stream
+        self.events: deque[BudgetEvent] = deque()  # the ledger may append from its thread
+        self.provider_tokens = 0
+        self._listener: Callable[[BudgetEvent], None] | None = None
+
+    def open(self, token_budget: int | None) -> None:
+        ledger = self.ledger
+        if ledger is None:
+            return
+        self.task = ledger.begin_task(self.task)
+        if token_budget is not None:
+            ledger.set_budget(self.task, token_budget)
+
+        def listener(event: BudgetEvent) -> None:  # may run on the ledger's flush thread
+            if event.task_id == self.task or event.scope == "daily":
+                self.events.append(event)
+
+        self._listener = listener
+        ledger.subscribe(listener)
+
+    def close(self) -> None:
+        ledger = self.ledger
+        if ledger is None:
+            return
+        if self._listener is not None:
+            ledger.unsubscribe(self._listener)
+        try:
+            ledger.end_task(self.task)  # also flushes
+        except Exception:  # the task result matters more than a late flush
+            log.exception("closing ledger task %s failed", self.task)
+
+    def record(self, attempts: Sequence[Attempt], response: ChatResponse | None, model: str,
+               kind: str, carriage: Carriage, messages: Sequence[Mapping[str, Any]]) -> bool:
+        """Store every attempt of one call; True when a hard-stop budget is now exhausted.
+
+        A failed attempt is recorded (it is a retry) but billed nothing; the one that
+        answered is billed the provider's usage, split by ``carriage``.
+        """
+        exhausted = False
+        for attempt in attempts:
+            succeeded = attempt.error is None and response is not None
+            usage = response.usage if succeeded and response is not None else None
+            if usage is not None:
+                self.provider_tokens += usage.prompt_tokens + usage.completion_tokens
+            if self.ledger is None:
+                continue
+            try:
+                if not succeeded or response is None:
+                    self.ledger.record(task_id=self.task, call_type=kind, model=model,
+                                       input_tokens=0, output_tokens=0,
+                                       latency_ms=attempt.latency_ms, retry=attempt.retry,
+                                       stream=self.stream)
+                    continue
+                self.ledger.record(
+                    task_id=self.task, call_type=kind, model=response.model,
+                    input_tokens=usage.prompt_tokens if usage else None,
+                    output_tokens=usage.completion_tokens if usage else None,
+                    cached_tokens=usage.cached_tokens if usage else 0,
+                    reasoning_tokens=usage.reasoning_tokens if usage else 0,
+                    prompt_text=prompt_text(messages), completion_text=completion_text(response),
+                    files=carriage.files or None, overhead=carriage.overhead,
+                    fresh=carriage.fresh,
+                    latency_ms=attempt.latency_ms, retry=attempt.retry, stream=response.stream)
+            except BudgetExceeded:  # stored; a hard-stop budget ends the exploration now
+                exhausted = True
+        return exhausted
+
+
+def prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The prompt as text: counted when the provider reports no usage, stored on opt-in."""
+    parts = []
+    for message in messages:
+        parts.append(str(message.get("content") or ""))
+        for call in message.get("tool_calls") or []:
+            parts.append(json.dumps(call.get("function") or {}))
+    return "\n".join(parts)
+
+
+def completion_text(response: ChatResponse) -> str:
+    return "\n".join([response.content, *(f"{c.name}({c.arguments})"
+                                          for c in response.tool_calls)])

@@ -1,0 +1,401 @@
+"""The agent loop: function calling over the tools pipeline, steered by the tracker.
+
+One :class:`AgentLoop` serves a workspace; :meth:`AgentLoop.run` works on one task:
+
+1. static memory context goes into the system prompt (memory coordinator profile);
+2. each round: the most urgent nudge and the working memory are added as system
+   messages, the context window renders the history within the model's budget, the
+   model answers, every tool call runs through :class:`~codekeep.tools.ToolPipeline`
+   (allow-list, safety, cache ...), and the exploration tracker reads the round's signals;
+3. a text answer ends the task (unless the strategy moves on), at most 24 model calls;
+4. the task's summary goes to memory, the ledger report comes back with the result.
+
+Every model call and every retry is written to the ledger (:mod:`codekeep.agent.accounting`)
+with what it was for and what its prompt carried; the memory side of a task lives in
+:mod:`codekeep.agent.memory_bridge`. Cancellation propagates: the ledger is flushed and
+the task closed on the way out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from codekeep.agent.accounting import Carriage, LedgerAccounting, call_type
+from codekeep.agent.config import ModelSettings
+from codekeep.agent.context_window import ContextWindow, Rendered, window_for_model
+from codekeep.agent.exploration import (
+    ExplorationBudget,
+    ExplorationTracker,
+    Phase,
+    RoundSignal,
+    Transition,
+)
+from codekeep.agent.memory_bridge import MEMORY_BUDGET_CAP, MemoryBridge, ServicesRunner
+from codekeep.agent.model_client import ChatResponse, ModelClient, ModelError
+from codekeep.agent.nudges import Nudge, NudgeGenerator
+from codekeep.agent.prompts import system_prompt
+from codekeep.agent.tool_arguments import parse_tool_arguments
+from codekeep.common.tokens import token_len
+from codekeep.ledger import Ledger, model_info
+from codekeep.memory import MemoryService
+from codekeep.tools import ToolKit, ToolResult
+from codekeep.tools.capabilities import capability as capability_preset
+
+log = logging.getLogger(__name__)
+
+EventSink = Callable[[str, dict[str, Any]], Awaitable[None] | None]
+
+# capability -> (exploration strategy, memory coordinator profile)
+CAPABILITY_PLANS: dict[str, tuple[str, str]] = {
+    "explore": ("analyst", "analyst"),
+    "chat": ("analyst", "chat"),
+    "edit": ("bootstrap", "producer"),
+}
+
+
+def checked_task(task: str) -> str:
+    """The task text, or a clear error when there is nothing to do."""
+    if not task.strip():
+        raise ValueError("the task is empty: say what the agent should do")
+    return task.strip()
+
+
+def new_task_id() -> str:
+    return time.strftime("agent-%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(3)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """One tool call of a task, as editors list it under the answer.
+
+    ``outcome`` is the pipeline's word (ok, cached, refused, error); ``duration_ms`` is
+    the wall time the agent waited for it (queueing on the services' thread included);
+    ``files`` are the workspace files the result is about, in the tool's order.
+    """
+
+    name: str
+    outcome: str
+    duration_ms: float
+    files: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "outcome": self.outcome,
+                "durationMs": round(self.duration_ms, 1), "files": list(self.files)}
+
+
+@dataclass(slots=True)
+class AgentResult:
+    """What a task produced; ``to_json`` is the shape both entry points return."""
+
+    task_id: str
+    answer: str
+    iterations: int
+    tokens: int
+    tool_calls: list[ToolCallRecord]
+    phase: str
+    stop_reason: str
+    nudges: list[dict[str, str]] = field(default_factory=list)
+    ledger: dict[str, Any] | None = None
+    summary: str = ""
+    proposed_facts: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "taskId": self.task_id, "answer": self.answer, "iterations": self.iterations,
+            "tokens": self.tokens, "toolCalls": [call.to_json() for call in self.tool_calls],
+            "phase": self.phase,
+            "stopReason": self.stop_reason, "nudges": self.nudges, "ledger": self.ledger,
+            "proposedFacts": self.proposed_facts,
+        }
+
+
+class AgentLoop:
+    """Runs tasks in one workspace with its services; cheap to create."""
+
+    def __init__(self, toolkit: ToolKit, model: ModelSettings, *,
+                 exploration_budget: ExplorationBudget | None = None,
+                 on_event: EventSink | None = None,
+                 services_runner: ServicesRunner | None = None) -> None:
+        self.toolkit = toolkit
+        self.root = toolkit.root
+        self.model = model
+        self.pipeline = toolkit.pipeline
+        self.memory: MemoryService | None = toolkit.memory
+        self.ledger: Ledger | None = toolkit.ledger
+        self.exploration_budget = exploration_budget or ExplorationBudget()
+        self.on_event = on_event
+        self.services_runner = services_runner
+
+    async def run(self, task: str, capability: str = "chat", *, task_id: str | None = None,
+                  token_budget: int | None = None) -> AgentResult:
+        """Work on ``task``; raises ``ModelNotConfigured`` before doing anything if no model."""
+        self.model.require_model()
+        preset = capability_preset(capability)  # clear error for an unknown capability
+        run = _TaskRun(self, checked_task(task), preset.name, task_id or new_task_id(),
+                       token_budget)
+        return await run.execute()
+
+
+class _TaskRun:
+    """The loop of one task; its ledger accounting and its memory side are their own parts."""
+
+    def __init__(self, loop: AgentLoop, task: str, capability: str, task_id: str,
+                 token_budget: int | None) -> None:
+        self.loop = loop
+        self.task = task
+        self.capability = capability
+        self.task_id = task_id
+        self.token_budget = token_budget
+        strategy, profile = CAPABILITY_PLANS[capability]
+        self.tracker = ExplorationTracker(strategy, loop.exploration_budget)
+        self.nudges = NudgeGenerator(self.tracker)
+        self.ctx = loop.toolkit.context(task_id, capability)
+        self.ctx.state.in_context = set()  # this loop tracks what its context still holds
+        self.client = ModelClient(loop.model)
+        self.context_window_tokens = window_for_model(
+            self.client.model, loop.model.context_window,
+            loop.ledger.model_info if loop.ledger is not None else model_info)
+        # seed 000: memory gets 12.5 % of the window, by default at most 4000 tokens
+        self.accounting = LedgerAccounting(loop.ledger, task_id, self.client.settings.stream)
+        self.memory = MemoryBridge(loop.memory, task_id, profile,
+                                   min(MEMORY_BUDGET_CAP, self.context_window_tokens // 8),
+                                   loop.services_runner)
+        self.window: ContextWindow | None = None
+        self.pending: Transition | None = None
+        self.token_ratio = 0.0
+        self.nudge_log: list[dict[str, str]] = []
+        self.tool_calls: list[ToolCallRecord] = []
+        self.last_level = 0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def execute(self) -> AgentResult:
+        stop_reason = "error"
+        try:
+            self.accounting.open(self.token_budget)
+            memory_text = await self.memory.start(self.task)
+            self.window = ContextWindow.for_model(
+                self.client.model,
+                system_prompt(self.loop.root, self.capability, self.tracker.phase, memory_text),
+                self.task, context_window=self.context_window_tokens)
+            answer, stop_reason = await self._work()
+            return await self._finish(answer, stop_reason)
+        except asyncio.CancelledError:
+            stop_reason = "cancelled"
+            await self.memory.record_event(
+                "cancelled", f"cancelled during {self.tracker.phase.value} after "
+                f"{self.tracker.metrics.iteration} model calls", self._files())
+            raise
+        except ModelError as exc:
+            stop_reason = "model_error"
+            await self.memory.record_event("failed", str(exc), self._files())
+            raise
+        finally:
+            self.accounting.close()
+            await self.client.aclose()
+            await self._emit("progress", {"phase": self.tracker.phase.value, "step":
+                                          self.tracker.metrics.iteration, "done": True,
+                                          "stopReason": stop_reason})
+
+    async def _work(self) -> tuple[str, str]:
+        budget = self.tracker.budget
+        while self.tracker.metrics.iteration < budget.max_iterations:
+            answer = await self._round()
+            if answer is not None:
+                return answer, ("answered" if self.tracker.phase is not Phase.SUMMARIZE
+                                else self._summarize_reason())
+        return self._fallback_answer(), "iterations"
+
+    def _summarize_reason(self) -> str:
+        reasons = [t.reason for t in self.tracker.transitions if t.target is Phase.SUMMARIZE]
+        return reasons[-1] if reasons and reasons[-1] in ("iterations", "token_budget") \
+            else "answered"
+
+    # ------------------------------------------------------------------ one round
+
+    async def _round(self) -> str | None:
+        """One model call and its tools; returns the final answer when the task is done."""
+        assert self.window is not None
+        nudge = self.nudges.next(self.pending, self.token_ratio, self._findings())
+        self.pending = None
+        if nudge is not None:
+            await self._send_nudge(nudge)
+        step = self.tracker.next_iteration
+        await self._emit("progress", {"phase": self.tracker.phase.value, "step": step,
+                                      "maxSteps": self.tracker.budget.max_iterations,
+                                      "message": f"{self.tracker.phase.value}: model call {step}"})
+        tools = self.loop.pipeline.schemas(self.ctx)
+        extras = [await self.memory.working(self.tracker.phase, step), nudge.text if nudge else ""]
+        rendered = self.window.render(extras, reserved=token_len(json.dumps(tools)))
+        self.ctx.state.in_context = set(rendered.whole)
+        if rendered.level != self.last_level:
+            self.last_level = rendered.level
+            await self._emit("context", {"level": rendered.level, "tokens": rendered.tokens,
+                                         "budget": rendered.budget})
+        carriage = Carriage.of(rendered.messages, tools, rendered.carried, rendered.fresh)
+        try:
+            response = await self.client.complete(rendered.messages, tools,
+                                                  self.tracker.tool_choice)
+        except ModelError as exc:
+            self._record(exc.attempts, None, rendered, "other", carriage)
+            await self._drain_budget_events()
+            raise
+        kind = call_type([c.name for c in response.tool_calls], rendered.fresh)
+        if response.tool_calls:
+            return await self._tool_round(response, rendered, kind, carriage)
+        return await self._text_round(response, rendered, kind, carriage)
+
+    async def _tool_round(self, response: ChatResponse, rendered: Rendered, kind: str,
+                          carriage: Carriage) -> str | None:
+        assert self.window is not None
+        tools_off = self.tracker.phase is Phase.SUMMARIZE
+        messages: list[dict[str, Any]] = []
+        spans = {}
+        outcomes: list[tuple[str, bool, bool, list[str]]] = []
+        for call in response.tool_calls:
+            result = await self._run_tool(call.name, call.arguments, call.id, tools_off)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            spans[call.id] = result.spans
+            outcomes.append((call.name, result.ok, result.new_information,
+                             list(result.files)))
+            if result.ok and call.name in ("write_file", "remember", "note_finding"):
+                self.window.note_produced(f"{call.name}: {result.content[:200]}")
+        self.window.add_round(response.assistant_message(), messages, spans)
+        self._record(response.attempts, response, rendered, kind, carriage)
+        self.pending = self.tracker.record_round(RoundSignal.from_results(outcomes))
+        await self._drain_budget_events()
+        if self.tracker.metrics.iteration >= self.tracker.budget.max_iterations:
+            return response.content or self._fallback_answer()
+        return None
+
+    async def _text_round(self, response: ChatResponse, rendered: Rendered, kind: str,
+                          carriage: Carriage) -> str | None:
+        assert self.window is not None
+        self._record(response.attempts, response, rendered, kind, carriage)
+        transition = self.tracker.record_text_response()
+        await self._drain_budget_events()
+        if transition is None or self.tracker.metrics.iteration >= \
+                self.tracker.budget.max_iterations:
+            self.window.note_produced("answer: " + response.content[:300])
+            return response.content
+        self.window.add_round(response.assistant_message())
+        self.pending = transition
+        return None
+
+    async def _run_tool(self, name: str, raw_arguments: str, call_id: str,
+                        tools_off: bool) -> ToolResult:
+        """Run one call through the pipeline; arguments that cannot be read are sent back."""
+        started = time.perf_counter()
+        if tools_off:
+            result = ToolResult(tool=name, ok=False, rule="summarize", content=(
+                "REFUSED [summarize]: tools are off in the SUMMARIZE phase. Answer the task "
+                "now in plain text with what you already know."), refused="tools are off")
+        else:
+            parsed = parse_tool_arguments(raw_arguments)
+            if parsed.value is not None:
+                result = await self._execute(name, parsed.value, call_id)
+                if parsed.repairs:
+                    log.info("repaired arguments of %s: %s", name, ", ".join(parsed.repairs))
+            else:
+                result = ToolResult(tool=name, ok=False, rule="arguments", error=parsed.error,
+                                    content=(
+                    f"ERROR [arguments]: the arguments of your {name} call are not valid JSON "
+                    f"({parsed.error}). Nothing was run. Resend the call with the arguments "
+                    "as one JSON object matching the tool's schema."))
+        record = ToolCallRecord(name, result.outcome, (time.perf_counter() - started) * 1000,
+                                tuple(dict.fromkeys(result.files)))
+        self.tool_calls.append(record)
+        await self._emit("tool", {**record.to_json(), "tool": name, "ok": result.ok,
+                                  "refused": result.refused, "callId": call_id,
+                                  "phase": self.tracker.phase.value,
+                                  "step": self.tracker.next_iteration,
+                                  "maxSteps": self.tracker.budget.max_iterations})
+        return result
+
+    # ------------------------------------------------------------------ ledger and budget
+
+    def _record(self, attempts: Sequence[Any], response: ChatResponse | None,
+                rendered: Rendered, kind: str, carriage: Carriage) -> None:
+        if self.accounting.record(attempts, response, self.client.model, kind, carriage,
+                                  rendered.messages):
+            self.token_ratio = max(self.token_ratio, 1.0)
+            self.pending = self.tracker.force_summarize("token_budget") or self.pending
+
+    async def _drain_budget_events(self) -> None:
+        events = self.accounting.events
+        while events:  # a deque: the ledger may append from its flush thread
+            event = events.popleft()
+            self.token_ratio = max(self.token_ratio, float(event.ratio))
+            await self._emit("budget", {**event.to_json(), "taskId": self.task_id})
+            if event.ratio >= 1.0:
+                moved = self.tracker.force_summarize("token_budget")
+                self.pending = moved or self.pending
+
+    # ------------------------------------------------------------------ the end
+
+    async def _finish(self, answer: str, stop_reason: str) -> AgentResult:
+        summary = self._structured_summary(answer, stop_reason)
+        proposals = await self.memory.finish(summary, self._files()[:10])
+        ledger = self.loop.ledger
+        report = ledger.report(task_id=self.accounting.task) if ledger else None
+        tokens = int(report["total"]["tokens"]) if report else self.accounting.provider_tokens
+        return AgentResult(self.task_id, answer, self.tracker.metrics.iteration, tokens,
+                           self.tool_calls, self.tracker.phase.value, stop_reason,
+                           self.nudge_log, report, summary, proposals)
+
+    def _structured_summary(self, answer: str, stop_reason: str) -> str:
+        m = self.tracker.metrics
+        phases = " -> ".join([self.tracker.chain[0].value,
+                              *(t.target.value for t in self.tracker.transitions)])
+        files = ", ".join(sorted(m.unique_files)[:20]) or "none"
+        return (f"Task: {self.task}\nCapability: {self.capability}; phases: {phases}; "
+                f"stopped: {stop_reason}\nModel calls: {m.iteration}; tool calls: "
+                f"{len(self.tool_calls)}\nFiles examined: {files}\nAnswer: {answer[:1500]}")
+
+    # ------------------------------------------------------------------ helpers
+
+    def _files(self) -> list[str]:
+        return sorted(self.tracker.metrics.unique_files)
+
+    async def _execute(self, name: str, arguments: dict[str, Any], call_id: str) -> ToolResult:
+        """One pipeline call, on the services' thread when they live on one."""
+        pipeline, ctx = self.loop.pipeline, self.ctx
+        if self.loop.services_runner is None:
+            return await pipeline.execute(name, arguments, ctx, call_id=call_id)
+        return await self.memory.on_services(
+            lambda: asyncio.run(pipeline.execute(name, arguments, ctx, call_id=call_id)))
+
+    def _findings(self) -> str:
+        if self.window is None:
+            return ""
+        recent = self.window.rounds[-5:]
+        return "\n".join(f"- {r.distilled()}" for r in recent)
+
+    def _fallback_answer(self) -> str:
+        return ("Stopped after the iteration limit without a final answer. What was found:\n"
+                + (self._findings() or "- nothing"))
+
+    async def _send_nudge(self, nudge: Nudge) -> None:
+        self.nudge_log.append(nudge.to_json())
+        await self._emit("nudge", nudge.to_json())
+
+    async def _emit(self, kind: str, payload: dict[str, Any]) -> None:
+        sink = self.loop.on_event
+        if sink is None:
+            return
+        try:
+            outcome = sink(kind, {"taskId": self.task_id, **payload})
+            if inspect.isawaitable(outcome):
+                await outcome
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # an editor that stopped listening must not stop the agent
+            log.exception("agent event sink failed for %s", kind)

@@ -1,0 +1,492 @@
+"""The code map's front: one object per workspace, used by the CLI, tools and the server.
+
+It owns the SQLite store, the open editor buffers and the derived in-memory indexes
+(fuzzy names, import graph, repository ranking) and keeps them consistent: every
+update goes through :meth:`CodeMap._commit`, which writes one file's changed rows in
+one transaction, updates the derived indexes, and tells subscribers what changed.
+A re-entrant lock makes it safe to call from the server's threads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import codekeep.analysis.queries as queries
+from codekeep.analysis.documents import Document
+from codekeep.analysis.encoding import decode_facts, symbol_fact
+from codekeep.analysis.errors import (
+    DocumentNotOpenError,
+    InvalidLimitError,
+    LineOutOfRangeError,
+    UnknownPathError,
+)
+from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
+from codekeep.analysis.fuzzy import NameIndex
+from codekeep.analysis.fuzzy import score as fuzzy_score
+from codekeep.analysis.imports import ImportGraph
+from codekeep.analysis.indexer import analyse_jobs, plan_index
+from codekeep.analysis.model import (
+    ChangeSet,
+    IndexStats,
+    IndexStatus,
+    Reference,
+    Related,
+    RepoMap,
+    Symbol,
+)
+from codekeep.analysis.parsing import FileResult, analyse_file, describe, is_binary
+from codekeep.analysis.ranking import RepoRanker
+from codekeep.analysis.registry import LanguageRegistry, LanguageSpec, default_registry
+from codekeep.analysis.settings import IndexSettings
+from codekeep.analysis.store import IndexStore
+from codekeep.analysis.writer import FactWriter, differing
+from codekeep.common.symbol_id import SymbolId
+from codekeep.common.workspace import resolve_root, state_dir
+
+INDEX_FILE = "index.db"
+WRITE_CHUNK_FILES = 32
+COMPACT_AFTER_FILES = 100
+
+Listener = Callable[[ChangeSet], None]
+
+
+def _import_keys(facts: FileFacts) -> list[tuple[str, str | None, str | None]]:
+    return [(i.module, i.name, i.alias) for i in facts.imports]
+
+
+def check_limit(limit: int | None) -> None:
+    """The one limit rule of every query: ``None`` = no limit, a positive int = at most
+    that many, anything else is refused (never silently read as "all" or "none")."""
+    if limit is not None and (isinstance(limit, bool) or limit < 1):
+        raise InvalidLimitError(
+            f"limit must be a positive number (or None for no limit), got {limit!r}")
+
+
+def line_count(text: bytes) -> int:
+    """Lines as an editor numbers them (a final newline does not start another)."""
+    return text.count(b"\n") + (0 if text.endswith(b"\n") or not text else 1)
+
+
+class CodeMap:
+    def __init__(self, root: Path, store: IndexStore, settings: IndexSettings,
+                 registry: LanguageRegistry):
+        self.root = root
+        self.settings = settings
+        self.registry = registry
+        self._store = store
+        self._lock = threading.RLock()
+        self._documents: dict[str, Document] = {}
+        self._listeners: list[Listener] = []
+        self._names: NameIndex | None = None
+        self._graph = ImportGraph(store, registry)
+        self._ranker = RepoRanker(store, self._graph)
+        self._writer = FactWriter(store)
+        self._pending = 0
+        self._indexed_once = store.has_files()
+
+    @classmethod
+    def open(cls, root: Path, settings: IndexSettings | None = None) -> CodeMap:
+        """Open (creating if needed) ``<root>/.codekeep/index.db``."""
+        root = resolve_root(root)
+        if not root.is_dir():
+            raise UnknownPathError(f"workspace root is not a directory: {root}")
+        settings = settings or IndexSettings()
+        store = IndexStore(state_dir(root) / INDEX_FILE)
+        return cls(root, store, settings, default_registry(settings.languages))
+
+    def close(self) -> None:
+        with self._lock:
+            self._store.close()
+
+    def __enter__(self) -> CodeMap:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- indexing --------------------------------------------------------------
+    def index(self, progress: Callable[[int, int], None] | None = None) -> IndexStats:
+        """Bring the index up to date with the disk: parse new and changed files only."""
+        started = time.perf_counter()
+        with self._lock:
+            known = self._store.files()
+            plan = plan_index(self.root, self.settings, self.registry, known,
+                              set(self._documents))
+        total = len(plan.jobs)
+        self._pending = total
+        parsed = unchanged = done = 0
+        changes = ChangeSet()
+        with self._lock, self._store.transaction():
+            for path in plan.removed:
+                self._merge(changes, self._delete(path))
+        results = analyse_jobs(self.root, self.settings, plan.jobs, plan.sizes)
+        # Write in chunks, each its own transaction, and let go of the lock in between:
+        # the server keeps answering queries (from the part already indexed) meanwhile.
+        while chunk := list(itertools.islice(results, WRITE_CHUNK_FILES)):
+            with self._lock, self._store.transaction():
+                for result in chunk:
+                    if result.rel in self._documents:
+                        unchanged += 1  # opened meanwhile: the buffer is the truth
+                    elif self._store_result(result, changes):
+                        parsed += 1
+                    else:
+                        unchanged += 1
+                    done += 1
+                    self._pending = total - done
+                    if progress is not None:
+                        progress(done, total)
+        self._pending = 0
+        self._indexed_once = True
+        if not changes.is_empty():
+            self._notify(changes)
+        with self._lock:
+            if parsed >= COMPACT_AFTER_FILES and parsed * 2 >= len(known) + parsed:
+                self._store.compact()  # a (mostly) fresh index: pack its pages densely
+            for reason, count in self._skip_reasons().items():
+                plan.skipped[reason] = plan.skipped.get(reason, 0) + count
+            files, symbols, refs, languages = self._store.counts()
+        return IndexStats(files, symbols, refs, languages, time.perf_counter() - started,
+                          parsed, plan.unchanged + unchanged, len(plan.removed), plan.skipped)
+
+    def _skip_reasons(self) -> dict[str, int]:
+        reasons: dict[str, int] = {}
+        for status, count in self._store.skip_statuses():
+            reason = status.split(" (")[0].split(":")[0]
+            reasons[reason] = reasons.get(reason, 0) + count
+        return reasons
+
+    def _store_result(self, result: FileResult, changes: ChangeSet) -> bool:
+        """Write one parsed file; False when its content turned out unchanged."""
+        existing = self._store.file(result.rel)
+        if (existing is not None and existing.hash == result.hash
+                and existing.status == result.status and result.hash):
+            self._store.touch(existing.id, result.size, result.mtime_ns)
+            return False
+        if existing is None and result.encoded is not None:
+            # A new file from a worker: insert its ready-made rows as they are.
+            file_id = self._store.upsert_file(result)
+            self._store.write_encoded(file_id, result.encoded)
+            if self._listeners or self._names is not None:
+                added = FileFacts(tuple(map(symbol_fact, result.encoded.symbols)), (), ())
+                self._merge(changes, self._symbol_changes(
+                    result.rel, EMPTY_FACTS, added, result.language, build=False))
+            self._graph.invalidate()
+            self._ranker.invalidate()
+            return True
+        facts = decode_facts(result.encoded) if result.encoded is not None else result.facts
+        self._merge(changes, self._commit(result.rel, facts, result=result, notify=False))
+        return True
+
+    def status(self) -> IndexStatus:
+        with self._lock:
+            files, symbols, refs, languages = self._store.counts()
+        return IndexStatus(files, symbols, refs, languages, self._pending,
+                           self._indexed_once and self._pending == 0)
+
+    # ---- queries ---------------------------------------------------------------
+    def find_symbol(self, name: str, kind: str | None = None,
+                    limit: int | None = None) -> list[Symbol]:
+        check_limit(limit)
+        with self._lock:
+            return queries.find_symbol(self._store, name.strip(), kind, limit)
+
+    def symbol(self, symbol_id: str) -> Symbol | None:
+        """The symbol with this id, if it still exists."""
+        with self._lock:
+            return queries.symbol_by_id(self._store, symbol_id)
+
+    def find_references(self, *, symbol_id: str | None = None, name: str | None = None,
+                        limit: int | None = None) -> tuple[list[Reference], int]:
+        """Every use, resolved (followed through imports/scope) first, then name-only,
+        with the total count of uses (``limit`` caps only the list)."""
+        check_limit(limit)
+        with self._lock:
+            target = queries.symbol_by_id(self._store, symbol_id) if symbol_id else None
+            if symbol_id and target is None:
+                return [], 0
+            return queries.find_references(self._store, self._graph, target=target,
+                                           name=name, limit=limit)
+
+    def find_related(self, path: str, line: int) -> Related:
+        """The symbol around ``line`` (0-based) and its neighbourhood.
+
+        Raises UnknownPathError for a file the index does not hold and
+        LineOutOfRangeError for a line the file does not have (an empty answer would
+        look like "nothing related" when the question itself was wrong).
+        """
+        with self._lock:
+            self._require_file(path)
+            related = queries.find_related(self._store, self._graph, path, line)
+            if related.symbol is None:  # a line inside a symbol exists: no need to count
+                lines = line_count(self.document_text(path) or b"")
+                if not 0 <= line < lines:
+                    raise LineOutOfRangeError(
+                        f"{path} has no line {line + 1} (it has {lines})")
+            return related
+
+    def search_symbols(self, query: str,
+                       limit: int | None = 50) -> list[tuple[Symbol, float]]:
+        """Fuzzy search, best first; ``Cont.nam`` also matches the container fuzzily."""
+        check_limit(limit)
+        container_query, _dot, name_query = query.strip().rpartition(".")
+        with self._lock:
+            results: list[tuple[Symbol, float]] = []
+            for name, score in self._name_index().search(name_query, limit):
+                if container_query:
+                    symbols = [s for s in self._store.symbols_named(name)
+                               if s.container and fuzzy_score(container_query, s.container)]
+                else:
+                    left = None if limit is None else limit - len(results)
+                    symbols = self._store.symbols_named(name, limit=left)
+                results += [(s, round(score, 4)) for s in symbols]
+                if limit is not None and len(results) >= limit:
+                    break
+            return results[:limit]
+
+    def symbols_in(self, paths: Sequence[str] | None = None) -> list[Symbol]:
+        """Outline in source order (containers before their members)."""
+        with self._lock:
+            if paths is None:
+                return self._store.all_symbols()
+            found: list[Symbol] = []
+            for path in paths:
+                self._require_file(path)
+                found += self._store.symbols_in_file(path)
+            return found
+
+    def symbol_at(self, path: str, line: int, byte_col: int) -> Symbol | None:
+        with self._lock:
+            return queries.symbol_at(self._store, path, line, byte_col)
+
+    def reference_at(self, path: str, line: int, byte_col: int) -> Reference | None:
+        with self._lock:
+            return queries.reference_at(self._store, self._graph, path, line, byte_col)
+
+    def repo_map(self, token_budget: int = 1024, focus: Sequence[str] = ()) -> RepoMap:
+        """The ranked outline; every ``focus`` path must be indexed (UnknownPathError
+        names the ones that are not: a typo must not quietly unfocus the map)."""
+        with self._lock:
+            unknown = sorted({path for path in focus if not self._is_indexed(path)})
+            if unknown:
+                raise UnknownPathError("not in the index: " + ", ".join(unknown))
+            return self._ranker.render(token_budget, focus)
+
+    def files(self) -> list[str]:
+        """Indexed workspace-relative paths."""
+        with self._lock:
+            return sorted(p for p, row in self._store.files().items() if row.status == "indexed")
+
+    def _is_indexed(self, path: str) -> bool:
+        row = self._store.file(path)
+        return row is not None and row.status == "indexed"
+
+    def _require_file(self, path: str) -> None:
+        if self._store.file(path) is None:
+            raise UnknownPathError(f"not in the index: {path}")
+
+    def _name_index(self) -> NameIndex:
+        if self._names is None:
+            index = NameIndex()
+            for name, count in self._store.symbol_name_counts().items():
+                for _ in range(count):
+                    index.add(name)
+            self._names = index
+        return self._names
+
+    # ---- live updates ------------------------------------------------------------
+    def open_document(self, path: str, text: str) -> ChangeSet:
+        """The editor's buffer becomes the truth for ``path`` until it is closed."""
+        data = text.encode("utf-8", "surrogatepass")
+        with self._lock:
+            spec = self.registry.for_path(path)
+            if spec is None or len(data) > self.settings.max_file_bytes:
+                self._documents.pop(path, None)
+                return ChangeSet()
+            if is_binary(data):  # a binary buffer: keep what the disk gave us
+                return ChangeSet()
+            spec = self.registry.refine(spec, path, data)
+            document = Document.parse(spec, data)
+            self._documents[path] = document
+            result = describe(path, spec.name, data, self._disk_mtime(path), "indexed",
+                              document.facts)
+            return self._commit(path, document.facts, result=result)
+
+    def apply_edit(self, path: str, start: tuple[int, int], end: tuple[int, int],
+                   new_text: str) -> ChangeSet:
+        """Apply one edit, (line, byte column) positions in the current buffer."""
+        with self._lock:
+            document = self._documents.get(path)
+            if document is None:
+                raise DocumentNotOpenError(f"document is not open: {path}")
+            before = document.facts
+            document.apply_edit(start, end, new_text)
+            return self._commit(path, document.facts, before=before, spec=document.spec)
+
+    def close_document(self, path: str) -> ChangeSet:
+        """Back to the disk content (the buffer may have diverged without being saved)."""
+        with self._lock:
+            was_open = self._documents.pop(path, None) is not None
+            return self._refresh(path, trust_hash=not was_open)
+
+    def refresh_file(self, path: str) -> ChangeSet:
+        """Re-read ``path`` from disk (created or modified outside the editor)."""
+        return self._refresh(path, trust_hash=True)
+
+    def _refresh(self, path: str, trust_hash: bool) -> ChangeSet:
+        with self._lock:
+            if path in self._documents:
+                return ChangeSet()
+            spec = self.registry.for_path(path)
+            full = self.root / path
+            if spec is None or not full.is_file():
+                return self.delete_file(path) if self._store.file(path) else ChangeSet()
+            result = analyse_file(str(self.root), path, spec.name, self.settings.max_file_bytes)
+            existing = self._store.file(path)
+            if trust_hash and existing is not None and existing.hash == result.hash and result.hash:
+                self._store.touch(existing.id, result.size, result.mtime_ns)
+                return ChangeSet()
+            return self._commit(path, result.facts, result=result)
+
+    def delete_file(self, path: str) -> ChangeSet:
+        with self._lock:
+            self._documents.pop(path, None)
+            with self._store.transaction():
+                changes = self._delete(path)
+            self._notify(changes)
+            return changes
+
+    def rename_file(self, old: str, new: str) -> ChangeSet:
+        with self._lock:
+            row = self._store.file(old)
+            old_spec, new_spec = self.registry.for_path(old), self.registry.for_path(new)
+            if row is None or old_spec is None or old_spec is not new_spec:
+                changes = self.delete_file(old) if row is not None else ChangeSet()
+                self._merge(changes, self.refresh_file(new))
+                return changes
+            before = self._store.symbols_in_file(old)
+            with self._store.transaction():
+                self._store.rename_file(row.id, new)
+            if old in self._documents:
+                self._documents[new] = self._documents.pop(old)
+            self._graph.invalidate()
+            self._ranker.invalidate()
+            changes = ChangeSet(renamed_files=[(old, new)], symbol_renames={
+                s.id: str(SymbolId.parse(s.id).with_path(new)) for s in before})
+            self._notify(changes)
+            return changes
+
+    def document_text(self, path: str) -> bytes | None:
+        with self._lock:
+            document = self._documents.get(path)
+            if document is not None:
+                return document.data
+        try:
+            return (self.root / path).read_bytes()
+        except OSError:
+            return None
+
+    def document_line(self, path: str, line: int) -> tuple[int, bytes] | None:
+        """Line ``line`` of an open buffer (the last line, with its number, when there is
+        no such line); None when ``path`` is not open. Cheaper than :meth:`document_text`
+        for converting an editor position: it slices one line, not the buffer."""
+        with self._lock:
+            document = self._documents.get(path)
+            return None if document is None else document.line(line)
+
+    def is_open(self, path: str) -> bool:
+        return path in self._documents
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    # ---- the single write path ---------------------------------------------------
+    def _disk_mtime(self, path: str) -> int:
+        try:
+            return os.stat(self.root / path).st_mtime_ns
+        except OSError:
+            return 0
+
+    def _commit(self, path: str, facts: FileFacts, *, result: FileResult | None = None,
+                before: FileFacts | None = None, spec: LanguageSpec | None = None,
+                notify: bool = True) -> ChangeSet:
+        """Store one file's facts (only the rows that changed) and update derived indexes."""
+        with self._store.transaction():
+            if result is not None:
+                existed = self._store.file(path)
+                file_id = self._store.upsert_file(result)
+                if existed is None:
+                    before = EMPTY_FACTS
+                    self._graph.invalidate()
+            else:
+                row = self._store.file(path)
+                assert row is not None, "an open document always has a file row"
+                file_id = row.id
+            if before is None:
+                before = self._store.read_facts(file_id)
+            if before == facts:
+                return ChangeSet()
+            self._writer.write(file_id, before, facts)
+        changes = self._symbol_changes(path, before, facts, result.language if result else (
+            spec.name if spec else ""), build=notify)
+        if _import_keys(before) != _import_keys(facts):  # moved lines do not matter
+            self._graph.update_file(path, facts.imports)
+        self._ranker.invalidate()
+        changes.changed_files.append(path)
+        if notify:
+            self._notify(changes)
+        return changes
+
+    def _symbol_changes(self, path: str, before: FileFacts, after: FileFacts,
+                        language: str, build: bool) -> ChangeSet:
+        """Symbols added/removed by id; built when the caller or a subscriber reads them."""
+        changes = ChangeSet()
+        build = build or bool(self._listeners)
+        if not build and self._names is None:
+            return changes
+        old_part, new_part = differing(before.symbols, after.symbols)
+        old = {s.qual: s for s in old_part}
+        new = {s.qual: s for s in new_part}
+        gone, came = old.keys() - new.keys(), new.keys() - old.keys()
+        if self._names is not None:
+            for qual in gone:
+                self._names.remove(old[qual].name)
+            for qual in came:
+                self._names.add(new[qual].name)
+        if build:
+            changes.removed = [self._writer.to_symbol(path, language, old[q]) for q in gone]
+            changes.added = [self._writer.to_symbol(path, language, new[q]) for q in came]
+        return changes
+
+    def _delete(self, path: str) -> ChangeSet:
+        row = self._store.file(path)
+        if row is None:
+            return ChangeSet()
+        removed = self._store.symbols_in_file(path)
+        self._store.delete_file(row.id)
+        if self._names is not None:
+            for symbol in removed:
+                self._names.remove(symbol.name)
+        self._graph.invalidate()
+        self._ranker.invalidate()
+        return ChangeSet(removed=removed, deleted_files=[path])
+
+    @staticmethod
+    def _merge(into: ChangeSet, other: ChangeSet) -> None:
+        into.added += other.added
+        into.removed += other.removed
+        into.renamed_files += other.renamed_files
+        into.deleted_files += other.deleted_files
+        into.symbol_renames.update(other.symbol_renames)
+        into.changed_files += other.changed_files
+
+    def _notify(self, changes: ChangeSet) -> None:
+        if changes.is_empty():
+            return
+        for listener in list(self._listeners):
+            listener(changes)
+

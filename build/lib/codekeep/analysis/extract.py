@@ -1,0 +1,273 @@
+"""Turn one parsed file into facts (see ``facts``): run the language's tags query, keep
+definitions outside local scopes, give each its container and number.
+
+The query-running pieces here (``run_query``, ``Definition``, ``place`` …) are shared
+with the live-edit window (``window``), which re-extracts only the lines an edit touched.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import tree_sitter as ts
+
+from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, Span, SymbolFact
+from codekeep.analysis.registry import LanguageSpec
+from codekeep.common.symbol_id import numbered
+
+SIGNATURE_MAX = 200
+_OPEN_SPACE = re.compile(r"([(\[{]) ")
+_UNTIDY = ("( ", "[ ", "{ ", " )", " ]", " }")
+_NAME_DECORATION = frozenset(":'\"`")
+_CLOSE_SPACE = re.compile(r",? ([)\]}])")
+_TRAILING = " \t:{=("
+
+
+class Definition(NamedTuple):
+    start: int
+    end: int
+    name: str
+    kind: str
+    node: ts.Node
+    name_node: ts.Node
+    explicit_container: str | None
+
+
+def text_of(src: bytes, node: ts.Node) -> str:
+    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def name_of(src: bytes, node: ts.Node) -> str:
+    """A name as written, minus quotes (`declare module "x"`) and Ruby's symbol colon."""
+    text = text_of(src, node)
+    if text[:1] in _NAME_DECORATION:
+        text = text.strip("'\"`")
+        text = text[1:] if text.startswith(":") else text
+    return text
+
+
+class Positions:
+    """Byte -> UTF-16 column conversion that costs nothing on ASCII files."""
+
+    def __init__(self, src: bytes):
+        self.src = src
+        self.ascii = src.isascii()
+
+    def ucol(self, byte_offset: int, byte_col: int) -> int:
+        if self.ascii or byte_col == 0:
+            return byte_col
+        prefix = self.src[byte_offset - byte_col:byte_offset]
+        if prefix.isascii():
+            return byte_col
+        return len(prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2
+
+    def span(self, node: ts.Node) -> Span:
+        (line, col), (end_line, end_col) = node.start_point, node.end_point
+        if self.ascii:
+            return Span(line, col, col, end_line, end_col, end_col)
+        return Span(
+            line, col, self.ucol(node.start_byte, col),
+            end_line, end_col, self.ucol(node.end_byte, end_col),
+        )
+
+
+def is_local(node: ts.Node, local_scopes: frozenset[str]) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in local_scopes:
+            return True
+        parent = parent.parent
+    return False
+
+
+def signature_of(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str:
+    """The definition's text up to its body (or its first line), whitespace collapsed."""
+    end = None
+    for field_name in body_fields:
+        body = node.child_by_field_name(field_name)
+        if body is not None and body.start_byte > node.start_byte:
+            end = body.start_byte
+            break
+    if end is None:
+        line_end = src.find(b"\n", node.start_byte, node.end_byte)
+        end = node.end_byte if line_end < 0 else line_end
+    text = " ".join(src[node.start_byte:end].decode("utf-8", "replace").split())
+    if any(pair in text for pair in _UNTIDY):
+        # a multi-line parameter list collapses to "f(a, b)", not "f( a, b, )"
+        text = _OPEN_SPACE.sub(r"\1", _CLOSE_SPACE.sub(r"\1", text))
+    text = text.rstrip(_TRAILING) if len(text) > 1 else text
+    return text[:SIGNATURE_MAX]
+
+
+DEFINITION, REFERENCE, IMPORT = 0, 1, 2
+_UNSEEN = (-1, "")
+
+
+def classify(captures: dict[str, list[ts.Node]]) -> tuple[int, str] | None:
+    """(family, capture name or kind) of a pattern, from the captures of one match."""
+    for key in captures:
+        if key.startswith("definition."):
+            return DEFINITION, key
+        if key.startswith("reference."):
+            return REFERENCE, key[len("reference."):]
+        if key == "import":
+            return IMPORT, key
+    return None
+
+
+def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
+    """All facts of one file, in source order."""
+    positions = Positions(src)
+    defs, refs, imports, _crossing = run_query(spec, src, tree.root_node, positions, None)
+    symbols = _nest(spec, src, defs, positions)
+    return FileFacts(tuple(symbols), tuple(refs), tuple(imports))
+
+
+def extract_uses(
+    spec: LanguageSpec, src: bytes, scope: ts.Node, start: int, end: int
+) -> tuple[list[RefFact], list[ImportFact]]:
+    """References and imports inside bytes ``start..end`` of ``scope``'s subtree.
+
+    Used for a local scope's body after an edit: nothing in it is a definition (locals
+    are not indexed), so its uses are all there is to re-extract.
+    """
+    _defs, refs, imports, _crossing = run_query(spec, src, scope, Positions(src), (start, end))
+    return refs, imports
+
+
+def run_query(
+    spec: LanguageSpec, src: bytes, root: ts.Node, positions: Positions,
+    within: tuple[int, int] | None, with_definitions: bool = False,
+    cursor: ts.QueryCursor | None = None,
+) -> tuple[list[Definition], list[RefFact], list[ImportFact], bool]:
+    """Definitions, uses and imports under ``root`` (uses and imports only those starting
+    in ``within``), and whether an import statement crosses an edge of ``within``."""
+    # One definition per (node, name node): the earliest pattern of the query wins, so a
+    # specific pattern (`const f = () => ...` is a function) can precede a general one.
+    defs: dict[tuple[int, int, int], tuple[int, Definition]] = {}
+    refs: dict[tuple[int, str], RefFact] = {}
+    imports: list[ImportFact] = []
+    roles: dict[int, tuple[int, str] | None] = {}  # learnt from each pattern's first match
+    crossing = False
+    ascii_only = positions.ascii
+    cursor = cursor or ts.QueryCursor(spec.query)
+    for pattern, captures in cursor.matches(root):
+        info = roles.get(pattern, _UNSEEN)
+        if info is _UNSEEN:
+            info = roles[pattern] = classify(captures)
+        if info is None:
+            continue
+        family, role = info
+        if family == IMPORT:
+            statement = captures["import"][0]
+            if within is None or within[0] <= statement.start_byte < within[1]:
+                _collect_import(src, captures, imports)
+            if within is not None and (statement.start_byte < within[0]
+                                       or statement.end_byte > within[1]):
+                crossing = True
+            continue
+        names = captures.get("name")
+        if not names:
+            continue
+        name_node = names[0]
+        if name_node.start_byte == name_node.end_byte:
+            continue  # a zero-width MISSING node that error recovery inserted
+        if family == REFERENCE:  # the hot path: most matches are uses
+            start = name_node.start_byte
+            if within is not None and not within[0] <= start < within[1]:
+                continue
+            key = (start, role)
+            if key in refs:
+                continue
+            if ascii_only:
+                (line, col), (end_line, end_col) = name_node.start_point, name_node.end_point
+                span = Span(line, col, col, end_line, end_col, end_col)
+            else:
+                span = positions.span(name_node)
+            refs[key] = RefFact(name_of(src, name_node), role, span)
+            continue
+        if within is not None and not with_definitions:
+            continue
+        node = captures[role][0]
+        identity = (node.start_byte, node.end_byte, name_node.start_byte)
+        if identity in defs and defs[identity][0] <= pattern:
+            continue
+        if is_local(node, spec.local_scopes):
+            continue
+        explicit = captures.get("container.name")
+        defs[identity] = (pattern, Definition(
+            node.start_byte, node.end_byte, name_of(src, name_node), role[len("definition."):],
+            node, name_node, text_of(src, explicit[0]).replace("::", ".") if explicit else None,
+        ))
+    ordered_refs = sorted(refs.values(), key=lambda r: (r.span.line, r.span.col, r.kind))
+    imports.sort(key=lambda i: i.line)
+    return [d for _pattern, d in defs.values()], ordered_refs, imports, crossing
+
+
+def _collect_import(
+    src: bytes, captures: dict[str, list[ts.Node]], imports: list[ImportFact]
+) -> None:
+    modules = captures.get("import.module")
+    statement = captures["import"][0]
+    if not modules:
+        return
+    module = text_of(src, modules[0]).strip("'\"<>` ")
+    aliases = captures.get("import.alias")
+    alias = text_of(src, aliases[0]) if aliases else None
+    names: list[str | None] = [text_of(src, node) for node in captures.get("import.name", ())]
+    for name in names or [None]:
+        imports.append(ImportFact(module, name, alias, statement.start_point[0]))
+
+
+def place(
+    spec: LanguageSpec, d: Definition, parent_qualified: str | None, parent_kind: str | None
+) -> tuple[str | None, str, str]:
+    """(container, kind, qualified name) of a definition under its enclosing one.
+
+    An explicit container is relative to the lexical scope (C++ `Foo::bar` defined
+    inside `namespace ns` belongs to ns.Foo) and makes functions its methods; a
+    function directly inside a method container (class, struct, trait …) is a method.
+    Both the full nesting and the live-edit window use this one rule.
+    """
+    container: str | None
+    if d.explicit_container is not None:
+        container = (f"{parent_qualified}.{d.explicit_container}" if parent_qualified
+                     else d.explicit_container)
+        parent_kind = "impl" if d.kind in ("function", "method") else None
+    else:
+        container = parent_qualified
+    kind = d.kind
+    if kind == "function" and parent_kind in spec.method_containers:
+        kind = "method"
+    return container, kind, f"{container}.{d.name}" if container else d.name
+
+
+def _nest(
+    spec: LanguageSpec, src: bytes, defs: list[Definition], positions: Positions
+) -> list[SymbolFact]:
+    """Give each definition its container (nearest enclosing definition) and a unique id."""
+    defs.sort(key=lambda d: (d.start, -d.end))
+    stack: list[tuple[Definition, str, str]] = []  # (def, qualified name, kind)
+    symbols: list[SymbolFact] = []
+    used: dict[str, int] = {}
+    for d in defs:
+        # Pop what ended before this one, and a same-node sibling (`attr_reader :a, :b`
+        # defines two names with one node: they are siblings, not nested).
+        while stack and (stack[-1][0].end < d.end or (
+                stack[-1][0].start, stack[-1][0].end) == (d.start, d.end)):
+            stack.pop()
+        parent = stack[-1] if stack else None
+        container, kind, qualified = place(
+            spec, d, parent[1] if parent else None, parent[2] if parent else None)
+        stack.append((d, qualified, kind))
+        if kind == "impl":
+            continue  # an impl block only names the container of its functions
+        count = used.get(qualified, 0) + 1
+        used[qualified] = count
+        qual = numbered(qualified, count)
+        symbols.append(SymbolFact(
+            qual, d.name, kind, container, signature_of(src, d.node, spec.body_fields),
+            positions.span(d.node), positions.span(d.name_node),
+        ))
+    return symbols

@@ -1,0 +1,88 @@
+"""The import graph of the workspace, and "does this use resolve to that definition?".
+
+A use of a name in file F is *resolved* to a definition in file G when G is F, or F
+imports G (and, when F imports specific names from G, the definition is one of them or
+lives inside one of them — ``Cls.method`` counts when ``Cls`` was imported). Anything
+else with the same name is a *name* match only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from codekeep.analysis.facts import ImportFact
+from codekeep.analysis.registry import LanguageRegistry
+from codekeep.analysis.resolve import ModuleResolver
+from codekeep.analysis.store import IndexStore
+
+
+class Definition(Protocol):
+    @property
+    def path(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def container(self) -> str | None: ...
+
+
+def top_level_name(symbol: Definition) -> str:
+    return symbol.container.split(".", 1)[0] if symbol.container else symbol.name
+
+
+class ImportGraph:
+    """Lazily computed, cached per file; dropped whenever files or imports change."""
+
+    def __init__(self, store: IndexStore, registry: LanguageRegistry):
+        self._store = store
+        self._registry = registry
+        self._resolver: ModuleResolver | None = None
+        self._raw: dict[str, list[ImportFact]] | None = None
+        self._languages: dict[str, str] = {}
+        self._cache: dict[str, dict[str, set[str] | None]] = {}
+
+    def invalidate(self) -> None:
+        """Files came or went: every resolution may change."""
+        self._resolver = None
+        self._raw = None
+        self._cache.clear()
+
+    def update_file(self, path: str, imports: Sequence[ImportFact]) -> None:
+        """One file's imports changed: only that file's resolution is stale."""
+        if self._raw is not None:
+            self._raw[path] = list(imports)
+        self._cache.pop(path, None)
+
+    def _load(self) -> tuple[ModuleResolver, dict[str, list[ImportFact]]]:
+        if self._resolver is None or self._raw is None:
+            files = self._store.files()
+            indexed = {path: row for path, row in files.items() if row.status == "indexed"}
+            by_id = {row.id: path for path, row in indexed.items()}
+            self._languages = {path: row.language for path, row in indexed.items()}
+            self._resolver = ModuleResolver(indexed)
+            self._raw = {
+                by_id[file_id]: imports
+                for file_id, imports in self._store.imports_by_file().items()
+                if file_id in by_id
+            }
+        return self._resolver, self._raw
+
+    def imports_of(self, path: str) -> dict[str, set[str] | None]:
+        """Files ``path`` imports -> the names it takes from each (None: all of them)."""
+        found = self._cache.get(path)
+        if found is None:
+            resolver, raw = self._load()
+            spec = self._registry.get(self._languages.get(path, ""))
+            style = spec.import_style if spec else ""
+            found = resolver.imported_names(style, path, raw.get(path, ()))
+            self._cache[path] = found
+        return found
+
+    def resolves(self, use_path: str, definition: Definition) -> bool:
+        if use_path == definition.path:
+            return True
+        imported = self.imports_of(use_path)
+        if definition.path not in imported:
+            return False
+        names = imported[definition.path]
+        return names is None or top_level_name(definition) in names or definition.name in names

@@ -1,0 +1,92 @@
+; Patterns shared by JavaScript, TypeScript and TSX (node types common to all three
+; grammars). Conventions: README.md in this folder.
+
+; ---- definitions (specific patterns first: the earliest pattern wins per node) ----
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(generator_function_declaration
+  name: (identifier) @name) @definition.function
+
+(class_declaration
+  name: (_) @name) @definition.class
+
+(method_definition
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+
+; `const f = () => {}` / `function () {}` at module level (exported or not) is a function.
+(program
+  [(lexical_declaration (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
+   (variable_declaration (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)])
+
+(program
+  (export_statement
+    declaration: (lexical_declaration (variable_declarator
+      name: (identifier) @name
+      value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)))
+
+; Other module-level bindings: UPPER_CASE constants, the rest variables.
+(program
+  [(lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant)
+   (variable_declaration (variable_declarator name: (identifier) @name) @definition.constant)
+   (export_statement declaration: (lexical_declaration
+     (variable_declarator name: (identifier) @name) @definition.constant))]
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+
+(program
+  [(lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)
+   (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)
+   (export_statement declaration: (lexical_declaration
+     (variable_declarator name: (identifier) @name) @definition.variable))])
+
+; ---- references ----------------------------------------------------------------------
+(call_expression
+  function: (identifier) @name) @reference.call
+
+(call_expression
+  function: (member_expression
+    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+
+(new_expression
+  constructor: (identifier) @name) @reference.call
+
+(new_expression
+  constructor: (member_expression
+    property: (property_identifier) @name)) @reference.call
+
+(import_specifier
+  name: (identifier) @name) @reference.import
+
+; ---- imports -------------------------------------------------------------------------
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        name: (identifier) @import.name
+        alias: (identifier) @import.alias)))
+  source: (string (string_fragment) @import.module)) @import
+
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        name: (identifier) @import.name
+        !alias)))
+  source: (string (string_fragment) @import.module)) @import
+
+; default and namespace imports bring in the whole module
+(import_statement
+  (import_clause [(identifier) (namespace_import)])
+  source: (string (string_fragment) @import.module)) @import
+
+(export_statement
+  source: (string (string_fragment) @import.module)) @import
+
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string (string_fragment) @import.module))
+  (#eq? @_require "require")) @import

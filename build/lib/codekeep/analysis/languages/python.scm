@@ -1,0 +1,101 @@
+; Python tags query — conventions in README.md next to this file.
+
+; ---- definitions -------------------------------------------------------------
+(class_definition
+  name: (identifier) @name) @definition.class
+
+(function_definition
+  name: (identifier) @name) @definition.function
+
+; Module-level names: UPPER_CASE ones are constants, the rest variables.
+(module
+  (assignment
+    left: (identifier) @name
+    (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.constant)
+
+(module
+  (assignment
+    left: (identifier) @name
+    (#not-match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.variable)
+
+(module
+  (type_alias_statement
+    left: (type (identifier) @name)) @definition.type)
+
+; Class attributes (`x = 1`, `x: int = 1`, dataclass fields).
+(class_definition
+  body: (block
+    (assignment
+      left: (identifier) @name) @definition.field))
+
+; ---- references --------------------------------------------------------------
+(call
+  function: (identifier) @name) @reference.call
+
+(call
+  function: (attribute
+    attribute: (identifier) @name)) @reference.call
+
+(decorator
+  (identifier) @name) @reference.call
+
+(decorator
+  (attribute
+    attribute: (identifier) @name)) @reference.call
+
+(class_definition
+  superclasses: (argument_list
+    (identifier) @name)) @reference.class
+
+(class_definition
+  superclasses: (argument_list
+    (attribute
+      attribute: (identifier) @name))) @reference.class
+
+(type
+  (identifier) @name) @reference.type
+
+(type
+  (attribute
+    attribute: (identifier) @name)) @reference.type
+
+(generic_type
+  (identifier) @name) @reference.type
+
+; forward references written as strings: `def add(self, item: "Item")`
+(type
+  (string
+    (string_content) @name
+    (#match? @name "^[A-Za-z_][A-Za-z0-9_]*$"))) @reference.type
+
+(import_from_statement
+  name: (dotted_name
+    (identifier) @name .)) @reference.import
+
+(import_from_statement
+  name: (aliased_import
+    name: (dotted_name
+      (identifier) @name .))) @reference.import
+
+; ---- imports -----------------------------------------------------------------
+(import_statement
+  name: (dotted_name) @import.module) @import
+
+(import_statement
+  name: (aliased_import
+    name: (dotted_name) @import.module
+    alias: (identifier) @import.alias)) @import
+
+(import_from_statement
+  module_name: (_) @import.module
+  name: (dotted_name) @import.name) @import
+
+(import_from_statement
+  module_name: (_) @import.module
+  name: (aliased_import
+    name: (dotted_name) @import.name
+    alias: (identifier) @import.alias)) @import
+
+(import_from_statement
+  module_name: (_) @import.module
+  (wildcard_import) @import.name) @import

@@ -1,0 +1,80 @@
+; TypeScript/TSX-only patterns (the shared ones are in _ecmascript.scm).
+
+; ---- definitions -------------------------------------------------------------------
+(abstract_class_declaration
+  name: (type_identifier) @name) @definition.class
+
+(interface_declaration
+  name: (type_identifier) @name) @definition.interface
+
+(type_alias_declaration
+  name: (type_identifier) @name) @definition.type
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(internal_module
+  name: [(identifier) (nested_identifier)] @name) @definition.namespace
+
+(module
+  name: [(string) (identifier) (nested_identifier)] @name) @definition.module
+
+(function_signature
+  name: (identifier) @name) @definition.function
+
+(abstract_method_signature
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+
+(interface_body
+  (method_signature
+    name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
+
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.field
+
+(interface_body
+  (property_signature
+    name: [(property_identifier) (private_property_identifier)] @name) @definition.field)
+
+; ---- references ---------------------------------------------------------------------
+(class_heritage
+  (extends_clause
+    value: (identifier) @name)) @reference.class
+
+(class_heritage
+  (extends_clause
+    value: (member_expression property: (property_identifier) @name))) @reference.class
+
+(implements_clause
+  (type_identifier) @name) @reference.implementation
+
+(extends_type_clause
+  type: (type_identifier) @name) @reference.class
+
+(type_annotation
+  (type_identifier) @name) @reference.type
+
+(generic_type
+  name: (type_identifier) @name) @reference.type
+
+(type_arguments
+  (type_identifier) @name) @reference.type
+
+(array_type
+  (type_identifier) @name) @reference.type
+
+(union_type
+  (type_identifier) @name) @reference.type
+
+(intersection_type
+  (type_identifier) @name) @reference.type
+
+(type_alias_declaration
+  value: (type_identifier) @name) @reference.type
+
+(nested_type_identifier
+  name: (type_identifier) @name) @reference.type

@@ -1,0 +1,117 @@
+"""Read one file, decide whether it can be indexed, parse it and extract its facts.
+
+This is the unit of work of the cold index: it runs in worker processes (one parser
+per language per process, built on first use) and in the parent for small batches.
+Nothing here touches the database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import tree_sitter as ts
+
+from codekeep.analysis.encoding import EncodedFacts, encode_facts
+from codekeep.analysis.extract import extract
+from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
+from codekeep.analysis.registry import LanguageSpec, default_registry
+
+BINARY_SNIFF_BYTES = 8000
+TOO_LARGE = "too large"
+FAILED = "failed"
+
+_parsers: dict[str, ts.Parser] = {}
+
+
+def parser_for(spec: LanguageSpec) -> ts.Parser:
+    parser = _parsers.get(spec.name)
+    if parser is None:
+        parser = _parsers[spec.name] = spec.new_parser()
+    return parser
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def is_binary(data: bytes) -> bool:
+    """Text files essentially never contain NUL bytes in their first few KB; binaries do."""
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    rel: str
+    language: str
+    size: int
+    mtime_ns: int
+    hash: str
+    lines: int
+    status: str  # "indexed" or the reason it was skipped
+    facts: FileFacts
+    # Set (and ``facts`` left empty) when the result crossed a process boundary.
+    encoded: EncodedFacts | None = None
+
+
+def analyse_source(spec: LanguageSpec, data: bytes) -> tuple[ts.Tree, FileFacts]:
+    tree = parser_for(spec).parse(data)
+    return tree, extract(spec, data, tree)
+
+
+def analyse_file(root: str, rel: str, language: str, max_bytes: int) -> FileResult:
+    """Everything the index stores about one file on disk (never raises for bad input)."""
+    spec = default_registry().get(language)
+    path = os.path.join(root, rel)
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        return FileResult(rel, language, 0, 0, "", 0, f"unreadable: {exc.strerror}", EMPTY_FACTS)
+    if info.st_size > max_bytes:
+        return FileResult(
+            rel, language, info.st_size, info.st_mtime_ns, "", 0,
+            f"{TOO_LARGE} ({info.st_size} bytes > {max_bytes})", EMPTY_FACTS,
+        )
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return FileResult(
+            rel, language, info.st_size, info.st_mtime_ns, "", 0,
+            f"unreadable: {exc.strerror}", EMPTY_FACTS,
+        )
+    if spec is not None:
+        spec = default_registry().refine(spec, rel, data)
+    return analyse_bytes(spec, rel, data, info.st_mtime_ns)
+
+
+def analyse_bytes(spec: LanguageSpec | None, rel: str, data: bytes, mtime_ns: int) -> FileResult:
+    if spec is None:
+        return describe(rel, "", data, mtime_ns, "unsupported", EMPTY_FACTS)
+    if is_binary(data):
+        return describe(rel, spec.name, data, mtime_ns, "binary", EMPTY_FACTS)
+    try:
+        _tree, facts = analyse_source(spec, data)
+    except Exception as exc:  # one file must never take the whole index down
+        return describe(rel, spec.name, data, mtime_ns,
+                        f"{FAILED}: {type(exc).__name__}: {exc}"[:200], EMPTY_FACTS)
+    return describe(rel, spec.name, data, mtime_ns, "indexed", facts)
+
+
+def describe(
+    rel: str, language: str, data: bytes, mtime_ns: int, status: str, facts: FileFacts
+) -> FileResult:
+    """The stored description of content whose facts are already known."""
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return FileResult(rel, language, len(data), mtime_ns, content_hash(data),
+                      lines if status == "indexed" else 0, status, facts)
+
+
+def analyse_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> list[FileResult]:
+    """Worker entry point: a batch amortises the cost of shipping work between processes."""
+    results = []
+    for rel, language in jobs:
+        result = analyse_file(root, rel, language, max_bytes)
+        results.append(replace(result, facts=EMPTY_FACTS, encoded=encode_facts(result.facts)))
+    return results

@@ -1,0 +1,185 @@
+"""Read-side questions over the index: definitions, uses, neighbourhoods.
+
+All functions take the store and the import graph explicitly; :class:`CodeMap` only
+adds locking and the public signatures.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from codekeep.analysis.encoding import decode_spans
+from codekeep.analysis.imports import ImportGraph, top_level_name
+from codekeep.analysis.model import Reference, Related, Symbol
+from codekeep.analysis.store import DefinitionKey, IndexStore, RefRow
+from codekeep.common.symbol_id import SymbolId
+
+RELATED_LIMIT = 25
+# Uses of these kinds are "what it calls"; the rest (types, classes...) are "related".
+CALL_KINDS = frozenset({"call", "macro", "new"})
+def find_symbol(
+    store: IndexStore, name: str, kind: str | None = None, limit: int | None = None
+) -> list[Symbol]:
+    """Exact name, ``Container.name`` (``::`` works too) or a full id ``path::Container.name``."""
+    by_id = symbol_by_id(store, name)
+    if by_id is not None:
+        symbols = [by_id]
+    elif "." in name or "::" in name:
+        container, last = name.replace("::", ".").rsplit(".", 1)
+        symbols = [
+            s for s in store.symbols_named(last, kind)
+            if s.container and (s.container == container or s.container.endswith("." + container))
+        ]
+    else:
+        return store.symbols_named(name, kind, limit)
+    return symbols[:limit] if limit is not None else symbols
+
+
+def symbol_by_id(store: IndexStore, symbol_id: str) -> Symbol | None:
+    sid = SymbolId.try_parse(symbol_id)
+    return store.symbol(sid) if sid is not None else None
+
+
+def _innermost(symbols: Iterable[Symbol], line: int, byte_col: int | None) -> Symbol | None:
+    best: Symbol | None = None
+    for s in symbols:
+        r = s.range
+        inside = (
+            r.start.line <= line <= r.end.line if byte_col is None else r.contains(line, byte_col)
+        )
+        if inside and (best is None or (r.start.line, r.start.byte_col) >= (
+                best.range.start.line, best.range.start.byte_col)):
+            best = s
+    return best
+
+
+def symbol_at(store: IndexStore, path: str, line: int, byte_col: int | None) -> Symbol | None:
+    return _innermost(store.symbols_in_file(path), line, byte_col)
+
+
+def _target_in(
+    graph: ImportGraph, path: str, by_path: dict[str, list[DefinitionKey]]
+) -> str | None:
+    """The one definition a use in ``path`` follows to (same file first), or None."""
+    local = by_path.get(path, [])
+    if len(local) == 1:
+        return local[0].id  # a definition in the same file shadows imported ones
+    targets = list(local)
+    for imported, names in graph.imports_of(path).items():
+        targets += [d for d in by_path.get(imported, ())
+                    if names is None or top_level_name(d) in names or d.name in names]
+    return targets[0].id if len(targets) == 1 else None
+
+
+def resolve_use(graph: ImportGraph, row: RefRow, definitions: list[DefinitionKey]) -> Reference:
+    """Label one use with the single definition it follows to, if there is one."""
+    target = _target_in(graph, row.path, _by_path(definitions))
+    return row.as_reference(target, target is not None)
+
+
+def _by_path(definitions: list[DefinitionKey]) -> dict[str, list[DefinitionKey]]:
+    by_path: dict[str, list[DefinitionKey]] = {}
+    for definition in definitions:
+        by_path.setdefault(definition.path, []).append(definition)
+    return by_path
+
+
+def find_references(
+    store: IndexStore, graph: ImportGraph, *, target: Symbol | None, name: str | None,
+    limit: int | None,
+) -> tuple[list[Reference], int]:
+    """Uses resolved first, then name-only, each by path and position.
+
+    Whether a use resolves depends only on the file it is in, so files are labelled
+    first and only the files needed to fill ``limit`` are decoded; ``total`` is counted
+    from the packed rows without decoding them.
+    """
+    wanted = target.name if target else name
+    if not wanted:
+        return [], 0
+    groups = store.ref_groups_named(wanted)
+    if target is not None:
+        labelled = [(target.id if graph.resolves(path, target) else None, path, spans)
+                    for path, spans in groups]
+    else:
+        by_path = _by_path(store.definition_keys(wanted))
+        labelled = [(_target_in(graph, path, by_path), path, spans) for path, spans in groups]
+    labelled.sort(key=lambda item: (item[0] is None, item[1]))
+    total = sum(spans.count(";") + 1 for _target, _path, spans in labelled)
+    refs: list[Reference] = []
+    for symbol_id, path, spans in labelled:
+        if limit is not None and len(refs) >= limit:
+            break
+        refs += [RefRow.of(path, fact).as_reference(symbol_id, symbol_id is not None)
+                 for fact in decode_spans(wanted, spans)]
+    return (refs[:limit] if limit is not None else refs), total
+
+
+def reference_at(
+    store: IndexStore, graph: ImportGraph, path: str, line: int, byte_col: int
+) -> Reference | None:
+    for row in store.refs_in_file(path):
+        r = row.range
+        if r.start.line == line and r.start.byte_col <= byte_col <= r.end.byte_col:
+            return resolve_use(graph, row, store.definition_keys(row.name))
+    return None
+
+
+def _targets(
+    store: IndexStore, graph: ImportGraph, path: str, names: Counter[str], own: set[str]
+) -> list[Symbol]:
+    """Definitions of the used names, resolved ones first, then by how often they are used."""
+    ranked: list[tuple[int, int, DefinitionKey]] = []
+    for name, count in names.items():
+        keys = [k for k in store.definition_keys(name) if k.id not in own]
+        resolved = [k for k in keys if graph.resolves(path, k)]
+        if resolved:
+            ranked += [(0, -count, k) for k in resolved]
+        elif len(keys) <= 3:  # an unresolved name with many homonyms is noise
+            ranked += [(1, -count, k) for k in keys]
+    ranked.sort(key=lambda item: (item[0], item[1], item[2].path, item[2].id))
+    found = (symbol_by_id(store, item[2].id) for item in ranked[:RELATED_LIMIT])
+    return [s for s in found if s is not None]
+
+
+def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) -> Related:
+    symbols = store.symbols_in_file(path)
+    symbol = _innermost(symbols, line, None)
+    if symbol is not None:
+        first, last = symbol.range.start.line, symbol.range.end.line
+    else:
+        first = last = line
+    uses = [row for row in store.refs_in_file(path) if first <= row.range.start.line <= last]
+    own = {symbol.id} if symbol else set()
+    calls = Counter(r.name for r in uses if r.kind in CALL_KINDS)
+    types = Counter(r.name for r in uses if r.kind not in CALL_KINDS)
+    called_by = _callers(store, graph, symbol) if symbol else []
+    related = _targets(store, graph, path, types, own)
+    if symbol is not None:
+        # then its container (the class of a method) and its siblings, in source order
+        parent_id = str(SymbolId(path, symbol.container)) if symbol.container else None
+        family = [s for s in symbols if s.id != symbol.id
+                  and (s.container == symbol.container or s.id == parent_id)]
+        seen = {s.id for s in related}
+        related += [s for s in family if s.id not in seen][: max(0, RELATED_LIMIT - len(related))]
+    return Related(symbol, _targets(store, graph, path, calls, own), called_by, related)
+
+
+def _callers(store: IndexStore, graph: ImportGraph, symbol: Symbol) -> list[Symbol]:
+    """Enclosing definitions of every use of ``symbol``, resolved uses first."""
+    refs, _total = find_references(store, graph, target=symbol, name=None, limit=None)
+    by_file: dict[str, list[Symbol]] = {}
+    ranked: dict[str, tuple[int, Symbol]] = {}
+    for ref in refs:
+        if ref.path not in by_file:
+            by_file[ref.path] = store.symbols_in_file(ref.path)
+        caller = _innermost(by_file[ref.path], ref.range.start.line, ref.range.start.byte_col)
+        if caller is None or caller.id == symbol.id:
+            continue
+        rank = 0 if ref.confidence == "resolved" else 1
+        if caller.id not in ranked or ranked[caller.id][0] > rank:
+            ranked[caller.id] = (rank, caller)
+    ordered = sorted(ranked.values(), key=lambda item: (item[0], item[1].path,
+                                                        item[1].range.start.line))
+    return [item[1] for item in ordered[:RELATED_LIMIT]]

@@ -1,0 +1,174 @@
+"""Languages are data: ``languages/<name>.scm`` (a tags query) + ``languages/<name>.json``.
+
+Adding a language is adding those two files; nothing here names a language. The
+grammars come from ``tree-sitter-language-pack`` (pinned below 1.0, which ships them
+instead of downloading them). Compiled parsers and queries are cached per process, so
+worker processes each build their own on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import tree_sitter as ts
+import tree_sitter_language_pack as pack
+
+LANGUAGES_DIR = Path(__file__).with_name("languages")
+
+CONTENT_SNIFF_BYTES = 64 * 1024
+# Kinds whose directly nested functions are methods.
+DEFAULT_METHOD_CONTAINERS = ("class", "struct", "interface", "trait", "enum", "impl")
+
+
+class LanguageError(ValueError):
+    """A language file is malformed; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class ContentRule:
+    """A file with one of ``extensions`` whose text matches ``pattern`` is ``language``
+    (C++ headers named ``.h`` would otherwise be parsed as C)."""
+
+    extensions: tuple[str, ...]
+    pattern: re.Pattern[bytes]
+    language: str
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    name: str
+    grammar: str
+    extensions: tuple[str, ...]
+    filenames: tuple[str, ...]
+    local_scopes: frozenset[str]
+    method_containers: frozenset[str]
+    body_fields: tuple[str, ...]
+    import_style: str
+    query_source: str = field(repr=False)
+    content_rules: tuple[ContentRule, ...] = ()
+
+    @property
+    def alternatives(self) -> frozenset[str]:
+        """This language and those its content rules may hand a file to."""
+        return frozenset({self.name, *(rule.language for rule in self.content_rules)})
+
+    @functools.cached_property
+    def language(self) -> ts.Language:
+        return pack.get_language(self.grammar)  # type: ignore[arg-type]
+
+    @functools.cached_property
+    def query(self) -> ts.Query:
+        try:
+            return ts.Query(self.language, self.query_source)
+        except (ts.QueryError, ValueError) as exc:
+            raise LanguageError(f"{self.name}.scm: {exc}") from exc
+
+    def new_parser(self) -> ts.Parser:
+        return ts.Parser(self.language)
+
+
+def _query_files(table_path: Path, table: dict[str, Any]) -> list[Path]:
+    """``queries`` lists query files (stems) to concatenate; default: ``<name>.scm``."""
+    stems = table.get("queries", [table_path.stem])
+    return [table_path.with_name(f"{stem}.scm") for stem in stems]
+
+
+def _spec_from_files(table_path: Path) -> LanguageSpec:
+    name = table_path.stem
+    try:
+        table: dict[str, Any] = json.loads(table_path.read_text(encoding="utf-8"))
+        query_source = "\n".join(
+            path.read_text(encoding="utf-8") for path in _query_files(table_path, table)
+        )
+    except (OSError, json.JSONDecodeError) as exc:
+        raise LanguageError(f"{table_path.name}: {exc}") from exc
+    if "grammar" not in table or "extensions" not in table:
+        raise LanguageError(f"{table_path.name}: needs 'grammar' and 'extensions'")
+    return LanguageSpec(
+        name=name,
+        grammar=str(table["grammar"]),
+        extensions=tuple(str(e).lower() for e in table["extensions"]),
+        filenames=tuple(str(f) for f in table.get("filenames", ())),
+        local_scopes=frozenset(table.get("local_scopes", ())),
+        method_containers=frozenset(table.get("method_containers", DEFAULT_METHOD_CONTAINERS)),
+        body_fields=tuple(table.get("body_fields", ("body",))),
+        import_style=str(table.get("import_style", name)),
+        query_source=query_source,
+        content_rules=tuple(_content_rule(table_path, rule)
+                            for rule in table.get("content_rules", ())),
+    )
+
+
+def _content_rule(table_path: Path, rule: dict[str, Any]) -> ContentRule:
+    try:
+        return ContentRule(
+            extensions=tuple(str(e).lower() for e in rule["extensions"]),
+            pattern=re.compile(str(rule["pattern"]).encode("utf-8"), re.MULTILINE),
+            language=str(rule["language"]),
+        )
+    except (KeyError, TypeError, re.error) as exc:
+        raise LanguageError(f"{table_path.name}: bad content rule {rule!r}: {exc}") from exc
+
+
+class LanguageRegistry:
+    """Every language found in a directory, looked up by name or by file path."""
+
+    def __init__(self, directory: Path = LANGUAGES_DIR, only: tuple[str, ...] | None = None):
+        self._specs: dict[str, LanguageSpec] = {}
+        self._by_extension: dict[str, LanguageSpec] = {}
+        self._by_filename: dict[str, LanguageSpec] = {}
+        for table_path in sorted(directory.glob("*.json")):
+            if only is not None and table_path.stem not in only:
+                continue
+            try:
+                spec = _spec_from_files(table_path)
+            except LanguageError:
+                # A language being written (query file not there yet) must not take
+                # the others down; `codekeep index` simply does not know it.
+                continue
+            self._specs[spec.name] = spec
+            for ext in spec.extensions:
+                self._by_extension.setdefault(ext, spec)
+            for filename in spec.filenames:
+                self._by_filename.setdefault(filename, spec)
+
+    def names(self) -> list[str]:
+        return sorted(self._specs)
+
+    def get(self, name: str) -> LanguageSpec | None:
+        return self._specs.get(name)
+
+    def refine(self, spec: LanguageSpec, path: str, data: bytes) -> LanguageSpec:
+        """The language a file really is, when its extension is shared (see ContentRule)."""
+        suffix = PurePosixPath(path).suffix.lower()
+        for rule in spec.content_rules:
+            if suffix in rule.extensions and rule.pattern.search(data, 0, CONTENT_SNIFF_BYTES):
+                return self._specs.get(rule.language, spec)
+        return spec
+
+    def for_path(self, path: str) -> LanguageSpec | None:
+        pure = PurePosixPath(path)
+        spec = self._by_filename.get(pure.name)
+        if spec is not None:
+            return spec
+        return self._by_extension.get(pure.suffix.lower())
+
+
+_default_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=4)
+def _registry_for(directory: str, only: tuple[str, ...] | None) -> LanguageRegistry:
+    return LanguageRegistry(Path(directory), only)
+
+
+def default_registry(only: tuple[str, ...] | None = None) -> LanguageRegistry:
+    """The process-wide registry of the bundled languages (built once per process)."""
+    with _default_lock:
+        return _registry_for(str(LANGUAGES_DIR), only)

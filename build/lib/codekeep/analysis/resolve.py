@@ -1,0 +1,279 @@
+"""Which files does a file import? Module text -> workspace files, by path shape.
+
+Resolution is deliberately language-agnostic: each ``import_style`` (a key of the
+language table) only says how a module string turns into candidate paths — dotted
+Python modules, relative JS/TS specifiers with extension and ``index`` probing, Go
+package directories, Java/C# packages, Rust ``crate::`` paths, C/C++ ``#include``
+files. Candidates are then matched against the indexed files either exactly (relative
+imports) or by path suffix (absolute ones, so ``src/`` layouts and monorepos work
+without configuration).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from codekeep.analysis.facts import ImportFact
+
+JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+# Styles whose files see every file of their own folder without importing it.
+PACKAGE_DIR_STYLES = frozenset({"go", "java", "csharp"})
+# Styles where `x.h` and `x.c` describe the same module.
+COMPANION_STYLES = frozenset({"c", "cpp"})
+COMPANION_EXTENSIONS = (".h", ".hpp", ".hh", ".hxx", ".c", ".cc", ".cpp", ".cxx")
+
+AnyName = None  # an import that brings in a whole module: any of its names may be used
+
+
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """A path to look for: exactly (relative imports) or as a suffix; a file or a folder."""
+
+    path: str
+    exact: bool
+    folder: bool = False
+    # Go: the import path is the module path + the folder, so the folder is its suffix.
+    folder_is_suffix: bool = False
+
+
+def _relative_base(importer: str, ups: int) -> str:
+    base = posixpath.dirname(importer)
+    for _ in range(ups):
+        base = posixpath.dirname(base)
+    return base
+
+
+def _join(base: str, rel: str) -> str:
+    joined = posixpath.normpath(posixpath.join(base, rel)) if rel else base
+    return "" if joined == "." else joined
+
+
+def _python_probes(importer: str, module: str, name: str | None) -> list[list[_Probe]]:
+    """One group for the module itself and one for ``module.name`` (it may be a submodule)."""
+    dots = len(module) - len(module.lstrip("."))
+    dotted = module[dots:].replace(".", "/")
+    stems = [dotted]
+    if name and name != "*":
+        stems.append(_join(dotted, name.replace(".", "/")) if dotted else name)
+    groups = []
+    for stem in stems:
+        full = _join(_relative_base(importer, dots - 1), stem) if dots else stem
+        prefix = f"{full}/" if full else ""
+        files = [f"{full}.py", f"{full}.pyi"] if stem else []
+        files += [f"{prefix}__init__.py", f"{prefix}__init__.pyi"]
+        groups.append([_Probe(c, exact=bool(dots)) for c in files if full or dots])
+    return groups
+
+
+def _js_probes(importer: str, module: str, name: str | None) -> list[_Probe]:
+    relative = module.startswith((".", "/"))
+    if relative:
+        stem = _join(posixpath.dirname(importer), module)
+    else:
+        stem = module[2:] if module.startswith(("@/", "~/")) else module
+    bare = posixpath.splitext(stem)[0] if stem.endswith((".js", ".mjs", ".cjs", ".jsx")) else stem
+    candidates = [stem]
+    candidates += [bare + ext for ext in JS_EXTENSIONS]
+    candidates += [f"{stem}/index{ext}" for ext in JS_EXTENSIONS]
+    return [_Probe(c, exact=relative) for c in candidates if c]
+
+
+def _dotted_package_probes(module: str, extension: str) -> list[_Probe]:
+    parts = module.rstrip(".*").replace("::", ".").split(".")
+    path = "/".join(p for p in parts if p)
+    if not path:
+        return []
+    probes = [_Probe(path + extension, exact=False), _Probe(path, exact=False, folder=True)]
+    if len(parts) > 1:  # `import a.b.C` names a class in a/b/
+        probes.append(_Probe("/".join(parts[:-1]), exact=False, folder=True))
+    return probes
+
+
+def _rust_probes(importer: str, module: str, name: str | None) -> list[_Probe]:
+    parts = [p for p in module.split("::") if p and p not in ("{", "}")]
+    base = ""
+    exact = False
+    if parts and parts[0] in ("crate", "self", "super"):
+        exact = parts[0] != "crate"
+        # The folder holding this module's children: src/net/ for src/net/mod.rs (and
+        # lib.rs, main.rs), src/net/tcp/ for src/net/tcp.rs.
+        folder, file_name = posixpath.split(importer)
+        stem = posixpath.splitext(file_name)[0]
+        own = folder if stem in ("mod", "lib", "main") else _join(folder, stem)
+        if parts[0] == "self":
+            base = own
+        elif parts[0] == "super":
+            base = posixpath.dirname(own)
+        parts = parts[1:]
+    probes = []
+    for length in range(len(parts), 0, -1):  # the tail may name items, not modules
+        stem = _join(base, "/".join(parts[:length])) if exact else "/".join(parts[:length])
+        probes += [_Probe(stem + ".rs", exact), _Probe(stem + "/mod.rs", exact)]
+    return probes
+
+
+def _include_probes(importer: str, module: str, name: str | None) -> list[_Probe]:
+    local = _join(posixpath.dirname(importer), module)
+    return [_Probe(local, exact=True), _Probe(module, exact=False)]
+
+
+def _path_like_probes(importer: str, module: str, extension: str) -> list[_Probe]:
+    relative = module.startswith(".")
+    stem = _join(posixpath.dirname(importer), module) if relative else module
+    stem = stem.replace("\\", "/").lstrip("/")
+    candidates = [stem] if stem.endswith(extension) else [stem + extension, stem]
+    return [_Probe(c, exact=relative) for c in candidates]
+
+
+def probe_groups(style: str, importer: str, module: str, name: str | None) -> list[list[_Probe]]:
+    """Alternatives to try in order, per group; every group that matches contributes."""
+    if style == "python":
+        return _python_probes(importer, module, name)
+    return [_single_group(style, importer, module, name)]
+
+
+def _single_group(style: str, importer: str, module: str, name: str | None) -> list[_Probe]:
+    if style in ("javascript", "typescript", "tsx"):
+        return _js_probes(importer, module, name)
+    if style == "go":
+        return [_Probe(module.strip("/"), exact=False, folder=True, folder_is_suffix=True)]
+    if style == "java":
+        return _dotted_package_probes(module, ".java")
+    if style == "csharp":
+        return _dotted_package_probes(module, ".cs")
+    if style == "rust":
+        return _rust_probes(importer, module, name)
+    if style in ("c", "cpp"):
+        return _include_probes(importer, module, name)
+    if style == "ruby":
+        return _path_like_probes(importer, module, ".rb")
+    if style == "php":
+        return _php_probes(importer, module, name)
+    return []
+
+
+def _php_probes(importer: str, module: str, name: str | None) -> list[_Probe]:
+    """``use App\\Models\\User`` (a class per file), group uses ``use App\\S\\{A, B}``
+    (module ``App\\S`` + name ``A``), and ``require __DIR__ . '/../x.php'`` (module
+    ``/../x.php``, relative to the requiring file)."""
+    path = module.replace("\\", "/")
+    if path.startswith("/"):
+        return _path_like_probes(importer, "." + path, ".php")
+    probes = []
+    if name and not path.endswith("/" + name) and path != name:
+        probes += _path_like_probes(importer, f"{path}/{name}", ".php")
+    return probes + _path_like_probes(importer, path, ".php")
+
+
+def _tail(path: str) -> str:
+    return "/".join(path.lower().rsplit("/", 2)[-2:])
+
+
+class ModuleResolver:
+    """Maps one file's imports to the workspace files they bring in."""
+
+    def __init__(self, paths: Iterable[str]):
+        self.paths = set(paths)
+        # Suffix lookups go through the last two path components ("pkg/__init__.py"):
+        # indexing by base name alone makes every "__init__.py" probe scan hundreds.
+        self._by_tail: dict[str, list[str]] = {}
+        self._by_basename: dict[str, list[str]] = {}
+        self._matched: dict[_Probe, list[str]] = {}
+        self._resolved_cache: dict[tuple[str, str, str, str | None], list[tuple[str, bool]]] = {}
+        self._by_folder: dict[str, list[str]] = {}
+        for path in self.paths:
+            self._by_tail.setdefault(_tail(path), []).append(path)
+            self._by_basename.setdefault(posixpath.basename(path).lower(), []).append(path)
+            self._by_folder.setdefault(posixpath.dirname(path), []).append(path)
+
+    def _match(self, probe: _Probe) -> list[str]:
+        """Files a probe finds; memoised (files import the same modules over and over)."""
+        found = self._matched.get(probe)
+        if found is None:
+            found = self._matched[probe] = self._find(probe)
+        return found
+
+    def _find(self, probe: _Probe) -> list[str]:
+        if probe.folder_is_suffix:
+            folders = [f for f in self._by_folder
+                       if f and (probe.path == f or probe.path.endswith("/" + f))]
+            longest = max(folders, key=len, default=None)
+            return list(self._by_folder[longest]) if longest is not None else []
+        if probe.folder:
+            if probe.exact:
+                return list(self._by_folder.get(probe.path, ()))
+            return [
+                path for folder, files in self._by_folder.items()
+                if folder == probe.path or folder.endswith("/" + probe.path)
+                for path in files
+            ]
+        if probe.exact:
+            return [probe.path] if probe.path in self.paths else []
+        wanted = probe.path.lower()
+        pool = self._by_tail if "/" in wanted else self._by_basename
+        key = _tail(wanted) if "/" in wanted else wanted
+        return [
+            path for path in pool.get(key, ())
+            if path.lower() == wanted or path.lower().endswith("/" + wanted)
+        ]
+
+    def targets(self, style: str, importer: str, imp: ImportFact) -> list[str]:
+        return [target for target, _whole in self._resolved(style, importer, imp)
+                if target != importer]
+
+    def _resolved(self, style: str, importer: str, imp: ImportFact) -> list[tuple[str, bool]]:
+        """Files one import brings in, each with "the whole module?"; memoised.
+
+        Absolute imports resolve the same from every file and relative ones the same from
+        every file of a folder, so thousands of repeated imports cost one lookup each.
+        """
+        relative = imp.module.startswith((".", "/", "super", "self")) or style in (
+            COMPANION_STYLES)
+        key = (style, posixpath.dirname(importer) if relative else "", imp.module, imp.name)
+        found = self._resolved_cache.get(key)
+        if found is None:
+            hits: list[str] = []
+            for group in probe_groups(style, importer, imp.module, imp.name):
+                for probe in group:
+                    matched = self._match(probe)
+                    if matched:
+                        hits += matched
+                        break
+            whole_import = imp.name is None or imp.name == "*"
+            found = [(target, whole_import or target.endswith(f"/{imp.name}.py")
+                      or posixpath.basename(target).startswith("__init__")) for target in hits]
+            self._resolved_cache[key] = found
+        return found
+
+    def imported_names(
+        self, style: str, importer: str, imports: Iterable[ImportFact]
+    ) -> dict[str, set[str] | None]:
+        """Target file -> names imported from it (``None``: the whole module)."""
+        result: dict[str, set[str] | None] = {}
+        for imp in imports:
+            for target, whole in self._resolved(style, importer, imp):
+                if target == importer:
+                    continue
+                current = result.get(target, set())
+                if whole or current is None:
+                    result[target] = None
+                else:
+                    current.add(imp.name.rsplit(".", 1)[-1])  # type: ignore[union-attr]
+                    result[target] = current
+        for companion in self._implicit(style, importer):
+            result[companion] = None
+        return result
+
+    def _implicit(self, style: str, importer: str) -> list[str]:
+        folder = posixpath.dirname(importer)
+        if style in PACKAGE_DIR_STYLES:
+            extension = posixpath.splitext(importer)[1]
+            return [p for p in self._by_folder.get(folder, ()) if p != importer
+                    and p.endswith(extension)]
+        if style in COMPANION_STYLES:
+            stem = posixpath.splitext(importer)[0]
+            return [stem + ext for ext in COMPANION_EXTENSIONS
+                    if stem + ext in self.paths and stem + ext != importer]
+        return []

@@ -1,0 +1,248 @@
+"""``codekeep index|find|refs|related|search|symbols|map``: the code map from a shell.
+
+Text output reads like ``ctags -x`` plus ranges (1-based lines and columns, as compilers
+print them); ``--json`` gives the DESIGN.md shapes (LSP 0-based ranges, UTF-16 columns).
+Query commands first bring the index up to date (a warm start only stats files), so the
+answers are never stale; ``--no-refresh`` skips that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from codekeep.analysis import CodeMap, CodeMapError, IndexSettings, Symbol
+from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES
+from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.common.sqlite import SchemaTooNewError
+
+ORDER = 10
+
+
+def _progress(done: int, total: int) -> None:
+    sys.stderr.write(f"\rindexing {done}/{total} files")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def _open(args: argparse.Namespace, refresh: bool = True) -> CodeMap:
+    settings = IndexSettings(max_file_bytes=getattr(args, "max_bytes", DEFAULT_MAX_FILE_BYTES))
+    codemap = CodeMap.open(root_of(args), settings)
+    if refresh and not getattr(args, "no_refresh", False):
+        codemap.index(progress=_progress if sys.stderr.isatty() else None)
+    return codemap
+
+
+# A zero or negative count is a typo, never a request: --limit 0 would claim "no symbol
+# named X", and --max-bytes -1 would drop every file from the index. (The code map
+# refuses such a limit too; checking here lets the message name the option.)
+_POSITIVE_OPTIONS = ("limit", "max_bytes", "tokens")
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Bad input ends in one clear line on stderr and exit status 1, never a traceback."""
+
+    def run(args: argparse.Namespace) -> int:
+        for option in _POSITIVE_OPTIONS:
+            value = getattr(args, option, None)
+            if value is not None and value < 1:
+                return fail(f"--{option.replace('_', '-')} must be a positive number")
+        try:
+            return handler(args)
+        except (CodeMapError, SchemaTooNewError) as exc:
+            return fail(str(exc))
+        except BrokenPipeError:
+            raise  # `codekeep refs x | head`: the dispatcher exits quietly
+        except (OSError, sqlite3.Error) as exc:
+            return fail(f"{type(exc).__name__}: {exc}")
+
+    return run
+
+
+def _span(symbol: Symbol) -> str:
+    r = symbol.range
+    return f"{r.start.line + 1}:{r.start.utf16_col + 1}-{r.end.line + 1}:{r.end.utf16_col + 1}"
+
+
+def _symbol_line(symbol: Symbol, indent: str = "") -> str:
+    name = f"{indent}{symbol.name}"
+    line = symbol.selection_range.start.line + 1
+    where = f"{symbol.path} [{_span(symbol)}]"
+    return f"{name:<28} {symbol.kind:<10} {line:>5} {where} {symbol.signature}"
+
+
+def _relative(args: argparse.Namespace, path: str) -> str:
+    """Accept paths relative to the root, to the current directory, or absolute."""
+    root = root_of(args)
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        from_cwd = Path.cwd() / candidate
+        candidate = from_cwd if from_cwd.exists() else root / candidate
+    try:
+        return candidate.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return Path(os.path.normpath(path)).as_posix()
+
+
+# ---- handlers -------------------------------------------------------------------------
+def _index(args: argparse.Namespace) -> int:
+    with _open(args, refresh=False) as codemap:
+        stats = codemap.index(progress=_progress if sys.stderr.isatty() else None)
+    if args.json:
+        payload = stats.to_json()
+        emit_json({key: payload[key] for key in
+                   ("files", "symbols", "references", "languages", "seconds", "skipped")})
+        return 0
+    languages = ", ".join(f"{name} {count}" for name, count in sorted(stats.languages.items()))
+    print(f"indexed {stats.files} files ({languages or 'none'}) in {stats.seconds:.2f}s: "
+          f"{stats.symbols} symbols, {stats.references} references")
+    print(f"parsed {stats.parsed}, unchanged {stats.unchanged}, removed {stats.removed}")
+    if stats.skipped:
+        print("skipped: " + ", ".join(f"{reason} {n}" for reason, n in sorted(
+            stats.skipped.items())))
+    return 0
+
+
+def _find(args: argparse.Namespace) -> int:
+    with _open(args) as codemap:
+        symbols = codemap.find_symbol(args.name, kind=args.kind, limit=args.limit)
+        if not symbols:
+            return fail(f"no symbol named {args.name!r}" + (f" of kind {args.kind}"
+                                                            if args.kind else ""))
+        if args.json:
+            emit_json({"symbols": [s.to_json(codemap.root) for s in symbols]})
+        else:
+            for symbol in symbols:
+                container = f"  (in {symbol.container})" if symbol.container else ""
+                print(_symbol_line(symbol) + container)
+    return 0
+
+
+def _refs(args: argparse.Namespace) -> int:
+    with _open(args) as codemap:
+        is_id = codemap.symbol(args.target) is not None
+        if is_id:
+            refs, total = codemap.find_references(symbol_id=args.target, limit=args.limit)
+        else:
+            refs, total = codemap.find_references(name=args.target, limit=args.limit)
+            if total == 0 and not codemap.find_symbol(args.target):
+                return fail(f"no symbol or reference named {args.target!r}")
+        if args.json:
+            emit_json({"references": [r.to_json(codemap.root) for r in refs], "total": total})
+            return 0
+        for ref in refs:
+            start = ref.range.start
+            target = f" -> {ref.symbol_id}" if ref.symbol_id else ""
+            print(f"{ref.path}:{start.line + 1}:{start.utf16_col + 1}  {ref.confidence:<8} "
+                  f"{ref.kind:<10} {ref.name}{target}")
+        shown = f"{len(refs)} of {total}" if len(refs) < total else str(total)
+        print(f"{shown} references")
+    return 0
+
+
+def _related(args: argparse.Namespace) -> int:
+    path, sep, line_text = args.location.rpartition(":")
+    if not sep or not line_text.isdigit() or int(line_text) < 1:
+        return fail(f"expected PATH:LINE with a 1-based line, got {args.location!r}")
+    with _open(args) as codemap:
+        relative = _relative(args, path)
+        related = codemap.find_related(relative, int(line_text) - 1)
+        if args.json:
+            emit_json(related.to_json(codemap.root))
+            return 0
+        print("symbol:", _symbol_line(related.symbol) if related.symbol else "(none)")
+        for title, symbols in (("calls", related.calls), ("called by", related.called_by),
+                               ("related", related.related)):
+            print(f"{title}:")
+            for symbol in symbols:
+                print("  " + _symbol_line(symbol))
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    with _open(args) as codemap:
+        results = codemap.search_symbols(args.query, limit=args.limit)
+        if not results:
+            return fail(f"nothing matches {args.query!r}")
+        if args.json:
+            emit_json({"symbols": [{**s.to_json(codemap.root), "score": score}
+                                   for s, score in results]})
+        else:
+            for symbol, score in results:
+                print(f"{score:5.2f} {_symbol_line(symbol)}")
+    return 0
+
+
+def _symbols(args: argparse.Namespace) -> int:
+    with _open(args) as codemap:
+        paths = [_relative(args, p) for p in args.paths] if args.paths else None
+        symbols = codemap.symbols_in(paths)
+        if args.json:
+            emit_json({"symbols": [s.to_json(codemap.root) for s in symbols]})
+            return 0
+        for symbol in symbols:
+            depth = symbol.container.count(".") + 1 if symbol.container else 0
+            print(_symbol_line(symbol, "  " * depth))
+    return 0
+
+
+def _map(args: argparse.Namespace) -> int:
+    with _open(args) as codemap:
+        focus = [_relative(args, p) for p in args.focus]
+        repo_map = codemap.repo_map(args.tokens, focus=focus)
+        if args.json:
+            emit_json({"text": repo_map.text, "tokens": repo_map.tokens})
+        else:
+            sys.stdout.write(repo_map.text)
+    return 0
+
+
+# ---- wiring ---------------------------------------------------------------------------
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parent = common_options()
+    index_options = argparse.ArgumentParser(add_help=False)
+    index_options.add_argument(
+        "--max-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
+        help=f"skip files larger than this (default {DEFAULT_MAX_FILE_BYTES})")
+    query = argparse.ArgumentParser(add_help=False)
+    query.add_argument("--no-refresh", action="store_true",
+                       help="answer from the index as it is, without checking for changes")
+
+    def add(name: str, handler: Callable[[argparse.Namespace], int], help_text: str,
+            *extra: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        parser = subparsers.add_parser(name, parents=[parent, index_options, *extra],
+                                       help=help_text, description=help_text)
+        parser.set_defaults(handler=_guarded(handler))
+        return parser
+
+    add("index", _index, "index the workspace (parallel; unchanged files are skipped)")
+
+    find = add("find", _find, "where NAME (or Container.name, or a symbol id) is defined", query)
+    find.add_argument("name")
+    find.add_argument("--kind", help="only this kind (function, class, method ...)")
+    find.add_argument("--limit", type=int, default=None)
+
+    refs = add("refs", _refs, "every use of a symbol name or id, resolved uses first", query)
+    refs.add_argument("target", metavar="NAME_OR_ID")
+    refs.add_argument("--limit", type=int, default=None)
+
+    related = add("related", _related,
+                  "the symbol at PATH:LINE (1-based), what it calls, what calls it", query)
+    related.add_argument("location", metavar="PATH:LINE")
+
+    search = add("search", _search, "fuzzy symbol search (gtUsr finds get_user)", query)
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=30)
+
+    symbols = add("symbols", _symbols, "outline of files (default: the whole index)", query)
+    symbols.add_argument("paths", nargs="*", metavar="PATH")
+
+    repo_map = add("map", _map, "ranked repository outline that fits a token budget", query)
+    repo_map.add_argument("--tokens", type=int, default=1024)
+    repo_map.add_argument("--focus", nargs="*", default=[], metavar="PATH",
+                          help="files the ranking is personalised towards")

@@ -1,0 +1,202 @@
+"""``codekeep ledger``: report, record, budget and import model-call usage.
+
+A thin door onto :class:`codekeep.ledger.Ledger`: any agent or script (not only ours)
+can report its calls here, and budget crossings print a warning on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from codekeep.analysis.codemap import INDEX_FILE, CodeMap
+from codekeep.analysis.reads import symbol_read
+from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.common.sqlite import SchemaTooNewError
+from codekeep.common.workspace import state_dir
+from codekeep.ledger import (
+    CALL_TYPE_INPUTS,
+    BudgetEvent,
+    BudgetExceeded,
+    Ledger,
+    claude_code_log_files,
+    read_claude_code_logs,
+)
+from codekeep.ledger.attribution import characters_in_files
+from codekeep.ledger.importers import CLAUDE_PROJECTS
+from codekeep.ledger.ledger import GROUPS
+from codekeep.ledger.reports import budget_lines, render_text
+from codekeep.ledger.window import parse_since
+
+ORDER = 60
+EXIT_BUDGET_EXHAUSTED = 3
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("ledger", help="token ledger: report, record, budget, import",
+                                   description="Count, attribute and budget model calls.")
+    actions = parser.add_subparsers(dest="ledger_action", metavar="ACTION", required=True)
+    common = common_options()
+
+    report = actions.add_parser("report", parents=[common], help="usage table and top files")
+    report.add_argument("--task", help="only this task (and its continuations)")
+    report.add_argument("--since", help="YYYY-MM-DD, an ISO date-time, or 24h / 7d / 2w")
+    report.add_argument("--by", choices=GROUPS, default="type", help="row grouping")
+    report.add_argument("--top", type=int, default=10, help="how many top files (default 10)")
+    report.set_defaults(handler=_with_ledger(_report))
+
+    record = actions.add_parser("record", parents=[common], help="record one model call")
+    record.add_argument("--task", required=True, help="task id the call belongs to")
+    record.add_argument("--type", required=True, choices=CALL_TYPE_INPUTS, dest="call_type")
+    record.add_argument("--model", required=True)
+    record.add_argument("--input", type=int, help="provider-reported input tokens")
+    record.add_argument("--output", type=int, help="provider-reported output tokens")
+    record.add_argument("--cached", type=int, default=0, help="input tokens served from cache")
+    record.add_argument("--reasoning", type=int, default=0, help="output tokens spent reasoning")
+    record.add_argument("--prompt-file", type=Path, help="count the input from this text")
+    record.add_argument("--completion-file", type=Path, help="count the output from this text")
+    record.add_argument("--file", action="append", default=[], dest="files", metavar="PATH",
+                        help="a file the call read (repeatable; weighted by its size)")
+    record.add_argument("--latency-ms", type=float, default=0.0)
+    record.add_argument("--retry", type=int, default=0, help="retry number (0: first try)")
+    record.add_argument("--stream", action="store_true", help="the call was streamed")
+    record.set_defaults(handler=_with_ledger(_record))
+
+    budget = actions.add_parser("budget", parents=[common],
+                                help="set or show token budgets (0 removes one)")
+    budget.add_argument("--task", help="task the --limit applies to")
+    budget.add_argument("--limit", type=int, help="token limit of --task")
+    budget.add_argument("--daily", type=int, help="token limit per UTC day, all tasks")
+    budget.add_argument("--hard-stop", action="store_true",
+                        help="calls over the limit fail (they are still recorded)")
+    budget.set_defaults(handler=_with_ledger(_budget))
+
+    importer = actions.add_parser("import", parents=[common],
+                                  help="import Claude Code usage logs (~/.claude/projects)")
+    importer.add_argument("source", nargs="?", type=Path, default=CLAUDE_PROJECTS,
+                          help="a projects directory or one .jsonl transcript")
+    importer.set_defaults(handler=_with_ledger(_import))
+
+
+def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int]
+                 ) -> Callable[[argparse.Namespace], int]:
+    """Open the workspace ledger, run ``action``, and always flush and close it."""
+    def handler(args: argparse.Namespace) -> int:
+        try:
+            ledger = Ledger.open(root_of(args), start_flusher=False)
+        except (sqlite3.DatabaseError, SchemaTooNewError) as error:
+            return fail(f"cannot open the ledger database .codekeep/ledger.db: {error}")
+        ledger.subscribe(_warn)
+        try:
+            return action(ledger, args)
+        except ValueError as exc:
+            return fail(str(exc))
+        finally:
+            ledger.close()
+    return handler
+
+
+def _warn(event: BudgetEvent) -> None:
+    print(f"codekeep: warning: {event.message()}", file=sys.stderr)
+
+
+def _report(ledger: Ledger, args: argparse.Namespace) -> int:
+    since = parse_since(args.since, time.time()) if args.since else None
+    with _code_map(ledger.root) as codemap:
+        suggest = (lambda path: symbol_read(codemap, path)) if codemap else None
+        report = ledger.report(task_id=args.task, since=since, group_by=args.by,
+                               top_files=args.top, suggest=suggest)
+    if args.json:
+        emit_json(report)  # with the reason, for scripts that read stdout only
+    elif "reason" not in report:
+        print(render_text(report))
+    return fail(report["reason"]) if "reason" in report else 0
+
+
+@contextmanager
+def _code_map(root: Path) -> Iterator[CodeMap | None]:
+    """The workspace's code map as last indexed (no indexing here), for cheaper-read hints;
+    None when the workspace was never indexed."""
+    if not (state_dir(root) / INDEX_FILE).is_file():
+        yield None
+        return
+    try:
+        codemap = CodeMap.open(root)
+    except (sqlite3.Error, OSError, SchemaTooNewError):
+        yield None
+        return
+    try:
+        yield codemap
+    finally:
+        codemap.close()
+
+
+def _record(ledger: Ledger, args: argparse.Namespace) -> int:
+    if args.input is not None and args.prompt_file is not None:
+        return fail("give either --input or --prompt-file, not both")
+    if args.output is not None and args.completion_file is not None:
+        return fail("give either --output or --completion-file, not both")
+    if args.input is None and args.prompt_file is None:
+        return fail("give --input N (reported tokens) or --prompt-file F (text to count)")
+    exhausted: BudgetExceeded | None = None
+    try:
+        record = ledger.record(
+            task_id=args.task, call_type=args.call_type, model=args.model,
+            input_tokens=args.input, output_tokens=args.output, cached_tokens=args.cached,
+            reasoning_tokens=args.reasoning, prompt_text=_read(args.prompt_file),
+            completion_text=_read(args.completion_file),
+            files=characters_in_files(args.files, ledger.root), latency_ms=args.latency_ms,
+            retry=args.retry, stream=args.stream,
+        )
+    except BudgetExceeded as exc:
+        exhausted, record = exc, exc.record
+    if args.json:
+        emit_json(record.to_json())
+    else:
+        print(f"recorded {record.call_type} call on task {record.task_id}: "
+              f"{record.input_tokens:,} in / {record.output_tokens:,} out tokens "
+              f"({record.token_source}), ${record.cost_usd:.4f}")
+    if exhausted is not None:
+        return fail(str(exhausted), EXIT_BUDGET_EXHAUSTED)
+    return 0
+
+
+def _read(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _budget(ledger: Ledger, args: argparse.Namespace) -> int:
+    if args.limit is not None or args.daily is not None:
+        ledger.set_budget(args.task, limit=args.limit, daily=args.daily, hard_stop=args.hard_stop)
+    state = ledger.budget_state(args.task)
+    if args.json:
+        emit_json(state)
+    else:
+        print("\n".join(budget_lines(state)))
+    return 0
+
+
+def _import(ledger: Ledger, args: argparse.Namespace) -> int:
+    if not args.source.exists():
+        return fail(f"{args.source} does not exist")
+    scan = read_claude_code_logs(claude_code_log_files(args.source))
+    result = ledger.import_calls(scan.calls)
+    summary = {"files": scan.files, "imported": result.imported,
+               "duplicates": result.duplicates, "skipped": scan.skipped}
+    if args.json:
+        emit_json(summary)
+    else:
+        skipped = "".join(f"; skipped {count} {reason}" for reason, count in scan.skipped.items())
+        print(f"imported {result.imported:,} calls from {scan.files} files "
+              f"({result.duplicates:,} already imported{skipped})")
+    return 0

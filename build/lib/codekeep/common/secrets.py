@@ -1,0 +1,217 @@
+"""The one secret detector: which strings are credentials, and how they are hidden.
+
+Memory's safety filter, the tools' audit log and trace, the ledger's stored prompts and
+the agent's task summaries all ask this module, so a format recognised in one place is
+recognised everywhere (they used to keep three tables that disagreed). A secret is
+replaced by ``[REDACTED:<kind>]``; where a pattern has a ``secret`` group only that part
+goes (``password=[REDACTED:…]``, ``postgres://admin:[REDACTED:…]@db``) so the
+surrounding fact stays readable.
+
+The table holds formats with a recognisable shape (vendor prefixes, JWTs, PEM blocks,
+URLs with a password, AWS secret keys — 40 mixed-case base64 characters even in prose)
+and ``NAME = value`` assignments whose name says it holds a secret. Order matters:
+specific formats come before the generic assignment so the reported kind is precise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class SecretKind:
+    """One credential format. ``key_material`` marks what no redaction makes safe to keep
+    alongside the text (a private key block): memory rejects it outright."""
+
+    name: str
+    regex: re.Pattern[str]
+    key_material: bool = False
+
+
+def _kind(name: str, pattern: str, flags: int = 0, *, key_material: bool = False) -> SecretKind:
+    return SecretKind(name, re.compile(pattern, flags), key_material)
+
+
+# Not part of a token: the characters around a prefixed token must not extend it.
+_L = r"(?<![A-Za-z0-9_-])"
+_R = r"(?![A-Za-z0-9_-])"
+
+# Names whose value is a secret: the keyword ends the name (``MY_API_KEY``,
+# ``client_secret``, ``PGPASSWORD``, ``SECRET_KEY_BASE``), so ``max_tokens`` or
+# ``token_count`` are not. ``pass``/``pwd`` count only as a whole name part.
+_NAME = (
+    r"[A-Za-z0-9_.-]*?"
+    r"(?:password|passwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|account[_-]?key|signing[_-]?key|encryption[_-]?key|token|auth|credentials?"
+    r"|(?:(?<=[_.-])|(?<![A-Za-z0-9]))(?:pass|pwd|pw))"
+    r"(?:[_-]?(?:key|base|value|id|b64)){0,2}"
+    r"(?![A-Za-z0-9])"
+)
+# Quotes may arrive escaped (``\\"``) when the text is JSON inside JSON (tool calls).
+_VALUE = (
+    r"(?:\\*\"(?P<secret_dq>[^\"\n]{3,}?)\\*\"|\\*'(?P<secret_sq>[^'\n]{3,}?)\\*'"
+    r"|(?P<secret>[^\s\"'`,;&<>()\[\]{}]{4,}+)(?!\())"
+)
+
+TABLE: tuple[SecretKind, ...] = (
+    _kind(
+        "private key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+        re.S,
+        key_material=True,
+    ),
+    _kind("age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,}"),
+    _kind("Anthropic API key", _L + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}"),
+    _kind("OpenAI API key", _L + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    _kind("Stripe secret key", _L + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+    _kind("Stripe webhook secret", _L + r"whsec_[A-Za-z0-9]{24,}"),
+    _kind("GitHub token", _L + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    _kind("GitLab token", _L + r"gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}"),
+    _kind("npm token", _L + r"npm_[A-Za-z0-9]{36,}" + _R),
+    _kind("Hugging Face token", _L + r"hf_[A-Za-z0-9]{30,}" + _R),
+    _kind("PyPI token", _L + r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+    _kind("SendGrid API key", _L + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{20,}"),
+    _kind("DigitalOcean token", _L + r"do[opr]_v1_[a-f0-9]{64}"),
+    _kind("Shopify token", _L + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    _kind("Slack token", _L + r"(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
+    _kind(
+        "Slack webhook URL",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{10,}",
+    ),
+    _kind(
+        "Discord webhook URL",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}",
+    ),
+    _kind("Telegram bot token", r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}" + _R),
+    _kind("Google API key", _L + r"AIza[0-9A-Za-z_-]{35}" + _R),
+    _kind("Google OAuth client secret", _L + r"GOCSPX-[A-Za-z0-9_-]{24,}"),
+    _kind("AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|APKA)[0-9A-Z]{16}\b"),
+    # 40 base64 characters with upper, lower and a digit: the shape of an AWS secret
+    # access key, caught in prose too ("the secret is wJalr…"); hex hashes never match.
+    _kind(
+        "AWS secret access key",
+        r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])"
+        r"(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+    ),
+    _kind(
+        "JSON Web Token",
+        _L + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    ),
+    _kind(
+        "connection string with credentials",
+        r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@'\"]*:(?P<secret>[^\s@/'\"]+)@",
+        re.I,
+    ),
+    _kind(
+        "authorization header",
+        r"(?i)\bauthorization\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+"
+        r"(?P<secret>[^\s\"']+)",
+    ),
+    _kind("bearer token", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)"),
+    _kind(
+        "secret option",
+        r"(?i)(?<!\S)--?[A-Za-z0-9_-]*(?:password|passwd|token|secret|api[_-]?key)"
+        r"(?:=|\s+)(?P<secret>[^\s\"'-][^\s\"']{3,})",
+    ),
+    _kind(
+        "secret assignment",
+        r"(?i)(?<![A-Za-z0-9_.-])" + _NAME + r"(?:\\*[\"'])?\s*(?:=>|:=|[:=])\s*" + _VALUE,
+    ),
+)
+
+# Values an assignment may hold that are not secrets: placeholders, references, flags.
+_NOT_A_VALUE = re.compile(
+    r"(?i)^(?:true|false|null|none|nil|yes|no|on|off|required|optional|string|str|bytes"
+    r"|\*+|x{3,}|\.{3}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\([^)]*\)s"
+    r"|\[REDACTED.*|(?:os|self|settings|config|env|process|cls|args)\..*)$"
+)
+
+# Key names whose value is a secret in structured data (tool arguments, env variables).
+_SECRET_NAME = re.compile(
+    r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|auth|credential"
+    r"|private[_-]?key|access[_-]?key|(?:^|[_.-])key(?:s?$|[_.-]))"
+)
+
+MARKER_PREFIX = "[REDACTED"
+
+
+def marker(kind: str) -> str:
+    """What a secret of ``kind`` is replaced by."""
+    return f"{MARKER_PREFIX}:{kind}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One secret in a text: its kind and the span to hide."""
+
+    kind: SecretKind
+    start: int
+    end: int
+
+
+def _secret_span(match: re.Match[str]) -> tuple[int, int] | None:
+    """The part of ``match`` to hide, or None when the value is a placeholder."""
+    for name, index in match.re.groupindex.items():
+        if name.startswith("secret") and match.start(index) != -1:
+            if _NOT_A_VALUE.match(match.group(index)):
+                return None
+            return match.span(index)
+    return match.span()
+
+
+def find(text: str) -> list[Finding]:
+    """Every secret in ``text``, in table order, spans not overlapping earlier finds."""
+    found: list[Finding] = []
+    for kind in TABLE:
+        for match in kind.regex.finditer(text):
+            span = _secret_span(match)
+            if span is None or any(f.start < span[1] and span[0] < f.end for f in found):
+                continue
+            found.append(Finding(kind, *span))
+    return found
+
+
+def redact(text: str, *, to: Callable[[str], str] = marker) -> tuple[str, tuple[str, ...]]:
+    """``text`` with every secret replaced by ``to(kind)``, and the kinds replaced."""
+    findings = sorted(find(text), key=lambda f: f.start)
+    if not findings:
+        return text, ()
+    parts: list[str] = []
+    position = 0
+    for finding in findings:
+        parts.append(text[position : finding.start])
+        parts.append(to(finding.kind.name))
+        position = finding.end
+    parts.append(text[position:])
+    return "".join(parts), tuple(f.kind.name for f in findings)
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every secret replaced (the kinds are not needed)."""
+    return redact(text)[0]
+
+
+def is_secret_name(name: str) -> bool:
+    """A field or environment variable name that says its value is a secret."""
+    return bool(_SECRET_NAME.search(name))
+
+
+def redact_value(value: Any) -> Any:
+    """A copy of structured ``value`` (JSON-like) with secret-named fields and every
+    secret inside strings replaced."""
+    if isinstance(value, dict):
+        return {
+            k: marker("secret field")
+            if isinstance(k, str) and is_secret_name(k) and v not in (None, "", [], {})
+            else redact_value(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [redact_value(v) for v in value]
+    if isinstance(value, str):
+        return redact_text(value)
+    return value

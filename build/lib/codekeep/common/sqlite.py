@@ -1,0 +1,104 @@
+"""One way to open CodeKeep's SQLite databases: WAL, busy timeout, versioned migrations.
+
+Every store (index, memory, ledger, audit) goes through :func:`open_db` so that the
+crash-safety settings and the migration rules are the same everywhere.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class SchemaTooNewError(RuntimeError):
+    """The database was written by a newer CodeKeep; refusing to touch it protects the data."""
+
+
+def open_db(
+    path: Path | str,
+    migrations: Sequence[str],
+    *,
+    check_same_thread: bool = True,
+    synchronous: str = "NORMAL",
+) -> sqlite3.Connection:
+    """Open (creating if needed) a SQLite database and bring its schema up to date.
+
+    ``migrations[i]`` is the SQL script that moves the schema from version ``i`` to
+    ``i + 1``; the version lives in ``PRAGMA user_version``. Each migration runs in
+    its own transaction, so a crash mid-migration leaves the previous version intact.
+    """
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(
+        str(path),
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        check_same_thread=check_same_thread,
+        isolation_level=None,  # explicit BEGIN/COMMIT: we control transactions
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    _enable_wal(conn)
+    conn.execute(f"PRAGMA synchronous = {synchronous}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn, migrations)
+    return conn
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL, waiting (up to the busy timeout) for another writer to finish.
+
+    Changing the journal mode takes the write lock from a read lock, a step for which
+    SQLite reports "database is locked" at once instead of calling the busy handler; two
+    processes creating the same database together would otherwise fail.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[str]) -> int:
+    """Apply the migrations the database has not seen yet; return the final version."""
+    target = len(migrations)
+    # BEGIN IMMEDIATE serialises concurrent first opens of the same file.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > target:
+            raise SchemaTooNewError(
+                f"database schema version {version} is newer than this CodeKeep "
+                f"understands ({target}); upgrade CodeKeep"
+            )
+        for number in range(version, target):
+            for statement in _split_statements(migrations[number]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number + 1}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return target
+
+
+def _split_statements(script: str) -> list[str]:
+    """Split a migration script into complete statements (executescript would COMMIT)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {buffer.strip()[:80]!r}")
+    return statements

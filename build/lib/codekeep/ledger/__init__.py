@@ -1,0 +1,33 @@
+"""Token ledger: every model call counted, attributed to task, call type and file,
+held against budgets and reported. See :class:`Ledger`."""
+
+from codekeep.ledger.importers import LogScan, claude_code_log_files, read_claude_code_logs
+from codekeep.ledger.ledger import ImportedCall, ImportResult, Ledger, TaskSession
+from codekeep.ledger.models import ModelInfo, Price, model_info
+from codekeep.ledger.records import (
+    CALL_TYPE_INPUTS,
+    CALL_TYPES,
+    BudgetEvent,
+    BudgetExceeded,
+    CallRecord,
+)
+from codekeep.ledger.settings import LedgerSettings
+
+__all__ = [
+    "CALL_TYPES",
+    "CALL_TYPE_INPUTS",
+    "BudgetEvent",
+    "BudgetExceeded",
+    "CallRecord",
+    "ImportResult",
+    "ImportedCall",
+    "Ledger",
+    "LedgerSettings",
+    "LogScan",
+    "ModelInfo",
+    "Price",
+    "TaskSession",
+    "claude_code_log_files",
+    "model_info",
+    "read_claude_code_logs",
+]

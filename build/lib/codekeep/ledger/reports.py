@@ -1,0 +1,155 @@
+"""Turning aggregated totals into the report shape and a readable table.
+
+JSON shape (CLI ``--json`` and ``codekeep/ledger/report``)::
+
+    {"groupBy": "type", "since": "...", "taskId": null,
+     "rows":   [{"key", "calls", "inputTokens", "outputTokens", "cachedTokens",
+                 "reasoningTokens", "costUsd", "share"}],       # share: % of tokens
+     "byFile": [{"path", "calls", "tokens", "costUsd", "share"}],  # % of input tokens
+     "overhead": [{"bucket", "label", "calls", "tokens", "costUsd", "share"}],
+     "total":  {"calls", "inputTokens", "outputTokens", "cachedTokens", "reasoningTokens",
+                "tokens", "costUsd"},
+     "budget": {"task": {...} | null, "daily": {...} | null},
+     "reason": "no calls recorded for task T"}    # only for a task without calls
+
+A report of a task with no calls carries a ``reason``: an empty table would read as
+"this task was free" when the task id is most likely a typo.
+
+``byFile`` and ``overhead`` split the input tokens of the calls that said what their
+prompt carried (the agent's calls do): each file is billed for the characters of its
+text in each prompt, the rest goes to the buckets ``system`` (system prompt, memory,
+nudges), ``tools`` (tool schemas) and ``conversation``. Together (all files, not only
+the top ones) they add up to those calls' input tokens; shares are % of that sum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from codekeep.ledger.attribution import OVERHEAD_BUCKETS
+from codekeep.ledger.store import Totals
+
+_BUCKET_OF = {key: bucket for bucket, key in OVERHEAD_BUCKETS.items()}
+
+
+def build_report(*, group_by: str, since: datetime | None, task_id: str | None,
+                 rows: Sequence[Totals], by_file: Sequence[Totals], overhead: Sequence[Totals],
+                 total: Totals | None, file_total: int, budget: dict[str, Any]
+                 ) -> dict[str, Any]:
+    total_tokens = total.tokens if total else 0
+    report = {
+        "groupBy": group_by,
+        "since": since.isoformat() if since else None,
+        "taskId": task_id,
+        "rows": [_row_json(row, total_tokens if group_by != "file" else file_total)
+                 for row in rows],
+        "byFile": [
+            {"path": row.key, "calls": row.calls, "tokens": row.input_tokens,
+             "costUsd": round(row.cost_usd, 6), "share": _share(row.input_tokens, file_total)}
+            for row in by_file
+        ],
+        "overhead": [
+            {"bucket": _BUCKET_OF[row.key], "label": row.key.strip("<>"), "calls": row.calls,
+             "tokens": row.input_tokens, "costUsd": round(row.cost_usd, 6),
+             "share": _share(row.input_tokens, file_total)}
+            for row in overhead
+        ],
+        "total": {
+            "calls": total.calls if total else 0,
+            "inputTokens": total.input_tokens if total else 0,
+            "outputTokens": total.output_tokens if total else 0,
+            "cachedTokens": total.cached_tokens if total else 0,
+            "reasoningTokens": total.reasoning_tokens if total else 0,
+            "tokens": total_tokens,
+            "costUsd": round(total.cost_usd, 6) if total else 0.0,
+        },
+        "budget": budget,
+    }
+    if task_id is not None and not (total and total.calls):
+        window = f" since {since.isoformat()}" if since else ""
+        report["reason"] = f"no calls recorded for task {task_id}{window}"
+    return report
+
+
+def _row_json(row: Totals, denominator: int) -> dict[str, Any]:
+    return {
+        "key": row.key, "calls": row.calls, "inputTokens": row.input_tokens,
+        "outputTokens": row.output_tokens, "cachedTokens": row.cached_tokens,
+        "reasoningTokens": row.reasoning_tokens, "costUsd": round(row.cost_usd, 6),
+        "share": _share(row.tokens, denominator),
+    }
+
+
+def _share(part: int, whole: int) -> float:
+    return round(100.0 * part / whole, 1) if whole else 0.0
+
+
+_GROUP_TITLES = {"type": "call type", "file": "file", "task": "task", "day": "day (UTC)",
+                 "model": "model"}
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """The report as the table from the seed (§5.3) plus top files and budget state."""
+    lines: list[str] = []
+    header = [_GROUP_TITLES[report["groupBy"]], "calls", "input", "output", "cached", "cost $",
+              "share"]
+    body = [
+        [row["key"], f"{row['calls']:,}", f"{row['inputTokens']:,}", f"{row['outputTokens']:,}",
+         f"{row['cachedTokens']:,}", f"{row['costUsd']:.4f}", f"{row['share']:.1f}%"]
+        for row in report["rows"]
+    ]
+    total = report["total"]
+    footer = ["total", f"{total['calls']:,}", f"{total['inputTokens']:,}",
+              f"{total['outputTokens']:,}", f"{total['cachedTokens']:,}",
+              f"{total['costUsd']:.4f}", "100.0%" if total["tokens"] else "0.0%"]
+    lines.extend(_table(header, body, footer))
+    if report["byFile"] or report.get("overhead"):
+        lines += ["", "Input tokens by what the prompts carried (top files, then overhead)"]
+        lines.extend(_table(
+            ["file", "calls", "tokens", "share"],
+            [[row["path"], f"{row['calls']:,}", f"{row['tokens']:,}", f"{row['share']:.1f}%"]
+             for row in report["byFile"]]
+            + [[f"({row['label']})", f"{row['calls']:,}", f"{row['tokens']:,}",
+                f"{row['share']:.1f}%"] for row in report.get("overhead", [])],
+        ))
+    reread = (report.get("rereads") or {}).get("files") or []
+    if reread:
+        scope = report["rereads"]
+        where = "in this task" if scope["scope"] == "task" else \
+            f"across the last {scope['lastTasks']} tasks"
+        lines += ["", f"Files read more than once {where}"]
+        lines += [f"  {entry['text']}" for entry in reread[:10]]
+    lines += [f"Warning: {warning['text']}" for warning in report.get("warnings") or []]
+    lines += ["", *budget_lines(report["budget"])]
+    return "\n".join(lines)
+
+
+def budget_lines(budget: dict[str, Any]) -> list[str]:
+    lines = []
+    if budget.get("task"):
+        state = budget["task"]
+        lines.append(f"Budget (task {state['taskId']}): {state['used']:,} / {state['limit']:,} "
+                     f"tokens ({state['ratio']:.0%}){' hard stop' if state['hardStop'] else ''}")
+    if budget.get("daily"):
+        state = budget["daily"]
+        lines.append(f"Budget (day {state['day']} UTC): {state['used']:,} / {state['limit']:,} "
+                     f"tokens ({state['ratio']:.0%}){' hard stop' if state['hardStop'] else ''}")
+    return lines or ["Budget: none set"]
+
+
+def _table(header: list[str], body: list[list[str]], footer: list[str] | None = None) -> list[str]:
+    rows = [header, *body, *([footer] if footer else [])]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    out = [line(header), rule, *(line(row) for row in body)]
+    if footer:
+        out += [rule, line(footer)]
+    return out

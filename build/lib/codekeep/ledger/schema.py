@@ -1,0 +1,104 @@
+"""The ledger database schema (``.codekeep/ledger.db``) and its migrations.
+
+Raw ``calls`` rows (with the files each call read, as JSON ``{path: [chars, tokens]}``)
+are kept for ``retention_days``. Four roll-up tables are maintained in the same
+transaction as every insert and never compacted, so reports over any period stay exact
+and fast after raw rows are gone. Each is keyed for the query that reads it: per task
+(task filter, group by task), global per day (everyday reports, daily budget), files per
+task, and files per path (top files, the code lens).
+"""
+
+from __future__ import annotations
+
+_MEASURES = """
+        calls INTEGER NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cached_tokens INTEGER NOT NULL,
+        reasoning_tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL"""
+_FILE_MEASURES = """
+        calls INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL"""
+
+MIGRATIONS: list[str] = [
+    f"""
+    CREATE TABLE calls (
+        id TEXT NOT NULL,
+        ts REAL NOT NULL,
+        day TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        call_type TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cached_tokens INTEGER NOT NULL,
+        reasoning_tokens INTEGER NOT NULL,
+        token_source TEXT NOT NULL,
+        cost_usd REAL NOT NULL,
+        price_input REAL NOT NULL,
+        price_output REAL NOT NULL,
+        price_cached REAL NOT NULL,
+        latency_ms REAL NOT NULL,
+        retry INTEGER NOT NULL,
+        stream INTEGER NOT NULL,
+        files TEXT,
+        prompt_text TEXT,
+        completion_text TEXT
+    );
+    CREATE INDEX calls_ts ON calls(ts);
+    CREATE TABLE rollup_task (
+        task_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        call_type TEXT NOT NULL,
+        model TEXT NOT NULL,{_MEASURES},
+        PRIMARY KEY (task_id, day, call_type, model)
+    ) WITHOUT ROWID;
+    CREATE TABLE rollup_day (
+        day TEXT NOT NULL,
+        call_type TEXT NOT NULL,
+        model TEXT NOT NULL,{_MEASURES},
+        PRIMARY KEY (day, call_type, model)
+    ) WITHOUT ROWID;
+    CREATE TABLE rollup_task_files (
+        task_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        path TEXT NOT NULL,{_FILE_MEASURES},
+        PRIMARY KEY (task_id, day, path)
+    ) WITHOUT ROWID;
+    CREATE TABLE rollup_files (
+        path TEXT NOT NULL,
+        day TEXT NOT NULL,{_FILE_MEASURES},
+        PRIMARY KEY (path, day)
+    ) WITHOUT ROWID;
+    CREATE TABLE tasks (
+        id TEXT PRIMARY KEY,
+        parent TEXT,
+        opened_ts REAL NOT NULL,
+        last_ts REAL NOT NULL,
+        closed_ts REAL
+    );
+    CREATE INDEX tasks_parent ON tasks(parent);
+    CREATE TABLE budgets (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        limit_tokens INTEGER NOT NULL,
+        hard_stop INTEGER NOT NULL,
+        PRIMARY KEY (scope, key)
+    );
+    CREATE TABLE budget_crossings (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        limit_tokens INTEGER NOT NULL,
+        threshold REAL NOT NULL,
+        ts REAL NOT NULL,
+        used INTEGER NOT NULL,
+        PRIMARY KEY (scope, key, limit_tokens, threshold)
+    );
+    CREATE TABLE imported (
+        source_id TEXT PRIMARY KEY
+    );
+    """,
+]

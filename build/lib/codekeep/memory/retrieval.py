@@ -1,0 +1,197 @@
+"""Recall: gather ranked candidate lists from both scopes, fuse them, score, count the access.
+
+Lists consulted (each only when it has something to go on):
+
+1. FTS5 BM25 over content and key (both databases, merged by BM25 value);
+2. structured matches — memories linked to the given files/symbols, or to file names
+   and identifiers written in the query (``http_client.py``, ``RetryPolicy``);
+3. embedding cosine similarity, when an endpoint is configured and answers.
+
+Only ``active`` and ``confirmed_resolved`` memories are ever returned; superseded,
+observed, archived and disabled rows stay in the database for audit.
+
+A recall writes once per database it returns from, at the end: the access counts of
+what it returns and the vectors of memories it embedded on the way (written before
+embeddings were configured) go in one transaction.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from codekeep.memory.embeddings import (
+    BACKFILL_BATCH,
+    EmbeddingClient,
+    EmbeddingError,
+    cosine,
+    pack,
+    unpack,
+)
+from codekeep.memory.model import RECALLABLE_STATUSES, Memory, RecalledMemory, ScoreParts
+from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
+from codekeep.memory.settings import MemorySettings
+from codekeep.memory.store import MemoryFilter, MemoryStore
+
+_PATHLIKE = re.compile(r"[\w.-]*[/\\][\w./\\-]+|[\w-]+\.[A-Za-z]{1,5}\b")
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[a-z0-9]*[A-Z]\w*|[A-Za-z]\w*_\w+)\b")
+_POOL = 30  # candidates per list
+_MAX_QUERY_IDENTIFIERS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    text: str
+    limit: int = 10
+    kinds: Sequence[str] | None = None
+    files: Sequence[str] = ()
+    symbols: Sequence[str] = ()
+
+
+class Retriever:
+    def __init__(
+        self,
+        stores: Sequence[MemoryStore],
+        settings: MemorySettings,
+        embedder: EmbeddingClient | None,
+    ) -> None:
+        self.stores = stores
+        self.settings = settings
+        self.embedder = embedder
+
+    def recall(self, query: RecallQuery) -> list[RecalledMemory]:
+        lists: list[list[str]] = []
+        if query.text.strip():
+            lists.append(self._fts(query))
+        structured = self._structured(query)
+        if structured is not None:
+            lists.append(structured)
+        embedded_now: dict[int, list[tuple[str, bytes]]] = {}  # store index -> new vectors
+        embedded = self._embedded(query, embedded_now)
+        if embedded is not None:
+            lists.append(embedded)
+        ranks: dict[str, list[int | None]] = {}
+        for index, ranked in enumerate(lists):
+            for rank, memory_id in enumerate(ranked, start=1):
+                ranks.setdefault(memory_id, [None] * len(lists))[index] = rank
+        if not lists:
+            pool = self._recent(query)
+            ranks = {memory_id: [] for memory_id in pool}
+        now = self.settings.clock()
+        scored: list[tuple[float, str, ScoreParts]] = []
+        for row in self._score_rows(list(ranks)):
+            if row["expires_at"] is not None and row["expires_at"] <= now:
+                continue
+            if query.kinds and row["kind"] not in query.kinds:
+                continue
+            seen = max(row["last_seen_at"], row["last_accessed_at"] or 0.0)
+            parts = ScoreParts(
+                recency=recency(now - seen, self.settings.half_life_days),
+                importance=importance_norm(row["importance"]),
+                relevance=rrf_relevance(ranks[row["id"]], self.settings.rrf_k),
+            )
+            scored.append((combine(parts, self.settings, row["negative"] > 0), row["id"], parts))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        top = scored[: max(0, query.limit)]
+        # whole records (links, flags) only for what is returned
+        memories = {m.id: m for m in self._load([memory_id for _, memory_id, _ in top])}
+        chosen = [
+            RecalledMemory(memories[i], score, parts) for score, i, parts in top if i in memories
+        ]
+        self._record(chosen, embedded_now, now)
+        return chosen
+
+    # ---- candidate lists ------------------------------------------------------------------
+
+    def _fts(self, query: RecallQuery) -> list[str]:
+        hits: list[tuple[float, str]] = []
+        for store in self.stores:
+            hits.extend(
+                (rank, memory_id)
+                for memory_id, rank in store.search.text(
+                    query.text, RECALLABLE_STATUSES, query.kinds, _POOL
+                )
+            )
+        hits.sort()
+        return [memory_id for _, memory_id in hits[:_POOL]]
+
+    def _structured(self, query: RecallQuery) -> list[str] | None:
+        files = list(query.files) + [m.replace("\\", "/") for m in _PATHLIKE.findall(query.text)]
+        symbols = list(query.symbols)
+        names = _IDENTIFIER.findall(query.text)[:_MAX_QUERY_IDENTIFIERS]
+        if not files and not symbols and not names:
+            return None
+        hits: list[tuple[int, str]] = []
+        for store in self.stores:
+            found = dict(store.links.linked(files, symbols, RECALLABLE_STATUSES, _POOL))
+            for name in names:
+                by_name = store.links.linked_by_name(name, RECALLABLE_STATUSES, _POOL)
+                for memory_id, count in by_name:
+                    found[memory_id] = found.get(memory_id, 0) + count
+            hits.extend((-count, memory_id) for memory_id, count in found.items())
+        hits.sort()
+        return [memory_id for _, memory_id in hits[:_POOL]]
+
+    def _embedded(
+        self, query: RecallQuery, embedded_now: dict[int, list[tuple[str, bytes]]]
+    ) -> list[str] | None:
+        """Cosine ranking; memories without a vector yet are embedded in the same request
+        as the query (a batch per database), their vectors left in ``embedded_now``."""
+        if self.embedder is None or not query.text.strip():
+            return None
+        model = self.embedder.settings.model
+        pending = [
+            store.vectors.missing(model, RECALLABLE_STATUSES, BACKFILL_BATCH)
+            for store in self.stores
+        ]
+        texts = [content for rows in pending for _, content in rows]
+        try:
+            (vector, *fresh) = self.embedder.embed([query.text, *texts])
+        except EmbeddingError:
+            return None
+        scored: list[tuple[float, str]] = []
+        limit = self.embedder.settings.candidates
+        for index, store in enumerate(self.stores):
+            new = [(memory_id, pack(fresh.pop(0))) for memory_id, _ in pending[index]]
+            if new:
+                embedded_now[index] = new
+            rows = store.vectors.recent(RECALLABLE_STATUSES, limit) + new
+            scored.extend((-cosine(vector, unpack(blob)), memory_id) for memory_id, blob in rows)
+        scored.sort()
+        return [memory_id for negative, memory_id in scored[:_POOL] if negative < 0]
+
+    def _recent(self, query: RecallQuery) -> list[str]:
+        """No query at all: the most recently seen live memories compete on score alone."""
+        where = MemoryFilter(statuses=RECALLABLE_STATUSES, kinds=query.kinds or None)
+        return [i for store in self.stores for i in store.ids(where, limit=_POOL * 2)]
+
+    def _load(self, ids: list[str]) -> list[Memory]:
+        memories: list[Memory] = []
+        for store in self.stores:
+            memories.extend(store.load_many([i for i in ids if store.owns(i)]))
+        return memories
+
+    def _score_rows(self, ids: list[str]) -> list[sqlite3.Row]:
+        rows: list[sqlite3.Row] = []
+        for store in self.stores:
+            rows.extend(store.score_fields([i for i in ids if store.owns(i)]))
+        return rows
+
+    def _record(
+        self,
+        chosen: list[RecalledMemory],
+        embedded_now: dict[int, list[tuple[str, bytes]]],
+        now: float,
+    ) -> None:
+        """The recall's one write per database: access counts and new vectors together."""
+        for index, store in enumerate(self.stores):
+            ids = [r.memory.id for r in chosen if store.owns(r.memory.id)]
+            vectors = embedded_now.get(index, [])
+            if not ids and not vectors:
+                continue
+            with store.transaction():
+                store.touch(ids, now)
+                if vectors and self.embedder is not None:
+                    store.vectors.put(self.embedder.settings.model, vectors)

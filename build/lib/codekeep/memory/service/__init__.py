@@ -1,0 +1,67 @@
+"""``MemoryService``: the one entry point to CodeKeep memory (contract in team/CONTRACTS.md).
+
+It owns two databases — ``<root>/.codekeep/memory.db`` (task and project scope) and
+``<user data dir>/memory.db`` (user scope) — and is the sum of parts a reader can find
+by job:
+
+========== ===================================================================
+``core``     databases, routing, write path, retriever, ``MEMORY.md``, forgetting
+``writing``  ``writer`` (scope bound by the policy), ``remember``
+``reading``  ``recall``, ``get``, ``list``, ``history``, by file / symbol, preferences
+``feedback`` ``forget``, ``not_this``, ``undo_not_this``
+``tasks``    events, summaries, ``end_task``, working memory
+``prompt``   ``context_for_prompt`` (the injected memory text)
+``upkeep``   code-link changes, ``purge``, ``count``
+========== ===================================================================
+
+The CLI and the language server are thin doors onto this class.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codekeep.common.workspace import state_dir, user_data_dir
+from codekeep.memory.catalog import PreferenceCatalog
+from codekeep.memory.scope import DefaultScopePolicy, ScopePolicy
+from codekeep.memory.service.feedback import Feedback
+from codekeep.memory.service.prompt import PromptContext, render_memory_line
+from codekeep.memory.service.upkeep import PURGEABLE_STATUSES, Upkeep
+from codekeep.memory.service.writing import ScopedWriter, Writing
+from codekeep.memory.settings import EmbeddingSettings, MemorySettings
+from codekeep.memory.store import MemoryStore
+
+__all__ = ["PURGEABLE_STATUSES", "MemoryService", "ScopedWriter", "render_memory_line"]
+
+
+class MemoryService(Writing, Feedback, PromptContext, Upkeep):
+    @classmethod
+    def open(
+        cls,
+        root: Path,
+        user_dir: Path | None = None,
+        settings: MemorySettings | None = None,
+        *,
+        scope_policy: ScopePolicy | None = None,
+        catalog: PreferenceCatalog | None = None,
+    ) -> MemoryService:
+        root = Path(root).resolve()
+        settings = settings or MemorySettings(embeddings=EmbeddingSettings.from_env())
+        project = MemoryStore(state_dir(root) / "memory.db", ("project", "task"))
+        user = MemoryStore((user_dir or user_data_dir()) / "memory.db", ("user",))
+        service = cls(
+            root,
+            project,
+            user,
+            settings,
+            scope_policy or DefaultScopePolicy(),
+            catalog or PreferenceCatalog(),
+        )
+        service.maintain()
+        return service
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,140 @@
+"""What every part of the memory service shares: the two databases, routing, the write
+path, the retriever, the event log, ``MEMORY.md`` and the forgetting schedule.
+
+The parts (``writing``, ``reading``, ``feedback``, ``tasks``, ``prompt``, ``upkeep``)
+each add one job's methods on top of this core; :class:`MemoryService` is their sum.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import codekeep.memory.layers as layers
+import codekeep.memory.lifecycle as lifecycle
+from codekeep.common.workspace import state_dir
+from codekeep.memory.catalog import PreferenceCatalog
+from codekeep.memory.embeddings import EmbeddingClient, store_vectors
+from codekeep.memory.evidence import EvidenceVerifier
+from codekeep.memory.model import USER_SOURCES
+from codekeep.memory.notes_sync import NOTES_FILE, NotesSync
+from codekeep.memory.retrieval import Retriever
+from codekeep.memory.scope import ScopePolicy
+from codekeep.memory.settings import MemorySettings
+from codekeep.memory.store import MemoryStore
+from codekeep.memory.working import WorkingMemory
+from codekeep.memory.write import WritePath
+
+# Kinds whose keyed rows can set a catalog preference.
+_PREFERENCE_KINDS = ("preference", "fact")
+
+
+class ServiceCore:
+    def __init__(
+        self,
+        root: Path,
+        project: MemoryStore,
+        user: MemoryStore,
+        settings: MemorySettings,
+        scope_policy: ScopePolicy,
+        catalog: PreferenceCatalog,
+    ) -> None:
+        self.root = root
+        self.project = project
+        self.user = user
+        # every database, in the order reads merge them (project first)
+        self.stores: tuple[MemoryStore, ...] = (project, user)
+        self.settings = settings
+        self.scope_policy = scope_policy
+        self.catalog = catalog
+        self.summariser: layers.Summariser | None = None  # the agent installs a model summariser
+        self.embedder = EmbeddingClient(settings.embeddings) if settings.embeddings else None
+        self.events = layers.EventLog(project, settings)
+        self.verifier = EvidenceVerifier(root, self.events.event_text)
+        self._write = WritePath(
+            self._store_for_scope, catalog, self.verifier, settings, self._after_write
+        )
+        self._retriever = Retriever(self.stores, settings, self.embedder)
+        self._working: dict[str, WorkingMemory] = {}
+        self._notes = NotesSync(
+            state_dir(root) / NOTES_FILE,
+            project,
+            self._write,
+            catalog,
+            settings.clock,
+            self._effective_preferences,
+        )
+
+    def close(self) -> None:
+        if self.embedder:
+            self.embedder.close()
+        for store in self.stores:
+            store.close()
+
+    # ---- routing ------------------------------------------------------------------------
+
+    def _store_for_scope(self, scope: str) -> MemoryStore:
+        return self.user if scope == "user" else self.project
+
+    def _store_for_id(self, memory_id: str) -> MemoryStore | None:
+        for store in self.stores:
+            if store.owns(memory_id):
+                return store
+        return None
+
+    def _after_write(self, store: MemoryStore, scope: str, memory_id: str, grew: bool) -> None:
+        if grew:  # only a new row can push a scope over capacity
+            now = self.settings.clock()
+            lifecycle.enforce_capacity(store, scope, self.settings.capacity_per_scope, now)
+        if self.embedder is not None:
+            store_vectors(store, self.embedder, [memory_id])
+
+    # ---- MEMORY.md and the preferences it states ------------------------------------------
+
+    @property
+    def notes_path(self) -> Path:
+        return state_dir(self.root) / NOTES_FILE
+
+    def create_notes(self) -> bool:
+        """Write MEMORY.md from the catalog's template unless it exists (never over a file
+        the user has; exclusive create, so a concurrent writer wins). True when written."""
+        path = self.notes_path
+        try:
+            with path.open("x", encoding="utf-8") as file:
+                file.write(self.catalog.template())
+        except FileExistsError:
+            return False
+        return True
+
+    def sync_notes(self) -> dict[str, Any]:
+        """Re-read MEMORY.md; report what changed and every line that could not be used."""
+        return self._notes.sync()
+
+    def refresh_notes(self) -> dict[str, Any] | None:
+        """Sync MEMORY.md only if it changed since the last sync (called on every read)."""
+        return self._notes.refresh()
+
+    def _effective_preferences(self) -> dict[str, str]:
+        """Defaults ← inferred ← user-stated, project over user scope, newest last."""
+        effective = self.catalog.defaults()
+        for stated in (False, True):
+            for store in (self.user, self.project):
+                for key, value, source in store.keyed_values(_PREFERENCE_KINDS):
+                    if (
+                        (source in USER_SOURCES) == stated
+                        and key in self.catalog
+                        and value is not None
+                        and self.catalog.validate(key, value) is None
+                    ):
+                        effective[key] = value
+        return effective
+
+    # ---- forgetting ---------------------------------------------------------------------
+
+    def maintain(self) -> lifecycle.MaintenanceReport:
+        """Run the time-based forgetting rules over every database."""
+        now = self.settings.clock()
+        report = lifecycle.MaintenanceReport()
+        for store in self.stores:
+            report += lifecycle.maintain(store, self.settings, now)
+        return report

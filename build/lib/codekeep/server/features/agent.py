@@ -1,0 +1,169 @@
+"""``codekeep/agent/run`` (and command ``codekeep.agent.run``): the agent in the editor.
+
+The task runs on the server's event loop with the folder's own services (the one code
+map, memory and ledger every feature uses); every service call it makes (tools, memory)
+is sent to the folder's worker thread that owns them. While it runs the client gets
+``$/progress`` (phase and step, then each tool call of the step as it completes:
+"EXPLORE · step 2/24 · find_symbol"), ``codekeep/nudge`` and ``codekeep/budget``
+notifications in the order they happen (budget crossings are announced by the ledger
+feature's per-folder listener, like those of any other recorded call).
+``$/cancelRequest`` cancels the task: the model call in flight is dropped, the ledger
+is flushed and the task closed.
+``taskId`` (optional) names the ledger task the run is charged to: an editor passes its
+current task (``codekeep/ledger/task``) so the run counts against that task's budget
+(a closed task continues as ``taskId#2`` …, which the budget of ``taskId`` covers).
+Without a configured model the request fails with a message saying how to configure one;
+every other feature keeps working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from lsprotocol import types
+
+from codekeep.agent.config import ModelNotConfigured
+from codekeep.agent.model_client import ModelError
+from codekeep.agent.runner import build_loop, model_settings_from
+from codekeep.analysis.codemap import CodeMap
+from codekeep.ledger import Ledger
+from codekeep.memory import MemoryService
+from codekeep.server import params as p
+from codekeep.server.app import CodeKeepServer
+from codekeep.server.extensions import RequestFailed, custom_request, target_folder
+from codekeep.server.workspaces import WorkspaceHandle
+
+logger = logging.getLogger(__name__)
+
+CAPABILITIES = ("explore", "chat", "edit")
+
+
+class _Progress:
+    """Work-done progress for one task; silent when the client cannot show it."""
+
+    def __init__(self, server: CodeKeepServer, task: str) -> None:
+        self._server = server
+        self._title = f"CodeKeep agent: {task[:60]}"
+        self._token = f"codekeep-agent-{uuid.uuid4().hex[:8]}"
+        self._active = False
+
+    async def begin(self, on_cancel: Callable[[], object]) -> None:
+        """Start showing progress; the client's cancel button calls ``on_cancel``."""
+        window = self._server.client_capabilities.window
+        if window is None or not window.work_done_progress:
+            return
+        try:
+            await self._server.work_done_progress.create_async(self._token)
+        except Exception as error:  # the client refused the token: run without progress
+            logger.info("client refused a progress token: %s", error)
+            return
+        self._active = True
+        # pygls cancels the token's future on window/workDoneProgress/cancel
+        cancelled = self._server.work_done_progress.tokens[self._token]
+        cancelled.add_done_callback(lambda future: on_cancel() if future.cancelled() else None)
+        self._server.work_done_progress.begin(
+            self._token, types.WorkDoneProgressBegin(title=self._title, cancellable=True)
+        )
+
+    def report(self, payload: dict[str, Any], detail: str = "") -> None:
+        """"EXPLORE · step 2/24", plus " · find_symbol" while a tool call of it runs."""
+        if self._active:
+            message = f"{payload['phase']} · step {payload['step']}/{payload['maxSteps']}"
+            message += f" · {detail}" if detail else ""
+            percentage = min(100, payload["step"] * 100 // max(1, payload["maxSteps"]))
+            self._server.work_done_progress.report(
+                self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            )
+
+    def end(self, message: str) -> None:
+        if self._active:
+            self._active = False
+            self._server.work_done_progress.end(
+                self._token, types.WorkDoneProgressEnd(message=message)
+            )
+
+
+def _event_sink(
+    server: CodeKeepServer, progress: _Progress
+) -> Callable[[str, dict[str, Any]], None]:
+    def on_event(kind: str, payload: dict[str, Any]) -> None:
+        if kind == "progress":
+            if payload.get("done"):
+                progress.end(f"{payload['stopReason']} after {payload['step']} steps")
+            else:
+                progress.report(payload)
+        elif kind == "tool":  # each call as it happens, so the editor can follow along
+            progress.report(payload, payload["name"])
+        elif kind == "nudge":
+            server.protocol.notify(
+                "codekeep/nudge",
+                {"taskId": payload["taskId"], "type": payload["type"], "text": payload["text"]},
+            )
+
+    return on_event
+
+
+@asynccontextmanager
+async def held_stores(
+    handle: WorkspaceHandle,
+) -> AsyncIterator[tuple[CodeMap, MemoryService, Ledger]]:
+    """The folder's stores for one task: a settings change arriving meanwhile does not
+    replace memory or the ledger under it (applied once the task is over)."""
+    stores = await handle.run(lambda services: services.hold_stores())
+    try:
+        yield stores
+    finally:
+        handle.post(lambda services: services.release_stores(), "agent task done")
+
+
+def register(server: CodeKeepServer) -> None:
+    @custom_request(server, "agent/run")
+    async def run(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        task = p.required_str(params, "task")
+        capability = p.optional_str(params, "capability") or "chat"
+        if capability not in CAPABILITIES:
+            raise p.InvalidParams(f"capability must be one of {', '.join(CAPABILITIES)}")
+        budget = p.optional_int(params, "budget", minimum=1)
+        task_id = p.optional_str(params, "taskId")
+        try:
+            model = model_settings_from(ls.settings.extra.get("agent"))
+            model.require_model()
+        except ModelNotConfigured as error:
+            raise RequestFailed(str(error)) from None
+        except ValueError as error:
+            raise p.InvalidParams(str(error)) from None
+        handle = target_folder(ls, params)
+        async with held_stores(handle) as (codemap, memory, ledger):
+            progress = _Progress(ls, task)
+            running = asyncio.current_task()
+            assert running is not None  # pygls runs every async handler as a task
+            event_loop = asyncio.get_running_loop()
+
+            async def on_services(fn: Callable[[], Any]) -> Any:
+                return await handle.run(lambda _services: fn())
+
+            loop = build_loop(
+                handle.root,
+                model,
+                codemap=codemap,
+                memory=memory,
+                ledger=ledger,
+                on_event=_event_sink(ls, progress),
+                services_runner=on_services,
+            )
+            try:
+                await progress.begin(lambda: event_loop.call_soon_threadsafe(running.cancel))
+                result = await loop.run(
+                    task, capability, task_id=task_id, token_budget=budget
+                )
+            except ModelError as error:
+                raise RequestFailed(str(error)) from None
+            finally:
+                progress.end("finished")
+                loop.toolkit.close()
+        return result.to_json()

@@ -1,0 +1,143 @@
+"""Document sync: the editor's buffers become the code map's truth, edit by edit.
+
+Every handler only *queues* work on the folder's worker thread, in arrival order, so
+a request that follows a ``didChange`` is answered after the edit is applied, and the
+event loop stays free for the next keystroke.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lsprotocol import types
+
+from codekeep.analysis.codemap import CodeMap
+from codekeep.analysis.errors import DocumentNotOpenError
+from codekeep.analysis.model import Encoding
+from codekeep.server.app import CodeKeepServer, run_hooks
+from codekeep.server.locations import clamped_byte_position
+from codekeep.services import WorkspaceServices
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One content change as sent: LSP range (None: whole document) and new text."""
+
+    start: tuple[int, int] | None
+    end: tuple[int, int] | None
+    text: str
+
+
+def edits_of(changes: Sequence[types.TextDocumentContentChangeEvent]) -> list[Edit]:
+    edits = []
+    for change in changes:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            start, end = change.range.start, change.range.end
+            edits.append(
+                Edit((start.line, start.character), (end.line, end.character), change.text)
+            )
+        else:
+            edits.append(Edit(None, None, change.text))
+    return edits
+
+
+def apply_edits(
+    services: WorkspaceServices, path: str, edits: Sequence[Edit], encoding: Encoding
+) -> None:
+    """Apply LSP edits to the code map, converting each range against the buffer as it
+    is *before* that edit (as the protocol defines). Ranges outside the buffer are
+    clamped to it; the next save (which carries the full text) re-syncs the buffer
+    should a client ever send edits that do not match what it sent before.
+    """
+    codemap = services.codemap
+    if not codemap.is_open(path):
+        return  # not indexed as a buffer (unknown language, over the size cap, binary)
+    for edit in edits:
+        if edit.start is None or edit.end is None:
+            codemap.open_document(path, edit.text)
+            continue
+        start, end = (_position(codemap, path, point, encoding) for point in (edit.start, edit.end))
+        codemap.apply_edit(path, min(start, end), max(start, end), edit.text)
+
+
+def _position(
+    codemap: CodeMap, path: str, point: tuple[int, int], encoding: Encoding
+) -> tuple[int, int]:
+    found = codemap.document_line(path, point[0])
+    if found is None:
+        raise DocumentNotOpenError(f"document is not open: {path}")
+    return clamped_byte_position(found, *point, encoding)
+
+
+def revert_to_disk(services: WorkspaceServices, path: str) -> None:
+    """Drop the buffer: the disk content becomes the truth again.
+
+    The disk text is applied as a buffer first because ``close_document`` alone keeps
+    the edited facts when the file's stored hash still matches the disk
+    (team/requests-analysis.md, request 3).
+    """
+    codemap = services.codemap
+    disk = services.root / path
+    if codemap.is_open(path) and disk.is_file():
+        codemap.open_document(path, disk.read_bytes().decode("utf-8", "replace"))
+    codemap.close_document(path)
+
+
+def register(server: CodeKeepServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: CodeKeepServer, params: types.DidOpenTextDocumentParams) -> None:
+        located = ls.locate(params.text_document.uri)
+        if located is None:
+            logger.info("not in a workspace folder, not indexed: %s", params.text_document.uri)
+            return
+        handle, path = located
+        handle.open_documents[path] = params.text_document.uri
+        text = params.text_document.text
+        handle.post(lambda services: services.codemap.open_document(path, text), f"open {path}")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: CodeKeepServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        located = ls.locate(uri)
+        if located is None:
+            return
+        handle, path = located
+        if path not in handle.open_documents:
+            logger.warning("ignoring changes to %s: it was never opened", path)
+            return
+        edits = edits_of(params.content_changes)
+        encoding = ls.encoding
+        handle.post(lambda services: apply_edits(services, path, edits, encoding), f"edit {path}")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
+    def did_save(ls: CodeKeepServer, params: types.DidSaveTextDocumentParams) -> None:
+        """A save is a sync point: the saved text is what the editor has, so take it
+        whole (this also heals any drift from a client's buggy incremental sync).
+        Then the areas' ``saved`` hooks run (memory re-reads a saved MEMORY.md)."""
+        located = ls.locate(params.text_document.uri)
+        if located is None:
+            return
+        handle, path = located
+        text = params.text
+        hooks = ls.contributions.saved
+
+        def saved(services: WorkspaceServices) -> None:
+            if text is not None:
+                services.codemap.open_document(path, text)
+            run_hooks(hooks, services, path)
+
+        handle.post(saved, f"save {path}")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: CodeKeepServer, params: types.DidCloseTextDocumentParams) -> None:
+        """Closing without saving discards the buffer: the disk content is the truth again."""
+        located = ls.locate(params.text_document.uri)
+        if located is None:
+            return
+        handle, path = located
+        handle.open_documents.pop(path, None)
+        handle.post(lambda services: revert_to_disk(services, path), f"close {path}")

@@ -1,0 +1,224 @@
+"""The token ledger over LSP.
+
+Requests (each also the command ``codekeep.ledger.<name>`` taking the same object):
+
+* ``codekeep/ledger/report`` ``{taskId?, since?, groupBy?, top?, uri?}`` ->
+  ``{rows, byFile, total, budget, text}`` (``since``: ``YYYY-MM-DD``, ISO time, ``7d``).
+* ``codekeep/ledger/record`` ``{callType, model, taskId?, inputTokens?, outputTokens?,
+  cachedTokens?, reasoningTokens?, promptText?, completionText?, files?: {path|uri: chars},
+  latencyMs?, retry?, stream?, uri?}`` -> the stored call; a hard-stop budget adds
+  ``budgetExceeded`` (the call is stored all the same).
+* ``codekeep/ledger/budget`` ``{taskId?, limit?, daily?, hardStop?}`` -> ``{task, daily}``.
+* ``codekeep/ledger/task`` ``{taskId?}`` -> ``{taskId, name, budget}``: makes ``taskId``
+  (its open incarnation, else a new continuation ``taskId#2`` …) the current task, the
+  one calls recorded without a task id land on; without ``taskId``, the current task
+  (a new one when none is open). ``name`` is what budgets and reports of every
+  incarnation go by. An editor keeps its task this way (Neovim's ``task_id()``).
+
+A call that crosses 75 % / 100 % of a budget sends ``codekeep/budget {taskId, used,
+limit, ratio, threshold, scope}`` and a ``window/showMessage`` warning. Each file gets a
+code lens on its first line: "≈ 12.4k tokens this week" (input tokens attributed to it).
+
+Everything here uses the folder's one :class:`Ledger` (``services.ledger``, opened with
+the ``ledger`` settings object and shared with the agent). The budget announcer is
+subscribed once per folder when its services open, so each threshold crossing sends
+exactly one notification and one message, whoever recorded the call (a
+``ledger/record`` request or the agent loop).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+from lsprotocol import types
+
+from codekeep.common.uris import uri_to_path
+from codekeep.ledger import CALL_TYPE_INPUTS, BudgetEvent, BudgetExceeded, Ledger
+from codekeep.ledger.ledger import GROUPS
+from codekeep.ledger.reports import render_text
+from codekeep.ledger.window import parse_since
+from codekeep.server import params as p
+from codekeep.server.app import CodeKeepServer
+from codekeep.server.extensions import LensLine, custom_request, target_folder
+from codekeep.services import WorkspaceServices
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+BUDGET_NOTIFICATION = "codekeep/budget"
+LENS_WINDOW = timedelta(days=7)
+REPORT_COMMAND = "codekeep.ledger.report"
+
+
+def budget_announcer(server: CodeKeepServer) -> Callable[[BudgetEvent], None]:
+    """Tell the editor about a budget crossing: ``codekeep/budget`` plus a warning.
+
+    Runs on whichever thread recorded the call (the agent records on the event loop,
+    ledger requests on the folder's worker) or on the ledger's flush thread.
+    """
+
+    def notify(event: BudgetEvent) -> None:
+        if server.protocol.writer is None:
+            return
+        server.protocol.notify(BUDGET_NOTIFICATION, event.to_json())
+        server.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"CodeKeep: {event.message()}"
+            )
+        )
+
+    def announce(event: BudgetEvent) -> None:
+        logger.info("%s", event.message())
+        server.call_on_loop(lambda: notify(event))
+
+    return announce
+
+
+def format_tokens(tokens: int) -> str:
+    """12400 -> "12.4k", 1_250_000 -> "1.25M": short enough for a code lens."""
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.3g}M"
+    if tokens >= 1_000:
+        return f"{tokens / 1_000:.3g}k"
+    return str(tokens)
+
+
+def file_lens(services: WorkspaceServices, path: str) -> LensLine | None:
+    since = datetime.now(UTC) - LENS_WINDOW
+    tokens = services.ledger.tokens_for_file(path, since=since)
+    if tokens == 0:
+        return None  # no clutter on files no model call has read
+    return LensLine(
+        f"≈ {format_tokens(tokens)} tokens this week",
+        REPORT_COMMAND,
+        [{"groupBy": "file", "since": "7d"}],
+    )
+
+
+def _since(params: dict[str, Any]) -> datetime | None:
+    text = p.optional_str(params, "since")
+    if text is None:
+        return None
+    try:
+        return parse_since(text, time.time())
+    except ValueError as error:
+        raise p.InvalidParams(str(error)) from None
+
+
+def _files(params: dict[str, Any]) -> dict[str, int] | None:
+    files = params.get("files")
+    if files is None:
+        return None
+    if not isinstance(files, dict) or not all(
+        isinstance(chars, int) and not isinstance(chars, bool) and chars >= 0
+        for chars in files.values()
+    ):
+        raise p.InvalidParams("'files' must be an object {path or uri: characters read}")
+    return {
+        (str(uri_to_path(key)) if key.startswith("file:") else key): chars
+        for key, chars in files.items()
+    }
+
+
+def _record_call(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
+    call_type = p.required_str(params, "callType")
+    if call_type not in CALL_TYPE_INPUTS:
+        raise p.InvalidParams(f"'callType' must be one of {', '.join(CALL_TYPE_INPUTS)}")
+    try:
+        record = ledger.record(
+            task_id=p.optional_str(params, "taskId"),
+            call_type=call_type,
+            model=p.required_str(params, "model"),
+            input_tokens=p.optional_int(params, "inputTokens"),
+            output_tokens=p.optional_int(params, "outputTokens"),
+            cached_tokens=p.optional_int(params, "cachedTokens") or 0,
+            reasoning_tokens=p.optional_int(params, "reasoningTokens") or 0,
+            prompt_text=p.optional_str(params, "promptText"),
+            completion_text=p.optional_str(params, "completionText"),
+            files=_files(params),
+            latency_ms=float(p.optional_int(params, "latencyMs") or 0),
+            retry=p.optional_int(params, "retry") or 0,
+            stream=params.get("stream") is True,
+        )
+    except BudgetExceeded as stop:
+        return {
+            **stop.record.to_json(),
+            "budgetExceeded": {
+                "used": stop.used,
+                "limit": stop.limit,
+                "scope": stop.scope,
+                "message": str(stop),
+            },
+        }
+    except ValueError as error:
+        raise p.InvalidParams(str(error)) from None
+    return record.to_json()
+
+
+def _budget(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
+    task_id = p.optional_str(params, "taskId")
+    limit = p.optional_int(params, "limit")
+    daily = p.optional_int(params, "daily")
+    if limit is not None or daily is not None:
+        try:
+            ledger.set_budget(
+                task_id, limit=limit, daily=daily, hard_stop=params.get("hardStop") is True
+            )
+        except ValueError as error:
+            raise p.InvalidParams(str(error)) from None
+    return ledger.budget_state(task_id)
+
+
+def _current_task(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
+    try:
+        task_id = ledger.begin_task(p.optional_str(params, "taskId"))
+    except ValueError as error:
+        raise p.InvalidParams(str(error)) from None
+    return {
+        "taskId": task_id,
+        "name": ledger.task_name(task_id),
+        "budget": ledger.budget_state(task_id),
+    }
+
+
+def register(server: CodeKeepServer) -> None:
+    announce = budget_announcer(server)
+    server.contributions.opened.append(lambda services: services.subscribe_budget(announce))
+    server.contributions.file_lens.append(file_lens)
+    server.client_notifications.append(BUDGET_NOTIFICATION)
+
+    async def on_ledger(params: dict[str, Any], action: Callable[[Ledger], T]) -> T:
+        handle = target_folder(server, params)
+        return await handle.run(lambda services: action(services.ledger))
+
+    @custom_request(server, "ledger/report")
+    async def report(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        group_by = p.optional_str(params, "groupBy") or "type"
+        if group_by not in GROUPS:
+            raise p.InvalidParams(f"'groupBy' must be one of {', '.join(GROUPS)}")
+        since = _since(params)
+        task_id = p.optional_str(params, "taskId")
+        top = p.optional_int(params, "top", minimum=1) or 10
+
+        def build(services: WorkspaceServices) -> dict[str, Any]:
+            result = services.ledger_report(task_id=task_id, since=since, group_by=group_by,
+                                            top_files=top)
+            return {**result, "text": render_text(result)}
+
+        return await target_folder(server, params).run(build)
+
+    @custom_request(server, "ledger/record")
+    async def record(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        return await on_ledger(params, lambda ledger: _record_call(ledger, params))
+
+    @custom_request(server, "ledger/budget")
+    async def budget(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        return await on_ledger(params, lambda ledger: _budget(ledger, params))
+
+    @custom_request(server, "ledger/task")
+    async def task(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        return await on_ledger(params, lambda ledger: _current_task(ledger, params))

@@ -1,0 +1,273 @@
+"""Session lifecycle: folders opened on ``initialize``, indexed after ``initialized``,
+settings from ``initializationOptions`` and ``workspace/configuration`` (applied live),
+folders added/removed, databases flushed on ``shutdown``/``exit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from codekeep.analysis.discovery import IgnoreRules
+from codekeep.analysis.model import IndexStats
+from codekeep.common.uris import path_to_uri, uri_to_path
+from codekeep.common.workspace import resolve_root
+from codekeep.server.app import CodeKeepServer
+from codekeep.server.extensions import custom_request
+from codekeep.server.indexing import index_in_background
+from codekeep.server.logs import attach_client_logging
+from codekeep.server.params import to_plain
+from codekeep.server.watcher import DiskChange, DiskChangeQueue, FolderWatcher, OpKind
+from codekeep.server.workspaces import WorkspaceHandle, WorkspaceUnavailable
+from codekeep.services import SettingsError, WorkspaceServices, WorkspaceSettings
+
+logger = logging.getLogger(__name__)
+
+SECTION = "codekeep"
+
+
+class Session:
+    """What the lifecycle handlers share: the watcher, the disk queue, running tasks."""
+
+    def __init__(self, server: CodeKeepServer) -> None:
+        self.server = server
+        self.queue: DiskChangeQueue | None = None
+        self.watcher: FolderWatcher | None = None
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.rules: dict[Path, IgnoreRules] = {}
+        self.indexing: dict[Path, asyncio.Future[IndexStats | None]] = {}
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.queue = DiskChangeQueue(loop)
+        self.watcher = FolderWatcher(self.queue)
+
+    def spawn(self, coro: Any) -> asyncio.Future[Any]:
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    def open_folder(self, root: Path) -> WorkspaceHandle | None:
+        if not root.is_dir():  # a stale folder in the editor's workspace file
+            logger.warning("workspace folder %s does not exist; skipped", root)
+            return None
+        handle = self.server.workspaces.add(root, self.server.settings)
+        if handle is None:
+            return None
+        self.rules[root] = IgnoreRules(root, self.server.settings.index_settings())
+        if self.watcher is not None:
+            self.watcher.watch(handle, lambda: self.rules[root])
+        logger.info("workspace folder %s", root)
+        return handle
+
+    def close_folder(self, root: Path) -> None:
+        handle = self.server.workspaces.remove(root)
+        if handle is None:
+            return
+        if self.watcher is not None:
+            self.watcher.unwatch(root)
+        self.rules.pop(root, None)
+        # Joining the worker (and a running index) must not stall the event loop.
+        self.spawn(asyncio.to_thread(handle.close))
+
+    def index(self, handle: WorkspaceHandle) -> asyncio.Future[IndexStats | None]:
+        """Start indexing a folder, after any run already going on for it."""
+        previous = self.indexing.get(handle.root)
+
+        async def run() -> IndexStats | None:
+            if previous is not None and not previous.done():
+                await asyncio.wait([previous])
+            return await index_in_background(self.server, handle)
+
+        self.indexing[handle.root] = self.spawn(run())
+        return self.indexing[handle.root]
+
+    def stop(self) -> None:
+        """Before the databases close: no more watcher events, no more indexing."""
+        if self.watcher is not None:
+            self.watcher.stop()
+
+
+def folder_roots(params: types.InitializeParams) -> list[Path]:
+    """Workspace folders, else rootUri, else rootPath (older clients)."""
+    uris = [folder.uri for folder in params.workspace_folders or []]
+    if not uris and params.root_uri:
+        uris = [params.root_uri]
+    roots = []
+    for uri in uris:
+        try:
+            roots.append(resolve_root(uri_to_path(uri)))
+        except ValueError:
+            logger.warning("ignoring workspace folder that is not a file URI: %s", uri)
+    if not roots and params.root_path:
+        roots.append(resolve_root(params.root_path))
+    return roots
+
+
+def parse_settings(raw: Any) -> WorkspaceSettings | None:
+    """Settings from a client payload; None (and a logged warning) if malformed."""
+    plain = to_plain(raw)
+    if isinstance(plain, dict) and isinstance(plain.get(SECTION), dict):
+        plain = plain[SECTION]  # {"codekeep": {...}} as some clients nest it
+    try:
+        return WorkspaceSettings.from_json(plain)
+    except SettingsError as error:
+        logger.warning("ignoring invalid codekeep settings: %s", error)
+        return None
+
+
+def register(server: CodeKeepServer) -> None:
+    session = Session(server)
+    server.on_close.append(session.stop)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: CodeKeepServer, params: types.InitializeParams) -> None:
+        loop = ls.loop = asyncio.get_running_loop()
+        attach_client_logging(ls, loop)
+        session.start(loop)
+        settings = parse_settings(params.initialization_options)
+        if settings is not None:
+            ls.settings = settings
+        for root in folder_roots(params):
+            session.open_folder(root)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: CodeKeepServer, params: types.InitializedParams) -> None:
+        await register_watched_files(ls)
+        await pull_configuration(ls, session, reindex=False)
+        for handle in ls.workspaces:
+            session.index(handle)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: CodeKeepServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        if supports_configuration(ls):
+            await pull_configuration(ls, session, reindex=True)
+        elif (settings := parse_settings(params.settings)) is not None:
+            await apply_settings(ls, session, settings, reindex=True)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(
+        ls: CodeKeepServer, params: types.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        for folder in params.event.removed:
+            session.close_folder(resolve_root(uri_to_path(folder.uri)))
+        for folder in params.event.added:
+            handle = session.open_folder(resolve_root(uri_to_path(folder.uri)))
+            if handle is not None:
+                session.index(handle)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(
+        ls: CodeKeepServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        if session.queue is None:
+            return
+        for event in params.changes:
+            located = ls.locate(event.uri)
+            if located is None:
+                continue
+            handle, path = located
+            if session.rules[handle.root].ignored(path, is_dir=False):
+                continue
+            kind: OpKind = "delete" if event.type == types.FileChangeType.Deleted else "refresh"
+            session.queue.record(handle, DiskChange(kind, path))
+
+    @custom_request(server, "reindex")
+    async def reindex(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        """Bring every folder's index up to date with the disk now (with progress)."""
+        handles = list(ls.workspaces)
+        results = await asyncio.gather(*(session.index(handle) for handle in handles))
+        return {
+            "folders": [
+                {"uri": path_to_uri(handle.root), "error": handle.progress.error}
+                | (stats.to_json() if stats is not None else {})
+                for handle, stats in zip(handles, results, strict=True)
+            ]
+        }
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: CodeKeepServer, params: Any) -> None:
+        # Blocking work (joining threads, checkpointing SQLite) off the event loop.
+        await asyncio.to_thread(ls.close_workspaces)
+
+    @server.feature(types.EXIT)
+    def exit_(ls: CodeKeepServer, params: Any) -> None:
+        ls.close_workspaces()  # no-op after a clean shutdown; flushes if the client skipped it
+
+
+def supports_configuration(server: CodeKeepServer) -> bool:
+    workspace = server.client_capabilities.workspace
+    return bool(workspace and workspace.configuration)
+
+
+async def pull_configuration(server: CodeKeepServer, session: Session, *, reindex: bool) -> None:
+    """Ask the client for the ``codekeep`` section (if it can answer) and apply it."""
+    if not supports_configuration(server):
+        return
+    try:
+        values = await server.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+        )
+    except Exception as error:
+        logger.info("client did not answer workspace/configuration: %s", error)
+        return
+    if values and values[0] is not None:
+        settings = parse_settings(values[0])
+        if settings is not None:
+            await apply_settings(server, session, settings, reindex=reindex)
+
+
+async def apply_settings(
+    server: CodeKeepServer, session: Session, settings: WorkspaceSettings, *, reindex: bool
+) -> None:
+    """Make ``settings`` current in every folder without a restart."""
+    if settings == server.settings:
+        return
+    server.settings = settings
+    logger.info("settings: %s", settings.to_json())
+    for handle in server.workspaces:
+        session.rules[handle.root] = IgnoreRules(handle.root, settings.index_settings())
+        try:
+            changed = await handle.run(
+                functools.partial(
+                    WorkspaceServices.reconfigure,
+                    settings=settings,
+                    open_paths=list(handle.open_documents),
+                )
+            )
+        except WorkspaceUnavailable:
+            continue  # reported by indexStatus; the other folders still get the settings
+        if changed and reindex:
+            session.index(handle)
+
+
+async def register_watched_files(server: CodeKeepServer) -> None:
+    """Ask the client to send ``workspace/didChangeWatchedFiles`` (when it can)."""
+    workspace = server.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace else None
+    if not watched or not watched.dynamic_registration:
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
+    )
+    try:
+        await server.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id="codekeep-watched-files",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=options,
+                    )
+                ]
+            )
+        )
+    except Exception as error:
+        logger.info("client refused file watching registration: %s", error)

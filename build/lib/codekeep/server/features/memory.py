@@ -1,0 +1,237 @@
+"""Memory over LSP: the same operations as ``codekeep memory …`` plus editor surfaces.
+
+Requests (each also the command ``codekeep.memory.<name>`` taking the same object):
+
+* ``codekeep/memory/remember`` ``{content, kind?, key?, importance?, scope?, files?,
+  symbols?, evidence?, ttlDays?, uri?}`` -> ``{id, action, reason?}`` (files may be URIs or
+  workspace-relative paths; a rejection is a normal result with ``action: "REJECT"``);
+* ``codekeep/memory/recall`` ``{query, limit?, kinds?, uri?}`` -> ``{memories}`` best
+  first, each with ``score`` and ``scoreParts`` (``uri`` adds a structured file match);
+* ``codekeep/memory/forget`` / ``notThis`` ``{id, reason?, undo?}`` -> ``{ok}``;
+* ``codekeep/memory/list`` ``{kinds?, statuses?, scope?, limit?}`` -> ``{memories}``;
+* ``codekeep/memory/notes`` ``{uri?}`` -> ``{uri, created, invalid}``: the folder's
+  ``.codekeep/MEMORY.md`` for the editor to open, written from the catalog's template
+  when missing (never over an existing file) and synced; its unusable lines are in
+  ``invalid`` and published as diagnostics, as after a save.
+
+Hover on a definition adds the memories linked to it; its code lens gets
+" · 2 memories". Everything here uses the folder's one :class:`MemoryService`
+(``services.memory``, shared with the agent), which follows the code map's changes
+(renames move links, vanished symbols become stale) and re-reads
+``.codekeep/MEMORY.md`` whenever it changed. Saving MEMORY.md in the editor re-syncs it
+at once (every memory request, list included, sees it) and publishes each line that
+could not be used as a warning diagnostic on that line (none: the warnings clear).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lsprotocol import types
+
+from codekeep.analysis.model import Symbol
+from codekeep.common.uris import path_to_uri, uri_to_path
+from codekeep.memory import KINDS, MemoryInputError, MemoryService
+from codekeep.server import params as p
+from codekeep.server.app import CodeKeepServer
+from codekeep.server.extensions import CustomHandler, custom_request, target_folder
+from codekeep.server.workspaces import WorkspaceHandle
+from codekeep.services import WorkspaceServices
+
+logger = logging.getLogger(__name__)
+
+HOVER_ITEMS = 3
+
+
+def _paths(handle: WorkspaceHandle, values: Sequence[str]) -> list[str]:
+    """Workspace-relative paths from URIs or paths; a file outside the folder is an error."""
+    paths = []
+    for value in values:
+        if not value.startswith("file:"):
+            paths.append(value)
+            continue
+        relative = handle.relative(uri_to_path(value))
+        if relative is None:
+            raise p.InvalidParams(f"{value} is not inside the workspace folder {handle.root}")
+        paths.append(relative)
+    return paths
+
+
+def _default(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def _kinds(params: dict[str, Any]) -> list[str] | None:
+    kinds = p.optional_str_list(params, "kinds")
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        raise p.InvalidParams(f"unknown kind {unknown[0]!r} (one of {', '.join(KINDS)})")
+    return kinds or None
+
+
+def _remember(memory: MemoryService, handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
+    evidence = params.get("evidence")
+    if evidence is not None and not isinstance(evidence, dict):
+        raise p.InvalidParams("'evidence' must be an object {file|event, quote}")
+    result = memory.remember(
+        p.required_str(params, "content"),
+        kind=p.optional_str(params, "kind") or "fact",
+        key=p.optional_str(params, "key"),
+        importance=_default(p.optional_int(params, "importance", minimum=1, maximum=10), 5),
+        scope=p.optional_str(params, "scope") or "project",
+        files=_paths(handle, p.optional_str_list(params, "files")),
+        symbols=p.optional_str_list(params, "symbols"),
+        evidence=evidence,
+        source=p.optional_str(params, "source") or "user",
+        ttl_days=p.optional_int(params, "ttlDays", minimum=1),
+    )
+    return result.to_json()
+
+
+def _recall(memory: MemoryService, handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
+    query = params.get("query")
+    if query is not None and not isinstance(query, str):
+        raise p.InvalidParams("'query' must be a string")
+    uri = p.optional_str(params, "uri")
+    found = memory.recall(
+        query or "",
+        limit=_default(p.optional_int(params, "limit", minimum=0, maximum=200), 10),
+        kinds=_kinds(params),
+        files=_paths(handle, [uri]) if uri else (),
+    )
+    return {"memories": [r.to_json() for r in found]}
+
+
+def _list(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
+    found = memory.list(
+        kinds=_kinds(params),
+        statuses=p.optional_str_list(params, "statuses") or None,
+        scope=p.optional_str(params, "scope"),
+        limit=p.optional_int(params, "limit", minimum=1, maximum=1000) or 200,
+    )
+    return {"memories": [m.to_json() for m in found]}
+
+
+def _forget(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
+    return {"ok": memory.forget(p.required_str(params, "id"), p.optional_str(params, "reason"))}
+
+
+def _not_this(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
+    memory_id = p.required_str(params, "id")
+    if params.get("undo") is True:
+        return {"ok": memory.undo_not_this(memory_id)}
+    return {"ok": memory.not_this(memory_id, p.optional_str(params, "reason"))}
+
+
+def hover_paragraph(memory: MemoryService, symbol: Symbol) -> str | None:
+    linked = memory.memories_for_symbol(symbol.id)
+    if not linked:
+        return None
+    lines = [f"**{len(linked)} {'memory' if len(linked) == 1 else 'memories'}**"]
+    for item in linked[:HOVER_ITEMS]:
+        flags = f" — {', '.join(item.flags)}" if item.flags else ""
+        text = " ".join(item.content.split())
+        lines.append(f"- {text} _({item.kind}{flags})_ `{item.id}`")
+    if len(linked) > HOVER_ITEMS:
+        lines.append(f"- … and {len(linked) - HOVER_ITEMS} more (`codekeep memory recall`)")
+    return "\n".join(lines)
+
+
+def lens_counts(memory: MemoryService, symbols: Sequence[Symbol]) -> dict[str, str]:
+    counts = memory.counts_for_symbols([s.id for s in symbols])
+    return {
+        symbol_id: f" · {count} {'memory' if count == 1 else 'memories'}"
+        for symbol_id, count in counts.items()
+    }
+
+
+def notes_diagnostics(invalid: Sequence[dict[str, Any]]) -> list[types.Diagnostic]:
+    """One warning per unusable MEMORY.md line (the report's lines are 1-based)."""
+    return [
+        types.Diagnostic(
+            range=types.Range(
+                start=types.Position(line=int(item["line"]) - 1, character=0),
+                end=types.Position(line=int(item["line"]), character=0),
+            ),
+            message=f"{item['reason']} (this line is not used)",
+            severity=types.DiagnosticSeverity.Warning,
+            source="codekeep",
+        )
+        for item in invalid
+    ]
+
+
+def publish_notes_problems(
+    server: CodeKeepServer, uri: str, invalid: Sequence[dict[str, Any]]
+) -> None:
+    """Show MEMORY.md's unusable lines as diagnostics (none: clear them). Any thread."""
+    params = types.PublishDiagnosticsParams(uri=uri, diagnostics=notes_diagnostics(invalid))
+    server.call_on_loop(lambda: server.text_document_publish_diagnostics(params))
+
+
+def notes_saved(server: CodeKeepServer) -> Callable[[WorkspaceServices, str], None]:
+    """The ``saved`` hook: a saved MEMORY.md is synced now and its problems shown."""
+
+    def on_saved(services: WorkspaceServices, path: str) -> None:
+        notes = services.memory.notes_path
+        if (services.root / path).resolve() != notes.resolve():
+            return
+        report = services.memory.sync_notes()
+        publish_notes_problems(server, path_to_uri(notes), report["invalid"])
+
+    return on_saved
+
+
+def open_notes(memory: MemoryService) -> dict[str, Any]:
+    """MEMORY.md ready to edit: created from the template when missing, then synced."""
+    created = memory.create_notes()
+    report = memory.sync_notes()
+    uri = path_to_uri(memory.notes_path)
+    return {"uri": uri, "created": created, "invalid": report["invalid"]}
+
+
+Action = Callable[[MemoryService, WorkspaceHandle, dict[str, Any]], Any]
+
+
+def on_folder_memory(action: Action) -> CustomHandler:
+    """A request handler running ``action`` with the target folder's memory, on its worker."""
+
+    async def handle(server: CodeKeepServer, params: dict[str, Any]) -> Any:
+        folder = target_folder(server, params)
+
+        def run(services: WorkspaceServices) -> Any:
+            try:
+                return action(services.memory, folder, params)
+            except MemoryInputError as error:
+                raise p.InvalidParams(str(error)) from None
+
+        return await folder.run(run)
+
+    return handle
+
+
+def register(server: CodeKeepServer) -> None:
+    server.contributions.hover.append(
+        lambda services, symbol: hover_paragraph(services.memory, symbol)
+    )
+    server.contributions.symbol_lens.append(
+        lambda services, symbols: lens_counts(services.memory, symbols)
+    )
+    server.contributions.saved.append(notes_saved(server))
+    for name, action in (
+        ("remember", _remember),
+        ("recall", _recall),
+        ("forget", _forget),
+        ("notThis", _not_this),
+        ("list", _list),
+    ):
+        custom_request(server, f"memory/{name}")(on_folder_memory(action))
+
+    @custom_request(server, "memory/notes")
+    async def notes(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+        folder = target_folder(ls, params)
+        result = await folder.run(lambda services: open_notes(services.memory))
+        publish_notes_problems(ls, result["uri"], result["invalid"])
+        return result

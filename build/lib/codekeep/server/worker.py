@@ -1,0 +1,61 @@
+"""A single thread per workspace that runs every call into its services, in order.
+
+The services (code map, memory, ledger) are synchronous and own SQLite connections,
+which belong to the thread that opened them. Running all of a workspace's calls on
+one dedicated thread gives three properties at once: the event loop never blocks on
+parsing or SQL, edits are applied strictly in the order the editor sent them (so a
+request that follows a ``didChange`` sees the edit), and a request that is cancelled
+before its turn never runs at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
+
+
+class SerialWorker:
+    """A FIFO of calls executed on one named thread."""
+
+    def __init__(self, name: str) -> None:
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix=name
+        )
+        self._closed = False
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Queue ``fn(*args)`` and await its result.
+
+        Cancelling the awaiting task cancels the call if it has not started yet.
+        """
+        return await asyncio.wrap_future(self._executor.submit(fn, *args))
+
+    def post(self, fn: Callable[..., Any], *args: Any, what: str = "") -> None:
+        """Queue ``fn(*args)`` without waiting; a failure is logged, never raised.
+
+        Used by notifications (``didChange`` ...), which have nobody to answer to.
+        """
+        if self._closed:
+            return
+        future = self._executor.submit(fn, *args)
+        future.add_done_callback(lambda done: _log_failure(done, what or fn.__name__))
+
+    def close(self) -> None:
+        """Finish the queued calls, then stop the thread."""
+        self._closed = True
+        self._executor.shutdown(wait=True, cancel_futures=False)
+
+
+def _log_failure(future: concurrent.futures.Future[Any], what: str) -> None:
+    if future.cancelled():
+        return
+    error = future.exception()
+    if error is not None:
+        logger.error("%s failed: %s", what, error, exc_info=error)

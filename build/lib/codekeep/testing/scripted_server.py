@@ -1,0 +1,326 @@
+"""A real OpenAI-compatible HTTP endpoint on 127.0.0.1 that replays a script.
+
+Tests, benchmarks and the language-server end-to-end tests need a model that answers
+deterministically over the actual wire protocol (SSE streaming, usage chunks, 429 with
+``Retry-After``, slow replies, broken tool-call JSON). This server is that model: each
+request to ``/v1/chat/completions`` takes the next :class:`Reply` of the script (or asks a
+responder callable, for strategies that react to tool results) and records the request
+body, so a test can assert exactly what the agent sent — tool schemas, ``tool_choice``,
+tool results, nudges.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from codekeep.common.tokens import token_len
+
+Responder = Callable[[dict[str, Any]], "Reply"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedCall:
+    """A tool call to send; ``arguments`` as a dict is JSON-encoded, a str is sent raw."""
+
+    name: str
+    arguments: Mapping[str, Any] | str = field(default_factory=dict)
+    id: str | None = None
+
+    def arguments_text(self) -> str:
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(dict(self.arguments))
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One scripted answer.
+
+    ``usage=None`` reports usage computed from the request (tiktoken over the messages);
+    ``report_usage=False`` omits it like servers that do not report usage. ``stream``
+    ``None`` follows the request. ``status`` >= 400 sends ``body`` (or an empty object)
+    with ``headers``; a ``body`` is sent as-is with any status (broken gateways).
+    """
+
+    content: str = ""
+    tool_calls: Sequence[ScriptedCall] = ()
+    usage: Mapping[str, int] | None = None
+    report_usage: bool = True
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: str | None = None
+    delay: float = 0.0
+    stream: bool | None = None
+
+
+def say(text: str, **options: Any) -> Reply:
+    """A plain text answer."""
+    return Reply(content=text, **options)
+
+
+def call(name: str, arguments: Mapping[str, Any] | str | None = None, **options: Any) -> Reply:
+    """A reply with one tool call."""
+    return Reply(tool_calls=(ScriptedCall(name, {} if arguments is None else arguments),),
+                 **options)
+
+
+def calls(*scripted: ScriptedCall, content: str = "", **options: Any) -> Reply:
+    """A reply with several tool calls in one round."""
+    return Reply(content=content, tool_calls=scripted, **options)
+
+
+def http_error(status: int, message: str = "scripted error", retry_after: float | None = None,
+               **options: Any) -> Reply:
+    headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
+    body = json.dumps({"error": {"message": message, "type": "scripted", "code": status}})
+    return Reply(status=status, headers=headers, body=body, **options)
+
+
+# OpenAI's published estimate of how function definitions are billed (the
+# "How to count tokens with tiktoken" cookbook, gpt-4o family): a few framing tokens per
+# function, property and enum value, plus the text of names, types and descriptions.
+_FUNCTION_INIT, _PROPERTY_INIT, _PROPERTY_KEY = 7, 3, 3
+_ENUM_INIT, _ENUM_ITEM, _FUNCTIONS_END = -3, 3, 12
+
+
+def tool_tokens(tools: Sequence[Mapping[str, Any]]) -> int:
+    """Tokens the function definitions cost, the way the provider renders them."""
+    if not tools:
+        return 0
+    total = _FUNCTIONS_END
+    for tool in tools:
+        function = tool.get("function") or {}
+        total += _FUNCTION_INIT + token_len(
+            f"{function.get('name', '')}:{str(function.get('description', '')).rstrip('.')}")
+        properties = (function.get("parameters") or {}).get("properties") or {}
+        if properties:
+            total += _PROPERTY_INIT
+        for key, spec in properties.items():
+            total += _PROPERTY_KEY
+            enum = spec.get("enum") or []
+            if enum:
+                total += _ENUM_INIT + sum(_ENUM_ITEM + token_len(str(item)) for item in enum)
+            kind = spec.get("type", "")
+            description = str(spec.get("description", "")).rstrip(".")
+            total += token_len(f"{key}:{kind}:{description}")
+    return total
+
+
+def prompt_tokens(body: Mapping[str, Any]) -> int:
+    """Tokens of everything the model was sent: messages and tool definitions."""
+    total = 0
+    for message in body.get("messages") or []:
+        total += 4 + token_len(str(message.get("content") or ""))
+        for tool_call in message.get("tool_calls") or []:
+            function = tool_call.get("function") or {}
+            total += token_len(str(function.get("name", ""))) + token_len(
+                str(function.get("arguments", "")))
+    return total + tool_tokens(body.get("tools") or [])
+
+
+class ScriptedModelServer:
+    """Serve ``script`` on ``http://127.0.0.1:<random port>/v1``; use as a context manager."""
+
+    def __init__(self, script: Iterable[Reply | Responder] = (), *,
+                 responder: Responder | None = None, model: str = "scripted-model") -> None:
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        self._script: deque[Reply | Responder] = deque(script)
+        self._responder = responder
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
+                                        daemon=True, name="scripted-model-server")
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> ScriptedModelServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> ScriptedModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def push(self, *replies: Reply | Responder) -> None:
+        with self._lock:
+            self._script.extend(replies)
+
+    def set_responder(self, responder: Responder | None) -> None:
+        """Answer with ``responder(request_body)`` whenever the script is empty."""
+        with self._lock:
+            self._responder = responder
+
+    @property
+    def remaining(self) -> int:
+        return len(self._script)
+
+    def tool_messages(self, request_index: int) -> list[dict[str, Any]]:
+        """The ``role: tool`` messages the agent sent in request ``request_index``."""
+        return [m for m in self.requests[request_index]["messages"] if m.get("role") == "tool"]
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(body)
+            entry = self._script.popleft() if self._script else self._responder
+        if entry is None:
+            return http_error(500, "scripted model: the script is exhausted")
+        return entry(body) if callable(entry) else entry
+
+    def _sleep(self, seconds: float) -> bool:
+        """Sleep unless the server stops first; ``False`` when it stopped."""
+        return not self._stopping.wait(seconds)
+
+
+def _handler_for(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            return
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                self._send_json(200, {"object": "list", "data": [
+                    {"id": server.model, "object": "model", "owned_by": "codekeep"}]})
+            else:
+                self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                self._send_json(400, {"error": {"message": "request body is not JSON"}})
+                return
+            server.request_headers.append(dict(self.headers.items()))
+            reply = server._next_reply(body)
+            if reply.delay and not server._sleep(reply.delay):
+                return
+            try:
+                if reply.status >= 400 or reply.body is not None:
+                    self._send_raw(reply.status, reply.body or "{}", "application/json",
+                                   reply.headers)
+                elif reply.stream if reply.stream is not None else body.get("stream"):
+                    self._send_stream(body, reply)
+                else:
+                    self._send_json(200, _completion(server.model, body, reply), reply.headers)
+            except (BrokenPipeError, ConnectionResetError):
+                return  # the client went away (cancelled): nothing to answer
+
+        def _send_json(self, status: int, payload: Any,
+                       headers: Mapping[str, str] | None = None) -> None:
+            self._send_raw(status, json.dumps(payload), "application/json", headers or {})
+
+        def _send_raw(self, status: int, text: str, content_type: str,
+                      headers: Mapping[str, str]) -> None:
+            data = text.encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _send_stream(self, body: dict[str, Any], reply: Reply) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            for chunk in _stream_chunks(server.model, body, reply, include_usage):
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+def _usage(body: Mapping[str, Any], reply: Reply) -> dict[str, int]:
+    if reply.usage is not None:
+        usage = dict(reply.usage)
+    else:
+        completion = token_len(reply.content) + sum(
+            token_len(c.name) + token_len(c.arguments_text()) for c in reply.tool_calls)
+        usage = {"prompt_tokens": prompt_tokens(body), "completion_tokens": completion}
+    usage.setdefault("total_tokens", usage.get("prompt_tokens", 0)
+                     + usage.get("completion_tokens", 0))
+    return usage
+
+
+def _call_id(reply_call: ScriptedCall, index: int) -> str:
+    return reply_call.id or f"call_{index}_{reply_call.name}"
+
+
+def _completion(model: str, body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": _call_id(c, i), "type": "function",
+             "function": {"name": c.name, "arguments": c.arguments_text()}}
+            for i, c in enumerate(reply.tool_calls)
+        ]
+    payload: dict[str, Any] = {
+        "id": f"chatcmpl-{time.monotonic_ns()}", "object": "chat.completion",
+        "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+    }
+    if reply.report_usage:
+        payload["usage"] = _usage(body, reply)
+    return payload
+
+
+def _pieces(text: str, size: int = 16) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def _stream_chunks(model: str, body: Mapping[str, Any], reply: Reply,
+                   include_usage: bool) -> list[dict[str, Any]]:
+    base = {"id": f"chatcmpl-{time.monotonic_ns()}", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": piece}) for piece in _pieces(reply.content)]
+    for index, scripted in enumerate(reply.tool_calls):
+        chunks.append(chunk({"tool_calls": [{"index": index, "id": _call_id(scripted, index),
+                                             "type": "function",
+                                             "function": {"name": scripted.name,
+                                                          "arguments": ""}}]}))
+        chunks += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+                   for piece in _pieces(scripted.arguments_text())]
+    chunks.append(chunk({}, "tool_calls" if reply.tool_calls else "stop"))
+    if include_usage and reply.report_usage:
+        chunks.append({**base, "choices": [], "usage": _usage(body, reply)})
+    return chunks

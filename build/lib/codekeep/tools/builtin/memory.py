@@ -1,0 +1,94 @@
+"""Memory tools: long-term remember/recall/forget and the task's scratchpad."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from codekeep.memory.model import MemoryInputError
+from codekeep.tools.context import ToolContext
+from codekeep.tools.result import ToolError, ToolOutput
+from codekeep.tools.spec import Param, tool
+
+MemoryKind = Literal["fact", "insight", "preference", "soft_preference", "note", "case"]
+
+
+@tool(category="memory", read_only=False, writes=True, dedup_on=("content",), compression="json")
+async def remember(
+    ctx: ToolContext,
+    content: Annotated[
+        str, Param("The fact, decision or preference, as one self-contained sentence.")
+    ],
+    kind: Annotated[MemoryKind, Param("What sort of memory this is.")] = "fact",
+    key: Annotated[
+        str | None, Param("Stable key for a value that may change later (e.g. 'test.command').")
+    ] = None,
+    importance: Annotated[
+        int, Param("1 (trivia) to 10 (critical).", schema={"minimum": 1, "maximum": 10})
+    ] = 5,
+    files: Annotated[list[str], Param("Workspace files this is about.")] = [],  # noqa: B006
+    symbols: Annotated[list[str], Param("Symbol ids this is about (from find_symbol).")] = [],  # noqa: B006
+) -> ToolOutput:
+    """Store something worth knowing in future tasks (project facts, decisions, user
+    preferences). Secrets and one-off details are rejected."""
+    try:
+        written = ctx.require_memory().remember(
+            content, kind=kind, key=key, importance=importance, files=files, symbols=symbols,
+            source="agent", task_id=ctx.task_id,
+        )  # fmt: skip
+    except MemoryInputError as exc:
+        raise ToolError(str(exc), rule="memory") from None
+    if written.rejected:
+        raise ToolError(f"not remembered: {written.reason}", rule="memory.rejected")
+    return ToolOutput(data=written.to_json(), text=f"{written.action} {written.id}")
+
+
+@tool(category="memory", read_only=True, compression="text")
+async def recall(
+    ctx: ToolContext,
+    query: Annotated[str, Param("What you want to know, in a few words.")],
+    limit: Annotated[
+        int, Param("Most memories to return.", schema={"minimum": 1, "maximum": 50})
+    ] = 10,
+    kinds: Annotated[list[MemoryKind] | None, Param("Only these kinds.")] = None,
+    files: Annotated[list[str], Param("Prefer memories about these files.")] = [],  # noqa: B006
+) -> ToolOutput:
+    """Recall what earlier tasks learned about the project, best matches first."""
+    try:
+        found = ctx.require_memory().recall(query, limit=limit, kinds=kinds, files=files)
+    except MemoryInputError as exc:
+        raise ToolError(str(exc), rule="memory") from None
+    memories = [m.to_json() for m in found]
+    lines = [f"{len(memories)} memories for {query!r}"]
+    lines += [f"[{m['id']}] {m['kind']} ({m['score']:.2f}): {m['content']}" for m in memories]
+    linked = list(dict.fromkeys(f for m in memories for f in m["files"]))
+    return ToolOutput(data={"memories": memories}, text="\n".join(lines), files=linked, query=query)
+
+
+@tool(category="memory", read_only=False, writes=True, dedup_on=("id",), compression="text")
+async def forget(
+    ctx: ToolContext,
+    id: Annotated[str, Param("The memory id, as shown by recall.")],
+    reason: Annotated[str | None, Param("Why it is wrong or obsolete.")] = None,
+) -> ToolOutput:
+    """Disable a memory that is wrong or obsolete (kept for audit, never recalled again)."""
+    if not ctx.require_memory().forget(id, reason):
+        raise ToolError(
+            f"there is no memory with id {id!r}; use recall to find ids", rule="not_found"
+        )
+    return ToolOutput(data={"id": id, "forgotten": True}, text=f"forgot {id}")
+
+
+@tool(category="memory", read_only=False, writes=True, dedup_on=("finding",), compression="text")
+async def note_finding(
+    ctx: ToolContext,
+    finding: Annotated[str, Param("What you found out, in one or two sentences.")],
+    evidence: Annotated[str | None, Param("Where it shows, e.g. 'src/app.py:12'.")] = None,
+) -> ToolOutput:
+    """Write a finding to this task's scratchpad; it stays in your context for the whole
+    task and feeds the task summary."""
+    working = ctx.require_memory().working_memory(ctx.task_id)
+    working.note(finding, evidence)
+    return ToolOutput(
+        data={"findings": len(working.scratchpad)},
+        text=f"noted ({len(working.scratchpad)} findings)",
+    )

@@ -1,0 +1,1 @@
+"""Safety boundaries for tool calls: the path guard and the command policy."""
