@@ -37,6 +37,8 @@ H.run(function()
   R.after_not_this = H.lines(recall)
   R.forget = H.note_of('CodeKeepForget')
   R.after_forget = H.lines(recall)
+  R.not_this_by_id = H.note_of('CodeKeepNotThis ' .. R.secret.message:match('ADD (%S+):'))
+  R.after_not_this_by_id = H.lines(recall)
   R.forget_unknown = H.note_of('CodeKeepForget p000000000000')
   R.recall_nothing = H.note_of('CodeKeepRecall zebra migration schedule')
 

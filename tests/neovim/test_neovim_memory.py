@@ -65,6 +65,11 @@ def test_remember_recall_not_this_forget_and_notes(tmp_path: Path) -> None:
     assert r["forget"]["message"] == f"CodeKeep: forgot memory {memory_id}"
     assert r["after_forget"][0].endswith(": 1 memory")
     assert not any("pure function" in line for line in r["after_forget"])
+    secret_id = r["secret"]["message"].split()[3].rstrip(":")
+    assert r["not_this_by_id"]["message"] == (
+        f"CodeKeep: memory {secret_id} will rank lower (not this)"
+    )
+    assert r["after_not_this_by_id"][3].endswith("[REDACTED:GitHub token]  [not this]")
     assert r["forget_unknown"] == {
         "message": "CodeKeep: no memory p000000000000 (already forgotten?)", "level": WARN,
     }

@@ -28,7 +28,7 @@ local function append(lines)
 end
 
 --- Stop following the run (answered, failed, cancelled or the server went away).
-local function finish(lines, step)
+local function finish(lines)
   append(lines)
   local run = M.running
   if run and run.timer then
@@ -36,7 +36,7 @@ local function finish(lines, step)
     run.timer:close()
   end
   M.running = nil
-  status.set_agent(step)
+  status.set_agent(nil)
   if run and run.client and not run.client:is_stopped() then
     -- the run closed its ledger task: continue the editor's task for what comes next
     status.with_task(function() end, run.client)
@@ -51,7 +51,7 @@ local function answer_lines(result)
   local lines = { '', '## Answer', '' }
   vim.list_extend(lines, scratch.lines(result.answer))
   local calls = type(result.toolCalls) == 'table' and result.toolCalls or {}
-  local stop = result.stopReason and (' · stop: ' .. tostring(result.stopReason)) or ''
+  local stop = core.str(result.stopReason) and (' · stop: ' .. result.stopReason) or ''
   vim.list_extend(lines, {
     '',
     ('Task %s · %s · %s · %s tokens%s'):format(tostring(result.taskId),
@@ -73,7 +73,7 @@ local function watch(run)
     if M.running == run and run.client:is_stopped() then
       core.notify('CodeKeep agent: the language server stopped; the task was interrupted',
         levels.ERROR)
-      finish({ '', 'Interrupted: the language server stopped.' }, nil)
+      finish({ '', 'Interrupted: the language server stopped.' })
     end
   end))
 end
@@ -109,7 +109,7 @@ function M.run(task)
       uri = uri }
     run.request_id = core.request('codekeep/agent/run', params, function(result)
       if M.running == run then
-        finish(answer_lines(result), nil)
+        finish(answer_lines(result))
         core.notify(('CodeKeep agent: done (%s, %s tokens)'):format(
           plural(tonumber(result.iterations) or 0, 'iteration'),
           core.count(tonumber(result.tokens) or 0)))
@@ -118,7 +118,7 @@ function M.run(task)
       client = client,
       on_error = function(message)
         if M.running == run then
-          finish({ '', 'Failed: ' .. message }, nil)
+          finish({ '', 'Failed: ' .. message })
         end
       end,
     })
@@ -146,7 +146,7 @@ function M.cancel()
   if run.request_id and not run.client:is_stopped() then
     run.client:cancel_request(run.request_id)
   end
-  finish({ '', 'Cancelled.' }, nil)
+  finish({ '', 'Cancelled.' })
   core.notify('CodeKeep agent: cancelled')
 end
 

@@ -35,6 +35,11 @@ function M.one_line(text)
   return (tostring(text or ''):gsub('\r', ''):match('^[^\n]*'))
 end
 
+--- A JSON string value, or nil (absent, null -> vim.NIL, empty, not a string).
+function M.str(value)
+  return type(value) == 'string' and value ~= '' and value or nil
+end
+
 function M.notify(message, level)
   vim.notify(M.one_line(message), level or vim.log.levels.INFO)
 end
@@ -118,7 +123,7 @@ function M.request(method, params, on_result, opts)
       end
       return
     end
-    if type(result) == 'table' and type(result.reason) == 'string' and not opts.quiet_reason then
+    if type(result) == 'table' and M.str(result.reason) and not opts.quiet_reason then
       M.notify('CodeKeep: ' .. result.reason)
     end
     M.guard(on_result)(type(result) == 'table' and result or {}, client)

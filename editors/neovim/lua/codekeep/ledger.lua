@@ -29,7 +29,7 @@ function M.report(arg)
         status.apply_budget(report.budget)
       end
       local lines = { 'CodeKeep ledger: ' .. view.title:format(task), '' }
-      if type(report.reason) == 'string' then
+      if core.str(report.reason) then
         vim.list_extend(lines, { report.reason, '' })
       end
       vim.list_extend(lines, scratch.lines(report.text))

@@ -23,16 +23,16 @@ end
 --- "CodeKeep memory REINFORCE m1a2: same content seen again · linked to pkg/a.py". The
 --- text is not repeated: it may hold a secret the server redacted (messages are kept).
 local function remembered(result, links)
-  local action = tostring(result.action or '?')
-  local message = ('CodeKeep memory %s%s'):format(action,
-    result.id and (' ' .. tostring(result.id)) or '')
-  if result.reason then
-    message = message .. ': ' .. tostring(result.reason)
+  local action, id, reason = core.str(result.action) or '?', core.str(result.id),
+    core.str(result.reason)
+  local message = 'CodeKeep memory ' .. action .. (id and (' ' .. id) or '')
+  if reason then
+    message = message .. ': ' .. reason
   end
-  if #links > 0 and result.id then
+  if #links > 0 and id then
     message = message .. ' · linked to ' .. table.concat(links, ', ')
   end
-  local failed = action == 'SKIP' or action == 'REJECT' or not result.id
+  local failed = action == 'SKIP' or action == 'REJECT' or not id
   return message, failed and levels.WARN or levels.INFO
 end
 
@@ -149,17 +149,20 @@ function M.recall(query)
 end
 
 --- :CodeKeepNotThis / :CodeKeepForget: on the memory id given, else the one under the
---- cursor in the recall buffer.
+--- cursor in the recall buffer; done(id, memory) updates the view (memory: the row
+--- shown in this recall buffer, if any).
 local function on_memory(method, id, done)
   id = vim.trim(id or '')
   local buf = vim.api.nvim_get_current_buf()
-  local row, view
+  local view, memory = views[buf], nil
   if id == '' then
-    row, view = row_under_cursor()
+    local row = row_under_cursor()
     if not row then
       return
     end
-    id = row.memory.id
+    id, memory = row.memory.id, row.memory
+  elseif view then
+    memory = vim.iter(view.memories):find(function(m) return m.id == id end)
   end
   local params = { id = id, reason = view and ('from :CodeKeepRecall ' .. quote(view.query, 50)) }
   core.request(method, params, function(result)
@@ -167,8 +170,8 @@ local function on_memory(method, id, done)
       core.notify(('CodeKeep: no memory %s (already forgotten?)'):format(id), levels.WARN)
       return
     end
-    done(id, row and row.memory)
-    if views[buf] and vim.api.nvim_buf_is_valid(buf) then
+    done(id, memory)
+    if memory and views[buf] and vim.api.nvim_buf_is_valid(buf) then
       render(buf)
     end
   end)
@@ -176,18 +179,17 @@ end
 
 function M.not_this(id)
   on_memory('codekeep/memory/notThis', id, function(memory_id, memory)
-    if memory then
-      memory.flags = vim.list_extend(type(memory.flags) == 'table' and memory.flags or {},
-        { 'not this' })
+    local flags = memory and type(memory.flags) == 'table' and memory.flags or {}
+    if memory and not vim.tbl_contains(flags, 'not this') then
+      memory.flags = vim.list_extend(flags, { 'not this' })
     end
     core.notify(('CodeKeep: memory %s will rank lower (not this)'):format(memory_id))
   end)
 end
 
 function M.forget(id)
-  local buf = vim.api.nvim_get_current_buf()
+  local view = views[vim.api.nvim_get_current_buf()]
   on_memory('codekeep/memory/forget', id, function(memory_id, memory)
-    local view = views[buf]
     if view and memory then
       view.memories = vim.tbl_filter(function(m) return m ~= memory end, view.memories)
     end

@@ -43,9 +43,10 @@ function M.open(name, lines, filetype)
   return buf
 end
 
---- Split text (which may hold newlines) into buffer lines.
+--- Split text (which may hold newlines) into buffer lines; no text (nil, JSON null) is
+--- one empty line.
 function M.lines(text)
-  return vim.split(tostring(text or ''), '\n', { plain = true })
+  return vim.split(type(text) == 'string' and text or '', '\n', { plain = true })
 end
 
 --- Open a workspace file from a scratch buffer: in the previous window when there is

@@ -48,18 +48,19 @@ end
 
 --- A `codekeep/ledger/task` reply `{taskId, name, budget}`.
 function S.apply_task(reply)
-  S.task = reply.name or S.task
+  S.task = core.str(reply.name) or S.task
   S.apply_budget(reply.budget)
 end
 
 --- Make the editor's task current on the server (a new one the first time) and run
---- fn(task name). Calls recorded without a task id land on it from then on. Returns the
---- request id (nil: nothing sent, already said why); on_error runs if the request fails.
+--- fn(task name, reply). Calls recorded without a task id land on it from then on.
+--- Returns the request id (nil: nothing sent, already said why); on_error runs if the
+--- request fails.
 function S.with_task(fn, client, on_error)
   return core.request('codekeep/ledger/task',
     S.task and { taskId = S.task } or vim.empty_dict(), function(reply)
       S.apply_task(reply)
-      fn(S.task)
+      fn(S.task, reply)
     end, { client = client, on_error = on_error })
 end
 
@@ -157,9 +158,9 @@ function S.on_attach(client)
     end
     changed()
   end, { client = client })
-  S.with_task(function(task)
+  S.with_task(function(task, reply)
     local budget = core.options.task_budget
-    if budget and S.budget == nil then
+    if budget and type((reply.budget or {}).task) ~= 'table' then -- the task has none yet
       core.request('codekeep/ledger/budget', { taskId = task, limit = budget }, S.apply_budget,
         { client = client })
     end
