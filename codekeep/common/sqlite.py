@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 BUSY_TIMEOUT_MS = 10_000
@@ -46,6 +47,39 @@ def open_db(
     conn.execute("PRAGMA foreign_keys = ON")
     migrate(conn, migrations)
     return conn
+
+
+class WriteTransaction:
+    """``with store.transaction():`` for one connection: ``BEGIN IMMEDIATE`` … ``COMMIT``,
+    ``ROLLBACK`` on any exception; nested uses join the outer transaction.
+
+    ``IMMEDIATE`` takes the write lock up front, so concurrent writers wait on the busy
+    timeout instead of failing halfway, and a killed writer leaves all or none of a change.
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._depth = 0
+
+    @contextmanager
+    def __call__(self) -> Iterator[sqlite3.Connection]:
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self._conn
+            finally:
+                self._depth -= 1
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield self._conn
+        except BaseException:
+            self._depth = 0
+            self._conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self._conn.execute("COMMIT")
 
 
 def _enable_wal(conn: sqlite3.Connection) -> None:

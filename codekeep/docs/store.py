@@ -11,13 +11,11 @@ either its old chunks or its new ones, never a mix.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from codekeep.common.sqlite import open_db
+from codekeep.common.sqlite import WriteTransaction, open_db
 from codekeep.docs.model import Chunk, DocLink
 
 MIGRATIONS: tuple[str, ...] = (
@@ -93,31 +91,10 @@ class ChunkRow:
 class DocsStore:
     def __init__(self, path: Path | str) -> None:
         self.conn = open_db(path, MIGRATIONS, check_same_thread=False)
-        self._depth = 0
+        self.transaction = WriteTransaction(self.conn)
 
     def close(self) -> None:
         self.conn.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction; nested uses join the outer one."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield self.conn
-            finally:
-                self._depth -= 1
-            return
-        self.conn.execute("BEGIN IMMEDIATE")
-        self._depth = 1
-        try:
-            yield self.conn
-        except BaseException:
-            self._depth = 0
-            self.conn.execute("ROLLBACK")
-            raise
-        self._depth = 0
-        self.conn.execute("COMMIT")
 
     # ---- files ------------------------------------------------------------------------
     def files(self) -> dict[str, FileRow]:

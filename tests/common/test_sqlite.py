@@ -1,4 +1,5 @@
-"""open_db waits for another process's write lock instead of failing at once."""
+"""open_db waits for another process's write lock instead of failing at once; write transactions
+nest and roll back as one."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from codekeep.common.sqlite import open_db
+import pytest
+
+from codekeep.common.sqlite import WriteTransaction, open_db
 
 
 def test_first_open_waits_while_another_connection_holds_the_write_lock(tmp_path: Path) -> None:
@@ -26,3 +29,20 @@ def test_first_open_waits_while_another_connection_holds_the_write_lock(tmp_path
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
     conn.close()
+
+
+def test_write_transaction_nests_and_rolls_back_as_one(tmp_path: Path) -> None:
+    conn = open_db(tmp_path / "t.db", ("CREATE TABLE t (x INTEGER);",))
+    transaction = WriteTransaction(conn)
+    with transaction(), transaction():  # the inner one joins the outer
+        conn.execute("INSERT INTO t VALUES (1)")
+    with pytest.raises(RuntimeError), transaction():
+        conn.execute("INSERT INTO t VALUES (2)")
+        with transaction():
+            conn.execute("INSERT INTO t VALUES (3)")
+        raise RuntimeError("killed mid-change")
+    assert [r[0] for r in conn.execute("SELECT x FROM t")] == [1]  # all or none of a change
+    with transaction():  # usable again after a rollback
+        conn.execute("INSERT INTO t VALUES (4)")
+    assert not conn.in_transaction
+    assert [r[0] for r in conn.execute("SELECT x FROM t ORDER BY x")] == [1, 4]

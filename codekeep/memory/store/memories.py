@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from codekeep.common.sqlite import open_db
+from codekeep.common.sqlite import WriteTransaction, open_db
 from codekeep.memory.model import Memory, dumps
 from codekeep.memory.schema import MIGRATIONS
 from codekeep.memory.store.filters import ORDER_BY, MemoryFilter, Order
@@ -46,7 +45,7 @@ class MemoryStore:
         self.events = EventTable(self.conn)
         self.vectors = VectorTable(self.conn)
         self.notes = NotesDigests(self.conn)
-        self._depth = 0
+        self.transaction = WriteTransaction(self.conn)
 
     def owns(self, memory_id: str) -> bool:
         """Ids begin with their scope's first letter (see ``write.new_id``)."""
@@ -54,27 +53,6 @@ class MemoryStore:
 
     def close(self) -> None:
         self.conn.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """A write transaction; nested uses join the outer one."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        self.conn.execute("BEGIN IMMEDIATE")
-        self._depth = 1
-        try:
-            yield
-        except BaseException:
-            self._depth = 0
-            self.conn.execute("ROLLBACK")
-            raise
-        self._depth = 0
-        self.conn.execute("COMMIT")
 
     # ---- rows -------------------------------------------------------------------------
 
