@@ -1,5 +1,0 @@
-"""Allow ``python -m codekeep`` (used by editors that run the server through a Python path)."""
-
-from codekeep.cli import main
-
-raise SystemExit(main())

@@ -1,1 +1,0 @@
-"""Safety boundaries for tool calls: the path guard and the command policy."""
