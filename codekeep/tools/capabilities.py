@@ -17,7 +17,7 @@ _CODE_MAP = frozenset(
 )
 _READ_FILES = frozenset({"read_file", "search_code", "list_files", "search_docs"})
 _EXPLORE = _CODE_MAP | _READ_FILES | {"recall", "note_finding"} | DISCLOSURE_TOOLS
-_CHAT = _EXPLORE | {"remember", "forget", "ledger_report", "forge_tool"}
+_CHAT = _EXPLORE | {"remember", "forget", "not_this", "ledger_report", "forge_tool"}
 _EDIT = _CHAT | {"write_file", "run_command"}
 
 

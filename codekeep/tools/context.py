@@ -92,6 +92,7 @@ class ToolContext:
     ledger: Ledger | None = None
     docs: DocsIndex | None = None
     actor: str = "agent"
+    client: str | None = None  # the external client driving this context (MCP clientInfo)
     state: TaskToolState = field(default_factory=TaskToolState)
     guard: PathGuard = field(init=False)
 
@@ -112,6 +113,7 @@ class ToolContext:
         ledger: Ledger | None = None,
         docs: DocsIndex | None = None,
         actor: str = "agent",
+        client: str | None = None,
     ) -> ToolContext:
         return cls(
             root=root,
@@ -123,6 +125,7 @@ class ToolContext:
             ledger=ledger,
             docs=docs,
             actor=actor,
+            client=client,
         )
 
     def command_policy(self) -> CommandPolicy:

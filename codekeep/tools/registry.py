@@ -109,12 +109,16 @@ class ToolRegistry:
 
         ``loaded=None`` exports every allowed tool (for clients without disclosure).
         """
+        return [spec.openai_schema() for spec in self.visible(cap, loaded)]
+
+    def visible(self, cap: Capability | str, loaded: Iterable[str] | None = None) -> list[ToolSpec]:
+        """The allowed tools a client is shown: the core set plus ``loaded`` (None: all)."""
         cap = capability(cap) if isinstance(cap, str) else cap
         allowed = self.allowed_names(cap)
         if loaded is not None:
-            visible = cap.core | set(loaded)
-            allowed = [n for n in allowed if n in visible]
-        return [self._tools[n].openai_schema() for n in allowed]
+            shown = cap.core | set(loaded)
+            allowed = [n for n in allowed if n in shown]
+        return [self._tools[n] for n in allowed]
 
     def categories(self, cap: Capability | str) -> dict[str, list[str]]:
         """Allowed tool names grouped by category (for ``list_tool_categories``)."""

@@ -58,6 +58,7 @@ class ToolSpec:
     path_params: dict[str, PathAccess] = field(default_factory=dict)
     command_param: str | None = None
     writes: bool = False  # subject to the duplicate-write check
+    destructive: bool = False  # may overwrite or run something that cannot be undone
     dedup_on: tuple[str, ...] | None = None  # arguments that identify a write (None: all)
     cacheable: bool = True  # read-only results may be reused within a task
     expires_at: float | None = None  # temporary (forged) tools only
@@ -88,6 +89,7 @@ def tool(
     description: str | None = None,
     compression: Compression = "json",
     writes: bool = False,
+    destructive: bool = False,
     dedup_on: tuple[str, ...] | None = None,
     cacheable: bool | None = None,
     parameters: dict[str, Any] | None = None,
@@ -100,6 +102,8 @@ def tool(
     from the signature unless written out explicitly with ``parameters=``. ``read_only``
     tools change nothing in the workspace or memory; they are cached unless
     ``cacheable=False`` (results that depend on task state, like the tool listing).
+    ``destructive`` tools may overwrite data or run programs (doors such as MCP tell
+    their clients so, and keep them off unless enabled).
     With an explicit ``parameters`` schema, ``paths`` / ``command`` name the parameters
     the safety gate must check (``Param(path=..., command=...)`` does it otherwise).
     """
@@ -128,6 +132,7 @@ def tool(
             path_params=path_params,
             command_param=command_param,
             writes=writes,
+            destructive=destructive and not read_only,
             dedup_on=dedup_on,
             cacheable=read_only if cacheable is None else cacheable and read_only,
         )

@@ -82,8 +82,15 @@ class ToolKit:
             docs=docs,
         )
 
-    def context(self, task_id: str, capability: str = "chat", actor: str = "agent") -> ToolContext:
-        """A fresh per-task context (its own cache, disclosure state and exploration sets)."""
+    def context(
+        self,
+        task_id: str,
+        capability: str = "chat",
+        actor: str = "agent",
+        client: str | None = None,
+    ) -> ToolContext:
+        """A fresh per-task context (its own cache, disclosure state and exploration sets);
+        ``client`` names an external client (an MCP host) that drives it."""
         return ToolContext.create(
             self.root,
             task_id,
@@ -94,6 +101,7 @@ class ToolKit:
             ledger=self.ledger,
             docs=self.docs,
             actor=actor,
+            client=client,
         )
 
     def close(self) -> None:

@@ -10,7 +10,7 @@ from codekeep.tools.result import ToolOutput
 from codekeep.tools.spec import Param, tool
 
 
-@tool(category="system", read_only=False, compression="text")
+@tool(category="system", read_only=False, destructive=True, compression="text")
 async def run_command(
     ctx: ToolContext,
     command: Annotated[

@@ -146,7 +146,12 @@ def _list(ctx: ToolContext, path: str, pattern: str | None) -> list[tuple[str, i
 
 
 @tool(
-    category="files", read_only=False, writes=True, dedup_on=("path", "content"), compression="text"
+    category="files",
+    read_only=False,
+    writes=True,
+    destructive=True,
+    dedup_on=("path", "content"),
+    compression="text",
 )
 async def write_file(
     ctx: ToolContext,

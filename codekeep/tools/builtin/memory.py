@@ -30,10 +30,13 @@ async def remember(
 ) -> ToolOutput:
     """Store something worth knowing in future tasks (project facts, decisions, user
     preferences). Secrets and one-off details are rejected."""
+    # An external client (an MCP host) is named on what it writes, so a reader can tell
+    # which agent a memory came from; our own agent's memories carry its task id.
+    evidence = {"client": ctx.client} if ctx.client else None
     try:
         written = ctx.require_memory().remember(
             content, kind=kind, key=key, importance=importance, files=files, symbols=symbols,
-            source="agent", task_id=ctx.task_id,
+            source="agent", task_id=ctx.task_id, evidence=evidence,
         )  # fmt: skip
     except MemoryInputError as exc:
         raise ToolError(str(exc), rule="memory") from None
@@ -72,10 +75,21 @@ async def forget(
 ) -> ToolOutput:
     """Disable a memory that is wrong or obsolete (kept for audit, never recalled again)."""
     if not ctx.require_memory().forget(id, reason):
-        raise ToolError(
-            f"there is no memory with id {id!r}; use recall to find ids", rule="not_found"
-        )
+        raise _no_such_memory(id)
     return ToolOutput(data={"id": id, "forgotten": True}, text=f"forgot {id}")
+
+
+@tool(category="memory", read_only=False, writes=True, dedup_on=("id",), compression="text")
+async def not_this(
+    ctx: ToolContext,
+    id: Annotated[str, Param("The memory id, as shown by recall.")],
+    reason: Annotated[str | None, Param("Why it did not apply here.")] = None,
+) -> ToolOutput:
+    """Say a recalled memory did not help: it ranks lower from now on (score halved) and is
+    flagged 'not-this'; nothing is deleted."""
+    if not ctx.require_memory().not_this(id, reason):
+        raise _no_such_memory(id)
+    return ToolOutput(data={"id": id, "notThis": True}, text=f"marked {id} as not this")
 
 
 @tool(category="memory", read_only=False, writes=True, dedup_on=("finding",), compression="text")
@@ -91,4 +105,10 @@ async def note_finding(
     return ToolOutput(
         data={"findings": len(working.scratchpad)},
         text=f"noted ({len(working.scratchpad)} findings)",
+    )
+
+
+def _no_such_memory(memory_id: str) -> ToolError:
+    return ToolError(
+        f"there is no memory with id {memory_id!r}; use recall to find ids", rule="not_found"
     )

@@ -1,0 +1,81 @@
+"""Each connected client's tool context: its task id, cache and disclosed tools.
+
+A client is told apart by its streamable-HTTP session (``Mcp-Session-Id``) when it has
+one, otherwise by the name in its ``clientInfo`` (stdio serves one client per process;
+the 2026-07-28 protocol has no sessions, so two sessionless clients with one name share
+their disclosure state). Every context runs under the door's capability, so what a
+client may call never depends on what it has loaded, only what it is shown.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+from codekeep.tools import Capability, ToolContext, ToolKit, ToolSpec
+
+UNKNOWN_CLIENT = "mcp-client"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class ClientId:
+    """``key`` tells clients apart; ``name`` is what the client calls itself."""
+
+    key: str
+    name: str
+
+    @classmethod
+    def of(cls, name: str | None, session_id: str | None) -> ClientId:
+        clean = _UNSAFE.sub("-", (name or "").strip())[:64].strip("-") or UNKNOWN_CLIENT
+        return cls(key=f"session:{session_id}" if session_id else f"client:{clean}", name=clean)
+
+
+@dataclass(slots=True)
+class ClientSession:
+    context: ToolContext
+    generation: int = 0  # the host's generation its cached answers belong to
+
+
+class ClientSessions:
+    """Tool contexts by client, created on first contact."""
+
+    def __init__(self, toolkit: ToolKit, capability: Capability, *, all_tools: bool) -> None:
+        self._toolkit = toolkit
+        self._capability = capability
+        self._all_tools = all_tools
+        self._sessions: dict[str, ClientSession] = {}
+
+    @property
+    def capability(self) -> Capability:
+        return self._capability
+
+    def get(self, client: ClientId) -> ClientSession:
+        session = self._sessions.get(client.key)
+        if session is None:
+            task_id = f"mcp-{client.name}-{uuid.uuid4().hex[:8]}"
+            context = ToolContext(
+                root=self._toolkit.root,
+                task_id=task_id,
+                capability=self._capability,
+                settings=self._toolkit.settings,
+                codemap=self._toolkit.codemap,
+                memory=self._toolkit.memory,
+                ledger=self._toolkit.ledger,
+                actor=f"mcp:{client.name}",
+                client=client.name,
+            )
+            session = self._sessions[client.key] = ClientSession(context)
+        return session
+
+    def visible(self, session: ClientSession) -> list[ToolSpec]:
+        """What ``tools/list`` shows this client: the default set plus what it loaded."""
+        loaded = None if self._all_tools else session.context.state.loaded
+        return self._toolkit.registry.visible(self._capability, loaded)
+
+    def refresh(self, session: ClientSession, generation: int) -> None:
+        """Forget cached answers made before the workspace last changed."""
+        if session.generation != generation:
+            session.context.state.cache.clear()
+            session.generation = generation
