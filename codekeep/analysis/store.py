@@ -172,10 +172,13 @@ class IndexStore:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """One write transaction, taking the write lock up front: a transaction that reads
+        before it writes would otherwise fail at once ("database is locked") when another
+        process (a second server, the CLI) committed in between, instead of waiting."""
         if self.conn.in_transaction:  # nested: the outer transaction decides
             yield
             return
-        self.conn.execute("BEGIN")
+        self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
