@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import codekeep.analysis.queries as queries
 from codekeep.analysis.documents import Document
@@ -31,6 +32,7 @@ from codekeep.analysis.fuzzy import score as fuzzy_score
 from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.indexer import analyse_jobs, plan_index
 from codekeep.analysis.model import (
+    CallEdge,
     ChangeSet,
     IndexStats,
     IndexStatus,
@@ -54,6 +56,8 @@ COMPACT_AFTER_FILES = 100
 
 Listener = Callable[[ChangeSet], None]
 
+
+T = TypeVar("T")
 
 def _import_keys(facts: FileFacts) -> list[tuple[str, str | None, str | None]]:
     return [(i.module, i.name, i.alias) for i in facts.imports]
@@ -228,6 +232,30 @@ class CodeMap:
                     raise LineOutOfRangeError(
                         f"{path} has no line {line + 1} (it has {lines})")
             return related
+
+    def incoming_calls(self, symbol_id: str, limit: int | None = None) -> list[CallEdge]:
+        """Who calls the symbol (the definitions enclosing its uses) and from where;
+        the same callers as ``find_related``'s ``called_by``. [] when it is gone."""
+        return self._hierarchy(queries.incoming_calls, symbol_id, limit)
+
+    def outgoing_calls(self, symbol_id: str, limit: int | None = None) -> list[CallEdge]:
+        """What the symbol's body calls and where; ``find_related``'s ``calls``."""
+        return self._hierarchy(queries.outgoing_calls, symbol_id, limit)
+
+    def supertypes(self, symbol_id: str, limit: int | None = None) -> list[Symbol]:
+        """The bases / interfaces a type's header names (as far as the index knows)."""
+        return self._hierarchy(queries.supertypes, symbol_id, limit)
+
+    def subtypes(self, symbol_id: str, limit: int | None = None) -> list[Symbol]:
+        """The types naming this one as a base or interface in their header."""
+        return self._hierarchy(queries.subtypes, symbol_id, limit)
+
+    def _hierarchy(self, query: Callable[[IndexStore, ImportGraph, Symbol, int | None], list[T]],
+                   symbol_id: str, limit: int | None) -> list[T]:
+        check_limit(limit)
+        with self._lock:
+            symbol = queries.symbol_by_id(self._store, symbol_id)
+            return [] if symbol is None else query(self._store, self._graph, symbol, limit)
 
     def search_symbols(self, query: str,
                        limit: int | None = 50) -> list[tuple[Symbol, float]]:

@@ -157,6 +157,15 @@ class IndexStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class CallEdge:
+    """One edge of the call graph: the symbol at the other end and where the calls are
+    (``sites``: the uses, in the caller's file)."""
+
+    symbol: Symbol
+    sites: list[Range]
+
+
+@dataclass(frozen=True, slots=True)
 class Related:
     """The neighbourhood of one line: its enclosing symbol and the symbols around it."""
 

@@ -11,13 +11,15 @@ from collections.abc import Iterable
 
 from codekeep.analysis.encoding import decode_spans
 from codekeep.analysis.imports import ImportGraph, top_level_name
-from codekeep.analysis.model import Reference, Related, Symbol
+from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
 from codekeep.analysis.store import DefinitionKey, IndexStore, RefRow
 from codekeep.common.symbol_id import SymbolId
 
 RELATED_LIMIT = 25
 # Uses of these kinds are "what it calls"; the rest (types, classes...) are "related".
 CALL_KINDS = frozenset({"call", "macro", "new"})
+# Uses of these kinds in a type's header name its bases and what it implements.
+INHERITANCE_KINDS = frozenset({"class", "implementation"})
 def find_symbol(
     store: IndexStore, name: str, kind: str | None = None, limit: int | None = None
 ) -> list[Symbol]:
@@ -127,7 +129,8 @@ def reference_at(
 
 
 def _targets(
-    store: IndexStore, graph: ImportGraph, path: str, names: Counter[str], own: set[str]
+    store: IndexStore, graph: ImportGraph, path: str, names: Counter[str], own: set[str],
+    limit: int | None = RELATED_LIMIT,
 ) -> list[Symbol]:
     """Definitions of the used names, resolved ones first, then by how often they are used."""
     ranked: list[tuple[int, int, DefinitionKey]] = []
@@ -139,7 +142,7 @@ def _targets(
         elif len(keys) <= 3:  # an unresolved name with many homonyms is noise
             ranked += [(1, -count, k) for k in keys]
     ranked.sort(key=lambda item: (item[0], item[1], item[2].path, item[2].id))
-    found = (symbol_by_id(store, item[2].id) for item in ranked[:RELATED_LIMIT])
+    found = (symbol_by_id(store, item[2].id) for item in ranked[:limit])
     return [s for s in found if s is not None]
 
 
@@ -167,10 +170,16 @@ def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) ->
 
 
 def _callers(store: IndexStore, graph: ImportGraph, symbol: Symbol) -> list[Symbol]:
-    """Enclosing definitions of every use of ``symbol``, resolved uses first."""
+    return [edge.symbol for edge in incoming_calls(store, graph, symbol, RELATED_LIMIT)]
+
+
+def incoming_calls(
+    store: IndexStore, graph: ImportGraph, symbol: Symbol, limit: int | None
+) -> list[CallEdge]:
+    """Enclosing definitions of every use of ``symbol`` with the uses, resolved first."""
     refs, _total = find_references(store, graph, target=symbol, name=None, limit=None)
     by_file: dict[str, list[Symbol]] = {}
-    ranked: dict[str, tuple[int, Symbol]] = {}
+    ranked: dict[str, tuple[int, Symbol, list[Range]]] = {}
     for ref in refs:
         if ref.path not in by_file:
             by_file[ref.path] = store.symbols_in_file(ref.path)
@@ -178,8 +187,56 @@ def _callers(store: IndexStore, graph: ImportGraph, symbol: Symbol) -> list[Symb
         if caller is None or caller.id == symbol.id:
             continue
         rank = 0 if ref.confidence == "resolved" else 1
-        if caller.id not in ranked or ranked[caller.id][0] > rank:
-            ranked[caller.id] = (rank, caller)
+        best, _caller, sites = ranked.get(caller.id, (rank, caller, []))
+        sites.append(ref.range)
+        ranked[caller.id] = (min(best, rank), caller, sites)
     ordered = sorted(ranked.values(), key=lambda item: (item[0], item[1].path,
                                                         item[1].range.start.line))
-    return [item[1] for item in ordered[:RELATED_LIMIT]]
+    return [CallEdge(caller, sites) for _rank, caller, sites in ordered[:limit]]
+
+
+def outgoing_calls(
+    store: IndexStore, graph: ImportGraph, symbol: Symbol, limit: int | None
+) -> list[CallEdge]:
+    """What ``symbol``'s body calls (resolved definitions first) and where it calls them."""
+    first, last = symbol.range.start.line, symbol.range.end.line
+    sites: dict[str, list[Range]] = {}
+    for row in store.refs_in_file(symbol.path):
+        if row.kind in CALL_KINDS and first <= row.range.start.line <= last:
+            sites.setdefault(row.name, []).append(row.range)
+    names = Counter({name: len(found) for name, found in sites.items()})
+    targets = _targets(store, graph, symbol.path, names, {symbol.id}, limit)
+    return [CallEdge(target, sites[target.name]) for target in targets]
+
+
+def supertypes(
+    store: IndexStore, graph: ImportGraph, symbol: Symbol, limit: int | None
+) -> list[Symbol]:
+    """The bases and interfaces named in ``symbol``'s own header (not a nested type's)."""
+    own = store.symbols_in_file(symbol.path)
+    names: Counter[str] = Counter()
+    for row in store.refs_in_file(symbol.path):
+        start = row.range.start
+        if row.kind in INHERITANCE_KINDS and symbol.range.contains(start.line, start.byte_col):
+            encloser = _innermost(own, start.line, start.byte_col)
+            if encloser is not None and encloser.id == symbol.id:
+                names[row.name] += 1
+    return _targets(store, graph, symbol.path, names, {symbol.id}, limit)
+
+
+def subtypes(
+    store: IndexStore, graph: ImportGraph, symbol: Symbol, limit: int | None
+) -> list[Symbol]:
+    """The types whose header names ``symbol`` as a base or interface, resolved first."""
+    refs, _total = find_references(store, graph, target=symbol, name=None, limit=None)
+    by_file: dict[str, list[Symbol]] = {}
+    found: dict[str, Symbol] = {}
+    for ref in refs:
+        if ref.kind not in INHERITANCE_KINDS:
+            continue
+        if ref.path not in by_file:
+            by_file[ref.path] = store.symbols_in_file(ref.path)
+        derived = _innermost(by_file[ref.path], ref.range.start.line, ref.range.start.byte_col)
+        if derived is not None and derived.id != symbol.id:
+            found.setdefault(derived.id, derived)
+    return list(found.values())[:limit]
