@@ -28,7 +28,8 @@ from codekeep.ledger import (
     read_claude_code_logs,
 )
 from codekeep.ledger.attribution import characters_in_files
-from codekeep.ledger.importers import CLAUDE_PROJECTS
+from codekeep.ledger.codex_logs import codex_log_files, codex_sessions_dir, read_codex_logs
+from codekeep.ledger.importers import CLAUDE_PROJECTS, LogScan
 from codekeep.ledger.ledger import GROUPS
 from codekeep.ledger.reports import budget_lines, render_text
 from codekeep.ledger.window import parse_since
@@ -76,10 +77,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="calls over the limit fail (they are still recorded)")
     budget.set_defaults(handler=_with_ledger(_budget))
 
-    importer = actions.add_parser("import", parents=[common],
-                                  help="import Claude Code usage logs (~/.claude/projects)")
-    importer.add_argument("source", nargs="?", type=Path, default=CLAUDE_PROJECTS,
-                          help="a projects directory or one .jsonl transcript")
+    importer = actions.add_parser(
+        "import", parents=[common],
+        help="import Claude Code (~/.claude/projects) or Codex CLI (~/.codex/sessions) usage")
+    importer.add_argument("source", nargs="?", type=Path, default=None,
+                          help="a log directory or one .jsonl file (default: the agent's own)")
+    importer.add_argument("--from", dest="agent", choices=sorted(_IMPORTERS),
+                          default="claude-code", help="whose logs (default: claude-code)")
     importer.set_defaults(handler=_with_ledger(_import))
 
 
@@ -186,10 +190,20 @@ def _budget(ledger: Ledger, args: argparse.Namespace) -> int:
     return 0
 
 
+# agent -> (default log directory, files below a source, reader)
+_IMPORTERS: dict[str, tuple[Callable[[], Path], Callable[[Path], list[Path]],
+                            Callable[[list[Path]], LogScan]]] = {
+    "claude-code": (lambda: CLAUDE_PROJECTS, claude_code_log_files, read_claude_code_logs),
+    "codex": (codex_sessions_dir, codex_log_files, read_codex_logs),
+}
+
+
 def _import(ledger: Ledger, args: argparse.Namespace) -> int:
-    if not args.source.exists():
-        return fail(f"{args.source} does not exist")
-    scan = read_claude_code_logs(claude_code_log_files(args.source))
+    default_source, log_files, read_logs = _IMPORTERS[args.agent]
+    source = args.source or default_source()
+    if not source.exists():
+        return fail(f"{source} does not exist")
+    scan = read_logs(log_files(source))
     result = ledger.import_calls(scan.calls)
     summary = {"files": scan.files, "imported": result.imported,
                "duplicates": result.duplicates, "skipped": scan.skipped}

@@ -94,10 +94,10 @@ def _read_line(line: str, path: Path, scan: LogScan) -> None:
 def _call(entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], model: str,
           path: Path) -> ImportedCall:
     fresh, written, read, output = (
-        _count(usage, name) for name in ("input_tokens", "cache_creation_input_tokens",
-                                         "cache_read_input_tokens", "output_tokens")
+        token_count(usage, name) for name in ("input_tokens", "cache_creation_input_tokens",
+                                              "cache_read_input_tokens", "output_tokens")
     )
-    timestamp = datetime.fromisoformat(str(entry["timestamp"]).replace("Z", "+00:00"))
+    timestamp = log_time(entry["timestamp"])
     session = str(entry.get("sessionId") or path.stem)
     message_id = message.get("id") or entry.get("uuid")
     if not message_id:
@@ -106,7 +106,8 @@ def _call(entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any],
         source_id=f"claude-code:{message_id}:{entry.get('requestId', '')}",
         ts=timestamp.timestamp(), task_id=f"claude-code:{session}", session_id=session,
         model=model, input_tokens=fresh + written + read, output_tokens=output,
-        cached_tokens=read, call_type=_call_type(message.get("content")),
+        cached_tokens=read, cache_write_tokens=written,
+        call_type=_call_type(message.get("content")),
     )
 
 
@@ -125,7 +126,13 @@ def _call_type(content: Any) -> str:
     return "tool" if uses else "other"
 
 
-def _count(usage: dict[str, Any], name: str) -> int:
+def log_time(value: Any) -> datetime:
+    """An ISO-8601 timestamp as agents write them (``...Z`` included)."""
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+
+def token_count(usage: dict[str, Any], name: str) -> int:
+    """A non-negative token count from a usage object (absent or null: 0)."""
     value = usage.get(name) or 0
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} is not a token count")

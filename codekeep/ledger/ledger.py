@@ -63,6 +63,7 @@ class ImportedCall:
     output_tokens: int
     cached_tokens: int
     call_type: str = "other"
+    cache_write_tokens: int = 0  # input written to the prompt cache (part of input_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,7 +391,8 @@ class Ledger:
             model=call.model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
             cached_tokens=usage.cached_tokens, reasoning_tokens=0, token_source="provider",
             files={}, file_tokens={},
-            cost_usd=price.cost(usage.input_tokens, usage.output_tokens, usage.cached_tokens),
+            cost_usd=price.cost(usage.input_tokens, usage.output_tokens, usage.cached_tokens,
+                                call.cache_write_tokens),
             price_input=price.input, price_output=price.output, price_cached=price.cached,
         )
 

@@ -25,12 +25,20 @@ class Price:
     input: float
     output: float
     cached: float
+    cache_write: float | None = None  # writing the prompt cache (None: the input price)
 
-    def cost(self, input_tokens: int, output_tokens: int, cached_tokens: int) -> float:
-        """Cost of one call: cached input is billed at the cached rate, the rest at input."""
-        uncached = input_tokens - cached_tokens
+    def cost(
+        self, input_tokens: int, output_tokens: int, cached_tokens: int, cache_write_tokens: int = 0
+    ) -> float:
+        """Cost of one call: cached input reads are billed at the cached rate, input written
+        to the prompt cache at the cache-write rate, the rest of the input at input."""
+        plain = input_tokens - cached_tokens - cache_write_tokens
+        write_price = self.input if self.cache_write is None else self.cache_write
         return (
-            uncached * self.input + cached_tokens * self.cached + output_tokens * self.output
+            plain * self.input
+            + cached_tokens * self.cached
+            + cache_write_tokens * write_price
+            + output_tokens * self.output
         ) / PER_MILLION
 
 
@@ -58,12 +66,14 @@ class _Entry:
                 encoding=str(raw.get("encoding", "cl100k_base")),
                 context_window=int(raw["context_window"]),
                 price=Price(float(raw["input"]), float(raw["output"]),
-                            float(raw.get("cached", raw["input"]))),
+                            float(raw.get("cached", raw["input"])),
+                            float(raw["cache_write"]) if "cache_write" in raw else None),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad model table entry {dict(raw)!r}: {exc}") from exc
         if entry.context_window <= 0 or min(entry.price.input, entry.price.output,
-                                            entry.price.cached) < 0:
+                                            entry.price.cached,
+                                            entry.price.cache_write or 0.0) < 0:
             raise ValueError(f"bad model table entry {dict(raw)!r}: negative price or window")
         return entry
 

@@ -59,9 +59,10 @@ def test_transcripts_are_read_with_cache_tokens_and_duplicates_collapsed(
     total = report["total"]
     assert (total["calls"], total["inputTokens"], total["outputTokens"],
             total["cachedTokens"]) == (3, 3210 + 5 + 1, 58, 3000)
-    # priced with the table: fresh + cache writes at input, cache reads at the cached rate
+    # priced with the table: fresh input at input, cache writes at the cache-write rate
+    # (1.25x input for Sonnet), cache reads at the cached rate
     assert total["costUsd"] == pytest.approx(
-        (216 * 3.0 + 3000 * 0.30 + 58 * 15.0) / 1e6, abs=1e-6)
+        (16 * 3.0 + 200 * 3.75 + 3000 * 0.30 + 58 * 15.0) / 1e6, abs=1e-6)
 
 
 def test_importing_twice_adds_nothing(projects: Path, ledger: Ledger) -> None:

@@ -1,0 +1,114 @@
+"""Importing Codex CLI session logs (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codekeep.cli import main
+from codekeep.ledger import Ledger
+from codekeep.ledger.codex_logs import codex_log_files, read_codex_logs
+
+SESSION = "019a9776-0a34-7842-8627-112b63d66e90"
+
+
+def line(kind: str, payload: dict[str, Any], ts: str = "2026-11-28T10:00:00.000Z") -> str:
+    return json.dumps({"timestamp": ts, "type": kind, "payload": payload})
+
+
+def token_count(last: dict[str, int], total: int, ts: str = "2026-11-28T10:00:05Z") -> str:
+    usage = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0,
+             "reasoning_output_tokens": 0, **last}  # fmt: skip
+    info = {"last_token_usage": usage, "total_token_usage": {**usage, "total_tokens": total}}
+    return line("event_msg", {"type": "token_count", "info": info, "rate_limits": {}}, ts)
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> Path:
+    base = tmp_path / "codex" / "sessions"
+    day = base / "2026" / "11" / "28"
+    day.mkdir(parents=True)
+    lines = [
+        line("session_meta", {"id": SESSION, "cwd": "/proj", "cli_version": "0.58.0"}),
+        line("event_msg", {"type": "token_count", "info": None, "rate_limits": {}}),
+        token_count({"input_tokens": 9, "output_tokens": 1}, 10),  # before any model: skipped
+        line("turn_context", {"model": "gpt-5-codex", "cwd": "/proj"}),
+        line("response_item", {"type": "function_call", "name": "shell", "arguments": "{}"}),
+        token_count(
+            {
+                "input_tokens": 12_000,
+                "cached_input_tokens": 8_000,
+                "output_tokens": 300,
+                "reasoning_output_tokens": 120,
+            },
+            12_300,
+        ),
+        token_count(
+            {
+                "input_tokens": 12_000,
+                "cached_input_tokens": 8_000,
+                "output_tokens": 300,
+                "reasoning_output_tokens": 120,
+            },
+            12_300,
+        ),  # repeated event
+        line("response_item", {"type": "custom_tool_call", "name": "apply_patch", "input": "*"}),
+        token_count(
+            {"input_tokens": 13_000, "cached_input_tokens": 12_000, "output_tokens": 700}, 26_000
+        ),
+        token_count({"input_tokens": 100, "cached_input_tokens": 500}, 26_100),  # impossible
+        "{not json",
+    ]
+    (day / f"rollout-2026-11-28T10-00-00-{SESSION}.jsonl").write_text("\n".join(lines) + "\n")
+    return base
+
+
+def test_rollouts_are_read_per_call_with_repeats_collapsed(sessions: Path, ledger: Ledger) -> None:
+    scan = read_codex_logs(codex_log_files(sessions))
+    assert scan.files == 1
+    assert scan.skipped == {
+        "not JSON": 1,
+        "token count before any turn_context (no model)": 1,
+        "cached tokens exceed input tokens": 1,
+    }
+    assert [call.call_type for call in scan.calls] == ["tool", "generate_code"]
+    result = ledger.import_calls(scan.calls)
+    assert (result.imported, result.duplicates) == (2, 0)
+    report = ledger.report(group_by="task")
+    assert [row["key"] for row in report["rows"]] == [f"codex:{SESSION}"]
+    total = report["total"]
+    assert (total["inputTokens"], total["outputTokens"], total["cachedTokens"]) == (
+        25_000,
+        1_000,
+        20_000,
+    )
+    # gpt-5 prices: input 1.25, cached reads 0.125, output 10 (USD per 1M); no cache writes
+    assert total["costUsd"] == pytest.approx(
+        (5_000 * 1.25 + 20_000 * 0.125 + 1_000 * 10.0) / 1e6, abs=1e-9
+    )
+
+
+def test_cli_imports_codex_logs_once(
+    sessions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "workspace"
+    root.mkdir()
+    args = ["ledger", "import", str(sessions), "--from", "codex", "--root", str(root), "--json"]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert (first["imported"], second["imported"], second["duplicates"]) == (2, 0, 2)
+
+
+def test_the_default_source_follows_codex_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "nowhere"))
+    root = tmp_path / "workspace"
+    root.mkdir()
+    assert main(["ledger", "import", "--from", "codex", "--root", str(root)]) == 1
+    assert "nowhere/sessions does not exist" in capsys.readouterr().err
