@@ -54,15 +54,9 @@ class ClientSessions:
     def get(self, client: ClientId) -> ClientSession:
         session = self._sessions.get(client.key)
         if session is None:
-            task_id = f"mcp-{client.name}-{uuid.uuid4().hex[:8]}"
-            context = ToolContext(
-                root=self._toolkit.root,
-                task_id=task_id,
-                capability=self._capability,
-                settings=self._toolkit.settings,
-                codemap=self._toolkit.codemap,
-                memory=self._toolkit.memory,
-                ledger=self._toolkit.ledger,
+            context = self._toolkit.context(
+                f"mcp-{client.name}-{uuid.uuid4().hex[:8]}",
+                self._capability,
                 actor=f"mcp:{client.name}",
                 client=client.name,
             )

@@ -22,7 +22,6 @@ SYMBOLS_SHOWN = 40
 _DEFINITION = re.compile(r"^\s*(def|class|fn|func|function|struct|interface|type|impl|pub)\b")
 
 
-
 class Compressed(NamedTuple):
     """The text the model sees, what was left out, and where the text carries file text."""
 
@@ -94,9 +93,13 @@ def compress_symbols(data: Any, limit: int) -> Compressed:
     lines: list[Line] = [(f"{total} symbols", None)]
     for sym in symbols[:SYMBOLS_SHOWN]:
         score = f" score={sym['score']:.2f}" if "score" in sym else ""
-        lines.append((
-            f"{sym['kind']} {sym['id']}  {sym.get('signature') or ''}  "
-            f"{sym['path']}:{sym['line']}{score}".rstrip(), None))
+        lines.append(
+            (
+                f"{sym['kind']} {sym['id']}  {sym.get('signature') or ''}  "
+                f"{sym['path']}:{sym['line']}{score}".rstrip(),
+                None,
+            )
+        )
     notes = []
     if total > min(len(symbols), SYMBOLS_SHOWN):
         notes.append(
@@ -136,8 +139,11 @@ def _joined(lines: Sequence[Line]) -> tuple[str, tuple[FileSpan, ...]]:
 
 def _clip(spans: tuple[FileSpan, ...], limit: int) -> tuple[FileSpan, ...]:
     """Spans cut to the first ``limit`` characters (what truncation kept)."""
-    return tuple(span if span.end <= limit else FileSpan(span.path, span.start, limit)
-                 for span in spans if span.start < limit)
+    return tuple(
+        span if span.end <= limit else FileSpan(span.path, span.start, limit)
+        for span in spans
+        if span.start < limit
+    )
 
 
 def _cap(text: str, limit: int) -> Compressed:

@@ -105,7 +105,7 @@ class ToolContext:
         cls,
         root: Path,
         task_id: str,
-        capability_name: str = "chat",
+        capability_name: str | Capability = "chat",
         *,
         settings: ToolSettings | None = None,
         codemap: CodeMap | None = None,
@@ -118,7 +118,9 @@ class ToolContext:
         return cls(
             root=root,
             task_id=task_id,
-            capability=capability(capability_name),
+            capability=(
+                capability(capability_name) if isinstance(capability_name, str) else capability_name
+            ),
             settings=settings or ToolSettings.load(root.resolve()),
             codemap=codemap,
             memory=memory,

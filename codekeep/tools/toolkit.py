@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from codekeep.tools.audit import AuditLog
 from codekeep.tools.builtin import builtin_tools
 from codekeep.tools.builtin.meta import disclosure_tools
+from codekeep.tools.capabilities import Capability
 from codekeep.tools.context import ToolContext
 from codekeep.tools.forge import ToolForge
 from codekeep.tools.forge.tool import forge_tools
@@ -85,12 +86,13 @@ class ToolKit:
     def context(
         self,
         task_id: str,
-        capability: str = "chat",
+        capability: str | Capability = "chat",
         actor: str = "agent",
         client: str | None = None,
     ) -> ToolContext:
-        """A fresh per-task context (its own cache, disclosure state and exploration sets);
-        ``client`` names an external client (an MCP host) that drives it."""
+        """A fresh per-task context (its own cache, disclosure state and exploration sets)
+        under a preset (by name) or a door's own capability; ``client`` names an external
+        client (an MCP host) that drives it."""
         return ToolContext.create(
             self.root,
             task_id,

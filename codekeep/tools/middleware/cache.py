@@ -39,16 +39,30 @@ class CacheCheck(ToolMiddleware):
             return None
         if ctx.state.still_seen(hit.call_id):
             return dataclasses.replace(
-                hit, cached=True, new_information=False, files_read={}, spans=(),
-                content=(f"[already in your context: the identical {hit.tool} call "
-                         f"{hit.call_id} earlier in this task; nothing new]"))
-        note = (f"[repeated: the identical {hit.tool} call {hit.call_id} earlier in this task; "
-                "its result was compressed out of your context, so here it is again]\n")
+                hit,
+                cached=True,
+                new_information=False,
+                files_read={},
+                spans=(),
+                content=(
+                    f"[already in your context: the identical {hit.tool} call "
+                    f"{hit.call_id} earlier in this task; nothing new]"
+                ),
+            )
+        note = (
+            f"[repeated: the identical {hit.tool} call {hit.call_id} earlier in this task; "
+            "its result was compressed out of your context, so here it is again]\n"
+        )
         return dataclasses.replace(
-            hit, cached=True, new_information=False, files_read={},
+            hit,
+            cached=True,
+            new_information=False,
+            files_read={},
             content=note + hit.content,
-            spans=tuple(FileSpan(s.path, s.start + len(note), s.end + len(note))
-                        for s in hit.spans))
+            spans=tuple(
+                FileSpan(s.path, s.start + len(note), s.end + len(note)) for s in hit.spans
+            ),
+        )
 
     async def after(self, call: ToolCall, result: ToolResult, ctx: ToolContext) -> None:
         if call.spec is None or not result.ok or result.cached:
@@ -60,10 +74,16 @@ class CacheCheck(ToolMiddleware):
         ctx.state.now_seen(result.call_id)
         if call.spec.name == READ_TOOL and isinstance(result.data, dict) and result.call_id:
             data = result.data
-            ctx.state.reads.append(ReadMark(
-                data["path"], data["start_line"], data["end_line"],
-                not data["truncated"] and data["end_line"] >= data["total_lines"],
-                data["digest"], result.call_id))
+            ctx.state.reads.append(
+                ReadMark(
+                    data["path"],
+                    data["start_line"],
+                    data["end_line"],
+                    not data["truncated"] and data["end_line"] >= data["total_lines"],
+                    data["digest"],
+                    result.call_id,
+                )
+            )
         key = call.meta.get("cache_key")
         if key:
             ctx.state.cache[key] = result
@@ -77,8 +97,11 @@ def _earlier_read(call: ToolCall, ctx: ToolContext) -> ToolResult | None:
     path = str(arguments.get("path"))
     start = int(arguments.get("start_line") or 1)
     end = arguments.get("end_line")
-    marks = [m for m in reversed(ctx.state.reads)
-             if m.covers(path, start, end) and ctx.state.still_seen(m.call_id)]
+    marks = [
+        m
+        for m in reversed(ctx.state.reads)
+        if m.covers(path, start, end) and ctx.state.still_seen(m.call_id)
+    ]
     if not marks:
         return None
     try:
@@ -90,10 +113,20 @@ def _earlier_read(call: ToolCall, ctx: ToolContext) -> ToolResult | None:
         return None  # the file changed since: read it again
     shown = f"{start}-{end if end is not None else mark.end}"
     return ToolResult(
-        tool=READ_TOOL, ok=True, cached=True, files=[path],
-        data={"path": path, "earlier_call": mark.call_id, "start_line": mark.start,
-              "end_line": mark.end, "unchanged": True},
-        content=(f"[already in your context: {path} lines {shown} are in the result of your "
-                 f"read_file call {mark.call_id} (lines {mark.start}-{mark.end}); the file has "
-                 "not changed since. Look there, or pass force=true to read it again.]"),
+        tool=READ_TOOL,
+        ok=True,
+        cached=True,
+        files=[path],
+        data={
+            "path": path,
+            "earlier_call": mark.call_id,
+            "start_line": mark.start,
+            "end_line": mark.end,
+            "unchanged": True,
+        },
+        content=(
+            f"[already in your context: {path} lines {shown} are in the result of your "
+            f"read_file call {mark.call_id} (lines {mark.start}-{mark.end}); the file has "
+            "not changed since. Look there, or pass force=true to read it again.]"
+        ),
     )
