@@ -61,6 +61,7 @@ class WorkspaceHost:
             codemap=services.codemap,
             memory=services.memory,
             ledger=services.ledger,
+            docs=services.docs,
             settings=tool_settings,
         )
         self._index_task = asyncio.create_task(self._index())

@@ -21,6 +21,7 @@ CATEGORY_DESCRIPTIONS: dict[str, str] = {
     "files": "Read, search, list and write files inside the workspace.",
     "memory": "Long-term memory (remember, recall, forget) and the task scratchpad.",
     "ledger": "Token spending reports.",
+    "docs": "Search the project's own documentation (Markdown, reST ...) by topic.",
     "system": "Run policy-checked commands in the workspace.",
     "meta": "Discover and load more tools.",
     "forge": "Create temporary tools from existing ones.",

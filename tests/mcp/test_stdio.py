@@ -42,6 +42,7 @@ async def test_each_read_tool_answers_about_the_real_project(project: Path) -> N
         related = await client.call_tool("find_related", {"path": "pkg/billing.py", "line": 5})
         fuzzy = await client.call_tool("search_symbols", {"query": "comptot"})
         outline = await client.call_tool("repo_map", {"token_budget": 256})
+        documented = await client.call_tool("search_docs", {"query": "billing checkout"})
     assert not found.is_error
     assert found.structured_content["data"]["symbols"][0]["path"] == "pkg/billing.py"
     assert "pkg/billing.py:4" in text(found)
@@ -50,6 +51,7 @@ async def test_each_read_tool_answers_about_the_real_project(project: Path) -> N
     assert related.structured_content["data"]["called_by"][0]["id"] == "pkg/checkout.py::checkout"
     assert fuzzy.structured_content["data"]["symbols"][0]["name"] == "compute_total"
     assert "pkg/billing.py" in text(outline)
+    assert not documented.is_error and "README.md" in text(documented)  # another area's tool
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
