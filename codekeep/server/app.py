@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from lsprotocol import types
-from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from codekeep import __version__
@@ -27,6 +27,7 @@ from codekeep.analysis.model import Encoding
 from codekeep.server import features
 from codekeep.server.extensions import Contributions
 from codekeep.server.protocol import CodeKeepProtocol, plain_params_converter
+from codekeep.server.rpc import read_messages, read_stdio
 from codekeep.server.workspaces import WorkspaceHandle, WorkspaceRegistry, WorkspaceUnavailable
 from codekeep.services import WorkspaceServices, WorkspaceSettings
 
@@ -47,6 +48,8 @@ class DocumentRef:
 
 class CodeKeepServer(LanguageServer):
     """pygls server holding the session state every feature module shares."""
+
+    protocol: CodeKeepProtocol
 
     def __init__(self) -> None:
         super().__init__(
@@ -135,30 +138,17 @@ class CodeKeepServer(LanguageServer):
         self.workspaces.close_all()
 
     def _start_io_async(self, stdin: Any = None, stdout: Any = None) -> None:
-        """Like pygls, but stdin is read by the event loop itself (an asyncio pipe)
-        instead of one thread-pool hop per header line and body: a keystroke is two
-        messages, and every hop is latency the user feels."""
+        """Serve stdio with our own intake (:mod:`codekeep.server.rpc`): every request
+        is answered, and stdin is read by the event loop itself when it is a pipe."""
         self._stop_event = threading.Event()
         stdin = stdin or sys.stdin.buffer
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
         async def serve() -> None:
-            loop = asyncio.get_running_loop()
-            reader: Any
-            try:
-                reader = asyncio.StreamReader(limit=2**26)
-                await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
-            except (OSError, ValueError):  # not a pipe (a file, a tty): pygls' reader
-                reader = StdinAsyncReader(stdin, self.thread_pool)
+            reader = await read_stdio(stdin, self.thread_pool)
             assert self._stop_event is not None
             try:
-                await run_async(
-                    stop_event=self._stop_event,
-                    reader=reader,
-                    protocol=self.protocol,
-                    logger=logger,
-                    error_handler=self.report_server_error,
-                )
+                await read_messages(reader, self.protocol.receive, self._stop_event)
             except asyncio.IncompleteReadError:  # the client died mid-message
                 logger.warning("the client closed the connection mid-message")
 
@@ -206,9 +196,7 @@ class CodeKeepServer(LanguageServer):
             self.protocol.set_writer(writer)
             assert self._stop_event is not None
             try:
-                await run_async(stop_event=self._stop_event, reader=reader,
-                                protocol=self.protocol, logger=logger,
-                                error_handler=self.report_server_error)
+                await read_messages(reader, self.protocol.receive, self._stop_event)
             except (ConnectionError, asyncio.IncompleteReadError) as error:
                 logger.warning("the client connection ended: %s", error)
             finally:

@@ -45,7 +45,7 @@ def as_object(params: Any) -> dict[str, Any]:
     if isinstance(plain, list) and len(plain) == 1 and isinstance(plain[0], dict):
         return plain[0]  # by-position params: [ {...} ]
     if not isinstance(plain, dict):
-        raise InvalidParams(f"expected a JSON object, got {type(plain).__name__}")
+        raise InvalidParams(f"'params': expected a JSON object, got {type(plain).__name__}")
     return plain
 
 
@@ -54,7 +54,7 @@ def command_object(arguments: Sequence[Any]) -> dict[str, Any]:
     if len(arguments) == 0:
         return {}
     if len(arguments) > 1:
-        raise InvalidParams(f"expected one object argument, got {len(arguments)}")
+        raise InvalidParams(f"'arguments': expected one object argument, got {len(arguments)}")
     return as_object(arguments[0])
 
 

@@ -1,13 +1,16 @@
-"""pygls protocol tweaks: position-encoding preference, experimental capabilities and
-params of custom methods kept as plain JSON.
+"""pygls protocol tweaks: every message read through :mod:`codekeep.server.rpc` (so every
+request is answered), position-encoding preference, experimental capabilities and params
+of custom methods kept as plain JSON.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -18,6 +21,21 @@ from pygls.protocol import (
     LanguageServerProtocol,
     default_converter,
     lsp_method,
+)
+
+from codekeep.server.rpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    SERVER_NOT_INITIALIZED,
+    Batch,
+    BatchRoutes,
+    Call,
+    Rejected,
+    answer_id,
+    error_response,
+    explain,
+    parse_body,
+    read_call,
 )
 
 if TYPE_CHECKING:
@@ -59,6 +77,128 @@ class CodeKeepProtocol(LanguageServerProtocol):
     ``capabilities.experimental.codekeep`` so clients can discover them."""
 
     _server: CodeKeepServer
+
+    def __init__(self, server: Any, converter: cattrs.Converter) -> None:
+        super().__init__(server, converter)
+        self._initialize_seen = False
+        self._batches = BatchRoutes()
+
+    # -- intake: every request gets exactly one answer (rules in codekeep.server.rpc) --
+
+    def receive(self, body: bytes) -> None:
+        """Handle one message body as read from the wire (a message or a batch)."""
+        try:
+            data = parse_body(body)
+        except Rejected as rejected:
+            self._refuse(rejected, None)
+            return
+        if not isinstance(data, list):
+            self._receive_one(data, None)
+            return
+        if not data:
+            self._refuse(Rejected(None, INVALID_REQUEST, "Invalid Request: an empty batch"), None)
+            return
+        batch = Batch()
+        for item in data:
+            self._receive_one(item, batch)
+        batch.sealed = True
+        self._flush(batch)
+
+    def _receive_one(self, data: Any, batch: Batch | None) -> None:
+        try:
+            call = read_call(data)
+        except Rejected as rejected:
+            self._refuse(rejected, batch)
+            return
+        if call is None:
+            self._receive_response(data)
+            return
+        try:
+            message = self._admit(call)
+        except Rejected as rejected:
+            if call.is_request:
+                self._refuse(rejected, batch)
+            else:
+                logger.warning("notification %s dropped: %s", call.method, rejected.message)
+            return
+        if message is None:
+            logger.info("notification %s dropped (lifecycle)", call.method)
+            return
+        if batch is not None and call.is_request:
+            self._batches.expect(batch, call.msg_id)
+        self.handle_message(message)
+
+    def _admit(self, call: Call) -> Any:
+        """The typed message for a call the lifecycle allows; None for a notification
+        to drop. Raises :class:`Rejected` for a request that must be refused."""
+        if self._shutdown and call.method != types.EXIT:
+            if call.is_request:
+                raise Rejected(
+                    call.msg_id,
+                    INVALID_REQUEST,
+                    f"Invalid Request: the server is shut down, only 'exit' is accepted "
+                    f"(got {call.method!r})",
+                )
+            return None
+        if not self._initialize_seen and call.method not in (types.INITIALIZE, types.EXIT):
+            if call.is_request:
+                raise Rejected(
+                    call.msg_id,
+                    SERVER_NOT_INITIALIZED,
+                    f"the server is not initialized: send 'initialize' before {call.method!r}",
+                )
+            return None
+        kind = self.get_message_type(call.method)
+        if kind is None:
+            kind = JsonRPCRequestMessage if call.is_request else JsonRPCNotification
+        elif call.is_request and "id" not in attrs.fields_dict(kind):
+            raise Rejected(
+                call.msg_id,
+                INVALID_REQUEST,
+                f"Invalid Request: {call.method!r} is a notification (send it without an id)",
+            )
+        envelope = {"jsonrpc": "2.0", "method": call.method, "params": call.params}
+        if call.is_request:
+            envelope["id"] = call.msg_id
+        try:
+            message = self._converter.structure(envelope, kind)
+        except Exception as error:
+            raise Rejected(call.msg_id, INVALID_PARAMS, explain(error)) from None
+        if call.method == types.INITIALIZE:
+            self._initialize_seen = True
+        return message
+
+    def _receive_response(self, data: dict[str, Any]) -> None:
+        """A response to one of our own requests (workspace/configuration, ...)."""
+        try:
+            message = self.structure_message(data)
+        except Exception as error:
+            logger.warning("unreadable response %r ignored: %s", data.get("id"), error)
+            return
+        self.handle_message(message)
+
+    def _refuse(self, rejected: Rejected, batch: Batch | None) -> None:
+        logger.warning("request %r refused: %s", rejected.msg_id, rejected.message)
+        if batch is not None:
+            self._batches.expect(batch, rejected.msg_id)
+        self._send_data(error_response(rejected.msg_id, rejected.code, rejected.message))
+
+    def _send_data(self, data: Any) -> None:
+        """Answers to batch members wait for their batch; everything else goes out."""
+        if isinstance(data, types.ResponseErrorMessage) and data.error is not None:
+            data = error_response(data.id, data.error.code, data.error.message, data.error.data)
+        if self._batches.by_id and (answered := answer_id(data)) is not None:
+            batch = self._batches.take(answered[0])
+            if batch is not None:
+                batch.answers.append(json.loads(json.dumps(data, default=self._serialize_message)))
+                self._flush(batch)
+                return
+        super()._send_data(data)
+
+    def _flush(self, batch: Batch) -> None:
+        if batch.complete and batch.answers:
+            answers, batch.answers = batch.answers, []
+            super()._send_data(answers)
 
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         """A request with bad params is the client's mistake, answered with
