@@ -23,7 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument(
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument(
+        "--stdio",
+        action="store_true",
+        help="serve on stdin/stdout (the default; accepted because many clients pass it)",
+    )
+    transport.add_argument(
         "--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead of stdio"
     )
     parser.add_argument(
