@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from tests.server.lsp_harness import SERVER_COMMAND, SERVER_ENV
@@ -27,9 +28,9 @@ class RawServer:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def start(cls) -> RawServer:
+    async def start(cls, command: Sequence[str] = SERVER_COMMAND) -> RawServer:
         process = await asyncio.create_subprocess_exec(
-            *SERVER_COMMAND,
+            *command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,

@@ -6,6 +6,8 @@ every method, odd ids, batches, the lifecycle before ``initialize`` and after
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -278,3 +280,16 @@ async def test_positions_past_the_end_and_unknown_files_answer_nothing(
                       ("file:///outside/every/folder.py", 0)):
         params = {"textDocument": {"uri": uri}, "position": {"line": line, "character": 9}}
         assert (await server.call(method, params))["result"] is None
+
+
+async def test_codekeep_serve_accepts_stdio(project: Path) -> None:
+    """Many clients always pass ``--stdio``; it is the default transport."""
+    raw = await RawServer.start([sys.executable, "-m", "codekeep", "serve", "--stdio"])
+    try:
+        answer = await raw.call("initialize", initialize(project))
+        assert answer["result"]["serverInfo"]["name"] == "codekeep"
+    finally:
+        assert await raw.close() == 0
+    both = subprocess.run([sys.executable, "-m", "codekeep", "serve", "--stdio", "--tcp",
+                           "127.0.0.1:1"], capture_output=True, text=True, timeout=60)
+    assert both.returncode == 2 and "not allowed with" in both.stderr
