@@ -5,6 +5,11 @@ It owns the SQLite store, the open editor buffers and the derived in-memory inde
 update goes through :meth:`CodeMap._commit`, which writes one file's changed rows in
 one transaction, updates the derived indexes, and tells subscribers what changed.
 A re-entrant lock makes it safe to call from the server's threads.
+
+Rows taken from an editor buffer are marked with the process holding the buffer, and
+go back to the disk's content when the buffer is closed, when the code map closes (an
+editor that quits without ``didClose``), and when any code map opens and finds their
+process gone (a server that was killed): the index never keeps text that is on no disk.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from codekeep.analysis.registry import LanguageRegistry, LanguageSpec, default_r
 from codekeep.analysis.settings import IndexSettings
 from codekeep.analysis.store import IndexStore
 from codekeep.analysis.writer import FactWriter, differing
+from codekeep.common.owners import is_running, this_process
 from codekeep.common.symbol_id import SymbolId
 from codekeep.common.workspace import resolve_root, state_dir
 
@@ -101,11 +107,43 @@ class CodeMap:
             raise UnknownPathError(f"workspace root is not a directory: {root}")
         settings = settings or IndexSettings()
         store = IndexStore(state_dir(root) / INDEX_FILE)
-        return cls(root, store, settings, default_registry(settings.languages))
+        codemap = cls(root, store, settings, default_registry(settings.languages))
+        codemap.reconcile_buffers()
+        return codemap
 
     def close(self) -> None:
+        """Put every still-open buffer's file back to its disk content, then close."""
         with self._lock:
-            self._store.close()
+            try:
+                for path in list(self._documents):
+                    self.close_document(path)
+            finally:
+                self._store.close()
+
+    def reconcile_buffers(self) -> int:
+        """Re-read from disk every file whose rows came from a buffer nobody holds any
+        more (its server was killed, or quit without closing it); how many there were.
+
+        Buffers held by another running process (a second server on this workspace)
+        are theirs and left alone.
+        """
+        with self._lock:
+            stale = [path for path, owner in self._store.buffer_rows()
+                     if not self._held(path, owner)]
+            for path in stale:
+                self._refresh(path, trust_hash=False)
+            return len(stale)
+
+    def _held(self, path: str, owner: str) -> bool:
+        """Are ``path``'s rows from a buffer that is still open somewhere?"""
+        if owner == this_process():
+            return path in self._documents
+        return is_running(owner)
+
+    def _held_elsewhere(self, path: str) -> bool:
+        row = self._store.file(path)
+        return (row is not None and row.buffer_owner is not None
+                and row.buffer_owner != this_process() and is_running(row.buffer_owner))
 
     def __enter__(self) -> CodeMap:
         return self
@@ -117,10 +155,14 @@ class CodeMap:
     def index(self, progress: Callable[[int, int], None] | None = None) -> IndexStats:
         """Bring the index up to date with the disk: parse new and changed files only."""
         started = time.perf_counter()
+        self.reconcile_buffers()
         with self._lock:
             known = self._store.files()
+            # Buffers open here or in another live server are the truth for their files.
+            held = {path for path, row in known.items()
+                    if row.buffer_owner is not None and self._held(path, row.buffer_owner)}
             plan = plan_index(self.root, self.settings, self.registry, known,
-                              set(self._documents))
+                              set(self._documents) | held)
         total = len(plan.jobs)
         self._pending = total
         parsed = unchanged = done = 0
@@ -168,7 +210,8 @@ class CodeMap:
         """Write one parsed file; False when its content turned out unchanged."""
         existing = self._store.file(result.rel)
         if (existing is not None and existing.hash == result.hash
-                and existing.status == result.status and result.hash):
+                and existing.status == result.status and result.hash
+                and existing.buffer_owner is None):
             self._store.touch(existing.id, result.size, result.mtime_ns)
             return False
         if existing is None and result.encoded is not None:
@@ -342,7 +385,7 @@ class CodeMap:
             self._documents[path] = document
             result = describe(path, spec.name, data, self._disk_mtime(path), "indexed",
                               document.facts)
-            return self._commit(path, document.facts, result=result)
+            return self._commit(path, document.facts, result=result, from_buffer=True)
 
     def apply_edit(self, path: str, start: tuple[int, int], end: tuple[int, int],
                    new_text: str) -> ChangeSet:
@@ -367,7 +410,7 @@ class CodeMap:
 
     def _refresh(self, path: str, trust_hash: bool) -> ChangeSet:
         with self._lock:
-            if path in self._documents:
+            if path in self._documents or self._held_elsewhere(path):
                 return ChangeSet()
             spec = self.registry.for_path(path)
             full = self.root / path
@@ -375,7 +418,8 @@ class CodeMap:
                 return self.delete_file(path) if self._store.file(path) else ChangeSet()
             result = analyse_file(str(self.root), path, spec.name, self.settings.max_file_bytes)
             existing = self._store.file(path)
-            if trust_hash and existing is not None and existing.hash == result.hash and result.hash:
+            if (trust_hash and existing is not None and existing.hash == result.hash
+                    and result.hash and existing.buffer_owner is None):
                 self._store.touch(existing.id, result.size, result.mtime_ns)
                 return ChangeSet()
             return self._commit(path, result.facts, result=result)
@@ -441,12 +485,17 @@ class CodeMap:
 
     def _commit(self, path: str, facts: FileFacts, *, result: FileResult | None = None,
                 before: FileFacts | None = None, spec: LanguageSpec | None = None,
-                notify: bool = True) -> ChangeSet:
-        """Store one file's facts (only the rows that changed) and update derived indexes."""
+                notify: bool = True, from_buffer: bool = False) -> ChangeSet:
+        """Store one file's facts (only the rows that changed) and update derived indexes.
+
+        ``result`` describes the content; ``from_buffer`` says it is an editor buffer's
+        (the rows are then marked as this process's until they are the disk's again).
+        """
         with self._store.transaction():
             if result is not None:
                 existed = self._store.file(path)
-                file_id = self._store.upsert_file(result)
+                owner = this_process() if from_buffer else None
+                file_id = self._store.upsert_file(result, buffer_owner=owner)
                 if existed is None:
                     before = EMPTY_FACTS
                     self._graph.invalidate()

@@ -85,6 +85,13 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX symbols_by_name;
     CREATE INDEX symbols_by_name ON symbols(name, kind, file_id);
     """,
+    # Rows written from an editor buffer name the process holding it (see
+    # codekeep.common.owners); NULL: the rows are the disk's. Few rows are ever marked,
+    # so a partial index finds them without reading the table.
+    """
+    ALTER TABLE files ADD COLUMN buffer_owner TEXT;
+    CREATE INDEX files_from_buffers ON files(buffer_owner) WHERE buffer_owner IS NOT NULL;
+    """,
 )
 
 _SYMBOL_COLUMNS = (
@@ -158,6 +165,7 @@ class FileRow:
     mtime_ns: int
     hash: str
     status: str
+    buffer_owner: str | None = None  # the process whose editor buffer the rows came from
 
 
 class IndexStore:
@@ -202,7 +210,7 @@ class IndexStore:
             self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     # ---- files ---------------------------------------------------------------
-    _FILE_COLUMNS = "id, path, language, size, mtime_ns, hash, status"
+    _FILE_COLUMNS = "id, path, language, size, mtime_ns, hash, status, buffer_owner"
 
     def files(self) -> dict[str, FileRow]:
         rows = self.conn.execute(f"SELECT {self._FILE_COLUMNS} FROM files")
@@ -229,21 +237,28 @@ class IndexStore:
             "UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id)
         )
 
-    def upsert_file(self, result: FileResult) -> int:
+    def upsert_file(self, result: FileResult, buffer_owner: str | None = None) -> int:
+        """Describe one file; ``buffer_owner`` marks rows taken from an editor buffer."""
         existing = self.file(result.rel)
         values = (result.language, result.size, result.mtime_ns, result.hash, result.lines,
-                  result.status)
+                  result.status, buffer_owner)
         if existing is None:
             cursor = self.conn.execute(
-                "INSERT INTO files(path, language, size, mtime_ns, hash, lines, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", (result.rel, *values),
+                "INSERT INTO files(path, language, size, mtime_ns, hash, lines, status, "
+                "buffer_owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (result.rel, *values),
             )
             return int(cursor.lastrowid or 0)
         self.conn.execute(
             "UPDATE files SET language = ?, size = ?, mtime_ns = ?, hash = ?, lines = ?, "
-            "status = ? WHERE id = ?", (*values, existing.id),
+            "status = ?, buffer_owner = ? WHERE id = ?", (*values, existing.id),
         )
         return existing.id
+
+    def buffer_rows(self) -> list[tuple[str, str]]:
+        """(path, owner) of every file whose rows came from an editor buffer."""
+        return self.conn.execute(
+            "SELECT path, buffer_owner FROM files WHERE buffer_owner IS NOT NULL"
+        ).fetchall()
 
     def delete_file(self, file_id: int) -> None:
         self.clear_facts(file_id)
@@ -519,6 +534,7 @@ def _open_rebuilding(path: Path) -> sqlite3.Connection:
             conn.execute("SELECT ref_names FROM files LIMIT 0")
             conn.execute("SELECT name, container, dup FROM symbols LIMIT 0")
             conn.execute("SELECT facts FROM imports LIMIT 0")
+            conn.execute("SELECT buffer_owner FROM files LIMIT 0")
             return conn
         except sqlite3.DatabaseError:
             conn.close()
