@@ -281,6 +281,10 @@ class WorkspaceServices:
         if self._closed:
             return
         self._closed = True
+        try:  # while memory is open: links to unsaved symbols follow them away
+            self.codemap.release_buffers()
+        except Exception:
+            logger.exception("putting unsaved buffers back to the disk's content failed")
         _close_all([self.ledger, self.docs, self.memory, self.codemap])
 
 

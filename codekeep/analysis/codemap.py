@@ -112,13 +112,23 @@ class CodeMap:
         return codemap
 
     def close(self) -> None:
-        """Put every still-open buffer's file back to its disk content, then close."""
+        """Put every still-open buffer's file back to its disk content, then close.
+
+        Subscribers are not told about that last change (they are closing too): call
+        :meth:`release_buffers` first when they must hear it.
+        """
         with self._lock:
+            self._listeners.clear()
             try:
-                for path in list(self._documents):
-                    self.close_document(path)
+                self.release_buffers()
             finally:
                 self._store.close()
+
+    def release_buffers(self) -> None:
+        """Close every open buffer: its file's rows become the disk's content again."""
+        with self._lock:
+            for path in list(self._documents):
+                self.close_document(path)
 
     def reconcile_buffers(self) -> int:
         """Re-read from disk every file whose rows came from a buffer nobody holds any
