@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -37,7 +36,7 @@ from codekeep.analysis.encoding import (
 from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, SymbolFact
 from codekeep.analysis.model import Position, Range, Reference, Symbol
 from codekeep.analysis.parsing import FileResult
-from codekeep.common.sqlite import BUSY_TIMEOUT_MS, open_db
+from codekeep.common.sqlite import BUSY_TIMEOUT_MS, WriteTransaction, open_db
 from codekeep.common.symbol_id import SymbolId, split_number
 
 MIGRATIONS: tuple[str, ...] = (
@@ -174,25 +173,12 @@ class IndexStore:
     def __init__(self, path: Path | str):
         self.path = Path(path)
         self.conn = _open_rebuilding(self.path)
+        # BEGIN IMMEDIATE: a transaction that reads before it writes waits for another
+        # process's writer (a second server, the CLI) instead of failing "database is locked"
+        self.transaction = WriteTransaction(self.conn)
 
     def close(self) -> None:
         self.conn.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction, taking the write lock up front: a transaction that reads
-        before it writes would otherwise fail at once ("database is locked") when another
-        process (a second server, the CLI) committed in between, instead of waiting."""
-        if self.conn.in_transaction:  # nested: the outer transaction decides
-            yield
-            return
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
 
     def compact(self) -> None:
         """Rewrite the file densely (after a cold index, B-tree pages are partly empty).
