@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { BudgetTracker } from './budget';
 import { runAgentTask } from './commands/agent';
+import { searchDocs } from './commands/docs';
 import { LedgerReportPanel, recordUsage, setTaskBudget } from './commands/ledger';
 import { openMemoryNotes, recall, remember } from './commands/memory';
 import { findReferences } from './commands/references';
@@ -57,6 +58,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   command('findReferences', 'Find References', (target?: { symbolId?: string }) => findReferences(server, target));
   command('findRelated', 'Find Related', () => findRelated(server, related));
   command('showRepoMap', 'Show Repo Map', () => showRepoMap(server, documents));
+  command('searchDocs', 'Search Docs', () => searchDocs(server));
   command('remember', 'Remember', () => remember(server));
   command('recall', 'Recall', () => recall(server));
   command('openMemoryNotes', 'Open MEMORY.md', () => openMemoryNotes());

@@ -3,7 +3,7 @@
  * as a workspace-relative path, so tests need no VS Code.
  */
 
-import type { MemoryInfo, SymbolInfo } from './protocol';
+import type { DocResult, MemoryInfo, SymbolInfo } from './protocol';
 
 const KIND_ICONS: Record<string, string> = {
   function: 'symbol-function',
@@ -75,6 +75,30 @@ export function memoryPickItem(memory: MemoryInfo): MemoryPickItem {
     description,
     detail: links.length > 0 ? `$(link) ${links.join(', ')}` : undefined,
     memory,
+  };
+}
+
+export interface DocPickItem {
+  label: string;
+  description: string;
+  detail: string;
+  doc: DocResult;
+}
+
+/**
+ * `$(book) Serving in production` · `Deployment › Static files · docs/deploy.md:40-52` ·
+ * the section's first words. The last heading is the label; the path above it and the
+ * 1-based line span say where it is.
+ */
+export function docPickItem(doc: DocResult): DocPickItem {
+  const parts = doc.heading.split(' › ');
+  const where = `${doc.path}:${doc.startLine}-${doc.endLine}`;
+  const above = parts.slice(0, -1).join(' › ');
+  return {
+    label: `$(book) ${parts[parts.length - 1] || doc.path}`,
+    description: above ? `${above} · ${where}` : where,
+    detail: oneLine(doc.text, 160),
+    doc,
   };
 }
 

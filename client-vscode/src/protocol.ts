@@ -20,6 +20,7 @@ export const Methods = {
   ledgerRecord: 'codekeep/ledger/record',
   ledgerBudget: 'codekeep/ledger/budget',
   agentRun: 'codekeep/agent/run',
+  docsSearch: 'codekeep/docs/search',
 } as const;
 
 export const Notifications = {
@@ -90,6 +91,22 @@ export interface IndexStatus {
   /** Files the running background index has done / has to do (per folder). */
   indexed?: number;
   toIndex?: number;
+}
+
+/** One section of the project's docs; lines are 1-based and inclusive. */
+export interface DocResult {
+  path: string;
+  uri: string;
+  heading: string;
+  startLine: number;
+  endLine: number;
+  text: string;
+  score: number;
+}
+
+export interface DocsSearchResult {
+  results: DocResult[];
+  reason?: string;
 }
 
 export interface MemoryInfo {

@@ -24,6 +24,7 @@ from codekeep.analysis.settings import IndexSettings
 from codekeep.common.secrets import redact_text
 from codekeep.common.workspace import resolve_root, state_dir
 from codekeep.docs.chunking import parse_document
+from codekeep.docs.docstrings import is_python, parse_docstrings
 from codekeep.docs.errors import EmptyQueryError, InvalidLimitError
 from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, sniff_format
 from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
@@ -87,8 +88,7 @@ class DocsIndex:
         with self._lock:
             known = self._store.files()
         report = WalkReport({})
-        found = [c for c in walk(self.root, self.index_settings, report)
-                 if candidate_format(c.rel) is not None]
+        found = [c for c in walk(self.root, self.index_settings, report) if self.is_doc(c.rel)]
         seen = {candidate.rel for candidate in found}
         stale = [c for c in found if (row := known.get(c.rel)) is None
                  or (row.size, row.mtime_ns) != (c.size, c.mtime_ns)]
@@ -118,7 +118,9 @@ class DocsIndex:
                          time.perf_counter() - started, formats, skipped)
 
     def is_doc(self, path: str) -> bool:
-        return candidate_format(path) is not None
+        """Documentation by its name, or Python source whose docstrings are indexed."""
+        return candidate_format(path) is not None or (
+            self.settings.docstrings and is_python(path))
 
     def refresh_file(self, path: str) -> bool:
         """Re-read one file (saved in the editor, changed on disk); False: not docs or
@@ -169,15 +171,18 @@ class DocsIndex:
             return self._skip(path, info, digest, "binary", existing)
         if looks_generated(data):
             return self._skip(path, info, digest, "generated", existing)
-        hint = candidate_format(path)
-        fmt: DocFormat = sniff_format(data) if hint == "sniff" or hint is None else hint
         # Invalid UTF-8 is read with replacement characters: the rest of the page stays
         # searchable, and what is shown cannot be mistaken for the original bytes.
         text = data.decode("utf-8", errors="replace")
-        parsed = parse_document(path, text, fmt, self.settings.sizes)
+        hint = candidate_format(path)
+        if hint is None:  # Python source: its docstrings
+            parsed = parse_docstrings(path, text)
+        else:
+            fmt: DocFormat = sniff_format(data) if hint == "sniff" else hint
+            parsed = parse_document(path, text, fmt, self.settings.sizes)
         self._store.replace_file(
             path, size=info.st_size, mtime_ns=info.st_mtime_ns, hash=digest, status="indexed",
-            fmt=fmt, title=parsed.title, lines=parsed.lines, place=place_words(path),
+            fmt=parsed.format, title=parsed.title, lines=parsed.lines, place=place_words(path),
             chunks=[_redacted(chunk) for chunk in parsed.chunks],
         )
         return 1
@@ -187,7 +192,7 @@ class DocsIndex:
         ``notes.txt`` must not put ``.env`` (or a file outside) into the index."""
         if not target.is_relative_to(self.root):
             return False
-        return candidate_format(target.relative_to(self.root).as_posix()) is not None
+        return self.is_doc(target.relative_to(self.root).as_posix())
 
     def _skip(self, path: str, info: object, digest: str, reason: str,
               existing: object) -> int:

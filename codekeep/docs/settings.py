@@ -1,6 +1,7 @@
 """The knowledge base's knobs, read from the ``docs`` section of the settings.
 
-``{"enabled": bool, "chunkTokens": n, "overlapTokens": n, "embeddings": {...}}``.
+``{"enabled": bool, "docstrings": bool, "chunkTokens": n, "overlapTokens": n,
+"embeddings": {...}}``.
 Embeddings reuse memory's endpoint setting shape (``{"url", "model"?, "apiKey"?}``;
 absent: the ``CODEKEEP_EMBEDDINGS_*`` environment, as for memory).
 """
@@ -19,6 +20,7 @@ from codekeep.memory.settings import EmbeddingSettings
 class DocsSettings:
     enabled: bool = True
     sizes: ChunkSizes = field(default_factory=ChunkSizes)
+    docstrings: bool = True  # Python module and class docstrings are docs too
     embeddings: EmbeddingSettings | None = None
     # BM25 column weights: document title, words of the path, heading path, body.
     weights: tuple[float, float, float, float] = (4.0, 2.0, 3.0, 1.0)
@@ -36,12 +38,13 @@ class DocsSettings:
             return cls(embeddings=EmbeddingSettings.from_env())
         if not isinstance(data, Mapping):
             raise ValueError(f"docs settings must be an object, got {type(data).__name__}")
-        known = {"enabled", "chunkTokens", "overlapTokens", "embeddings"}
+        known = {"enabled", "docstrings", "chunkTokens", "overlapTokens", "embeddings"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown docs settings: {', '.join(map(str, unknown))}")
-        if "enabled" in data and not isinstance(data["enabled"], bool):
-            raise ValueError("docs setting enabled must be true or false")
+        for key in ("enabled", "docstrings"):
+            if key in data and not isinstance(data[key], bool):
+                raise ValueError(f"docs setting {key} must be true or false")
         defaults = ChunkSizes()
         chunk = _count(data, "chunkTokens", defaults.chunk_tokens, minimum=32)
         overlap = _count(data, "overlapTokens", defaults.overlap_tokens, minimum=0)
@@ -50,6 +53,7 @@ class DocsSettings:
         return cls(
             enabled=data.get("enabled", True),
             sizes=ChunkSizes(chunk, overlap),
+            docstrings=data.get("docstrings", True),
             embeddings=EmbeddingSettings.from_json(data.get("embeddings")),
         )
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.analysis import CodeMap, IndexSettings
-from codekeep.docs import DocsIndex, EmptyQueryError, InvalidLimitError
+from codekeep.docs import DocsIndex, DocsSettings, EmptyQueryError, InvalidLimitError
 
 CACHE = "Caching\n=======\n\nResponses are kept in ``memcached`` for an hour.\n"
 CODE = "class CacheBackend:\n    def invalidate(self):\n        pass\n"
@@ -48,7 +48,7 @@ def test_indexes_docs_and_skips_what_is_not_prose(root: Path) -> None:
     (root / "docs" / "latin1.md").write_bytes(b"# Caf\xe9\n\nmemcached in the caf\xe9.\n")
     with DocsIndex.open(root) as index:
         stats = index.index()
-        assert stats.formats == {"markdown": 2, "rst": 1}
+        assert stats.formats == {"markdown": 2, "rst": 1, "docstring": 1}  # app.py read
         assert stats.skipped == {"binary": 1, "generated": 1, "too large": 1}
         found = index.search("memcached").hits
         assert {hit.path for hit in found} == {"docs/caching.txt", "docs/latin1.md"}
@@ -75,14 +75,14 @@ def test_questions_that_cannot_be_answered(root: Path) -> None:
 
 def test_warm_start_live_refresh_rename_and_delete(root: Path) -> None:
     with DocsIndex.open(root) as index:
-        assert index.index().parsed == 2
+        assert index.index().parsed == 3
         again = index.index()
-        assert (again.parsed, again.unchanged, again.removed) == (0, 2, 0)
+        assert (again.parsed, again.unchanged, again.removed) == (0, 3, 0)
         page = root / "docs" / "caching.txt"
         page.write_text(CACHE + "\nEntries expire after ``CACHE_TTL`` seconds.\n")
         assert index.refresh_file("docs/caching.txt")
         assert headings(index, "CACHE_TTL expire") == ["docs/caching.txt Caching"]
-        assert not index.refresh_file("app.py")  # not docs
+        assert not index.refresh_file("Makefile")  # not docs
         os.utime(page)  # touched, same content: not re-chunked
         assert not index.refresh_file("docs/caching.txt")
         page.rename(root / "docs" / "cache.rst")
@@ -91,7 +91,31 @@ def test_warm_start_live_refresh_rename_and_delete(root: Path) -> None:
         (root / "docs" / "cache.rst").unlink()
         assert index.refresh_file("docs/cache.rst")  # vanished: dropped
         assert index.search("memcached").hits == []
-        assert index.index().files == 1
+        assert index.index().files == 2  # README.md, app.py
+
+
+def test_module_and_class_docstrings_are_docs(root: Path) -> None:
+    (root / "pkg").mkdir()
+    (root / "pkg" / "retry.py").write_text(
+        '"""Retries with exponential backoff.\n\n    Used by every HTTP client.\n"""\n\n'
+        "class Policy:\n    '''How long to wait: see ``CacheBackend``.'''\n\n"
+        "    class Jitter:\n        \"\"\"Random spread so clients do not retry in step.\"\"\"\n\n"
+        "def backoff():\n    \"\"\"Zebras: functions describe one call, not indexed.\"\"\"\n"
+        "")
+    (root / "pkg" / "broken.py").write_text('"""Quokkas never read."""\ndef (:\n')
+    with DocsIndex.open(root) as index:
+        index.index()
+        found = index.search("retry backoff").hits
+        assert [(h.path, h.heading, h.start_line, h.end_line, h.text) for h in found[:1]] == [
+            ("pkg/retry.py", "pkg/retry.py", 1, 4,
+             "Retries with exponential backoff.\n\nUsed by every HTTP client.")]
+        assert next(h.heading for h in index.search("clients retry in step").hits) == (
+            "pkg/retry.py › Policy.Jitter")
+        assert index.search("zebras").hits == []
+        assert index.search("quokkas").hits == []
+    with DocsIndex.open(root, settings=DocsSettings(docstrings=False)) as index:
+        assert index.index().formats == {"markdown": 1, "rst": 1}
+        assert index.search("exponential backoff").hits == []
 
 
 def test_symbols_link_docs_and_code(root: Path) -> None:
@@ -169,9 +193,9 @@ def test_other_phrasings_add_rankings(root: Path) -> None:
 
 
 def test_settings_reject_bad_values() -> None:
-    from codekeep.docs import DocsSettings
-
     assert DocsSettings.from_json({"chunkTokens": 200}).sizes.chunk_tokens == 200
-    for bad in ({"chunkTokens": 10}, {"overlapTokens": 400}, {"enabled": "yes"}, {"x": 1}, []):
+    assert DocsSettings.from_json({"docstrings": False}).docstrings is False
+    for bad in ({"chunkTokens": 10}, {"overlapTokens": 400}, {"enabled": "yes"}, {"x": 1}, [],
+                {"docstrings": 0}):
         with pytest.raises(ValueError):
             DocsSettings.from_json(bad)

@@ -250,6 +250,20 @@ async function runSteps(bench, page) {
     await page.keyboard.press('Escape');
   });
 
+  await step('Search Docs lists the sections that answer a question and opens one at its lines', async () => {
+    await bench.runCommand('CodeKeep: Search Docs');
+    await bench.answer('how long until a cancelled order is refunded', { title: 'CodeKeep: Search Docs' });
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Refunds' }).first();
+    await row.waitFor();
+    const text = await row.innerText();
+    expect(text.includes('docs/operations.md:11-12'), `the doc row does not say where the section is: ${text}`);
+    await shot(page, '08b-search-docs');
+    await bench.acceptPick('Refunds', { title: 'doc sections' });
+    await page.locator('.tabs-container .tab.active', { hasText: 'operations.md' }).waitFor();
+    const cursor = await bench.cursor();
+    expect(cursor.line === 11, `Search Docs opened the page at Ln ${cursor.line}, expected the section's first line 11`);
+  });
+
   await step('Reindex Workspace brings the index up to date with a file added on disk', async () => {
     const before = await symbolCount(bench);
     fs.writeFileSync(path.join(workspacePath, 'shop', 'pricing.py'), 'def price_of(sku: str) -> int:\n    return 100\n\n\ndef discount(price: int) -> int:\n    return price // 10\n');

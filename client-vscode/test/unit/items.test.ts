@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryPickItem, oneLine, symbolKindIcon, symbolPickItem } from '../../src/items';
+import { docPickItem, memoryPickItem, oneLine, symbolKindIcon, symbolPickItem } from '../../src/items';
 import type { SymbolInfo } from '../../src/protocol';
 
 const symbol = (over: Partial<SymbolInfo> = {}): SymbolInfo => ({
@@ -65,5 +65,31 @@ describe('memory quick pick items', () => {
   it('cuts long content to one line with an ellipsis', () => {
     expect(oneLine('a'.repeat(300), 10)).toBe('aaaaaaaaa…');
     expect(oneLine('  a \n\t b ', 10)).toBe('a b');
+  });
+});
+
+describe('doc quick pick items', () => {
+  const doc = {
+    path: 'docs/deploy.md',
+    uri: 'file:///w/docs/deploy.md',
+    heading: 'Deployment › Static files › Serving in production',
+    startLine: 40,
+    endLine: 52,
+    text: 'Put the files\nbehind a   CDN.',
+    score: 0.0164,
+  };
+
+  it('labels a section by its own heading and says where it sits and what it says', () => {
+    const item = docPickItem(doc);
+    expect(item.label).toBe('$(book) Serving in production');
+    expect(item.description).toBe('Deployment › Static files · docs/deploy.md:40-52');
+    expect(item.detail).toBe('Put the files behind a CDN.');
+    expect(item.doc).toBe(doc);
+  });
+
+  it('shows only the place for a section headed by the page itself', () => {
+    const item = docPickItem({ ...doc, heading: 'NOTES.txt', startLine: 1, endLine: 3 });
+    expect(item.label).toBe('$(book) NOTES.txt');
+    expect(item.description).toBe('docs/deploy.md:1-3');
   });
 });
