@@ -14,9 +14,14 @@ import sqlite3
 import sys
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codekeep.cli.options import common_options, emit_json, fail, root_of
 from codekeep.common.sqlite import SchemaTooNewError
+
+if TYPE_CHECKING:
+    from codekeep.docs.settings import Expansion
 
 ORDER = 15
 PREVIEW_LINES = 4
@@ -44,14 +49,25 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 def _search(args: argparse.Namespace) -> int:
     from codekeep.analysis import CodeMap
     from codekeep.docs import DocsIndex
+    from codekeep.docs.settings import EXPANSIONS, expansion
 
     root = root_of(args)
+    try:
+        mode = expansion(args.expand)
+    except ValueError:
+        return fail(f"--expand must be one of {', '.join(EXPANSIONS)}, got {args.expand!r}")
+    expansions, note = _expansions(args.query, mode, root) if mode != "off" else ([], None)
     with CodeMap.open(root) as codemap, DocsIndex.open(root, codemap.settings) as docs:
         if not args.no_refresh:
             docs.index()
-        outcome = docs.search(args.query, args.limit, codemap=codemap)
+        outcome = docs.search(args.query, args.limit, codemap=codemap, expansions=expansions)
+    if note:
+        print(f"codekeep: {note}", file=sys.stderr)
     if args.json:
-        emit_json(outcome.to_json())
+        payload = outcome.to_json()
+        if expansions:
+            payload["expansions"] = expansions
+        emit_json(payload)
         return 0 if outcome.hits else 1
     if not outcome.hits:
         return fail(outcome.reason or f"nothing in the docs matches {args.query!r}")
@@ -61,6 +77,32 @@ def _search(args: argparse.Namespace) -> int:
         print(textwrap.indent("\n".join(preview), "    "))
         print()
     return 0
+
+
+def _expansions(query: str, mode: Expansion, root: Path) -> tuple[list[str], str | None]:
+    """The model's rewrites of the question (``CODEKEEP_MODEL`` ...), recorded in the
+    workspace's ledger; none and a note on stderr when no model answers."""
+    import asyncio
+
+    from codekeep.agent.config import ModelNotConfigured
+    from codekeep.agent.docs_expansion import expand_question
+    from codekeep.agent.model_client import ModelClient
+    from codekeep.agent.runner import model_settings_from
+    from codekeep.ledger import Ledger
+
+    try:
+        model = model_settings_from(None)
+        model.require_model()
+    except ModelNotConfigured as error:
+        return [], f"--expand needs a model, searching without it: {error}"
+
+    async def ask(ledger: Ledger) -> tuple[list[str], str | None]:
+        async with ModelClient(model) as client:
+            expanded = await expand_question(query, mode, client, ledger)
+        return expanded.texts, "; ".join(expanded.errors) or None
+
+    with Ledger.open(root) as ledger:
+        return asyncio.run(ask(ledger))
 
 
 def _index(args: argparse.Namespace) -> int:
@@ -89,6 +131,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="The doc sections that best answer QUERY, best first.")
     search.add_argument("query", metavar="QUERY")
     search.add_argument("--limit", type=_positive, default=10, help="most results (default 10)")
+    search.add_argument("--expand", default="off", metavar="MODE",
+                        help="off (default), multi-query, hyde or both: the model "
+                             "(CODEKEEP_MODEL ...) rewrites the question first, in the ledger")
     search.add_argument("--no-refresh", action="store_true",
                         help="answer from the knowledge base as it is, without re-reading files")
     search.set_defaults(handler=_guarded(_search))

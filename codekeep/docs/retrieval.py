@@ -6,7 +6,8 @@ Each source gives a ranking of chunk ids; the fused score of a chunk is
 that names the symbol the question is about rises above one only BM25 likes.
 
 * ``bm25``: the question's words, title > heading > path > body (see ``DocsSettings``);
-  each expansion of the question (multi-query, HyDE) is one more such ranking.
+  each expansion of the question (multi-query, HyDE: ``codekeep.agent.docs_expansion``)
+  is one more such ranking.
 * ``symbols``: chunks that name, as code, a symbol the question names (``CodeMap``,
   ``find_related``) or a symbol defined in a file the user is focused on; the BM25
   candidates first in their order, then other chunks naming the question's symbols.

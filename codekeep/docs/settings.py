@@ -1,7 +1,9 @@
 """The knowledge base's knobs, read from the ``docs`` section of the settings.
 
 ``{"enabled": bool, "docstrings": bool, "chunkTokens": n, "overlapTokens": n,
-"embeddings": {...}}``.
+"expand": "off" | "multi-query" | "hyde" | "both", "embeddings": {...}}``. ``expand``
+asks the agent's model to rewrite each question first (the doors do it, through the
+ledger: see ``codekeep.agent.docs_expansion``); off by default.
 Embeddings reuse memory's endpoint setting shape (``{"url", "model"?, "apiKey"?}``;
 absent: the ``CODEKEEP_EMBEDDINGS_*`` environment, as for memory).
 """
@@ -10,10 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from codekeep.docs.chunking import ChunkSizes
 from codekeep.memory.settings import EmbeddingSettings
+
+Expansion = Literal["off", "multi-query", "hyde", "both"]
+EXPANSIONS: tuple[Expansion, ...] = ("off", "multi-query", "hyde", "both")
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +26,7 @@ class DocsSettings:
     enabled: bool = True
     sizes: ChunkSizes = field(default_factory=ChunkSizes)
     docstrings: bool = True  # Python module and class docstrings are docs too
+    expand: Expansion = "off"
     embeddings: EmbeddingSettings | None = None
     # BM25 column weights: document title, words of the path, heading path, body.
     weights: tuple[float, float, float, float] = (4.0, 2.0, 3.0, 1.0)
@@ -38,7 +44,8 @@ class DocsSettings:
             return cls(embeddings=EmbeddingSettings.from_env())
         if not isinstance(data, Mapping):
             raise ValueError(f"docs settings must be an object, got {type(data).__name__}")
-        known = {"enabled", "docstrings", "chunkTokens", "overlapTokens", "embeddings"}
+        known = {"enabled", "docstrings", "chunkTokens", "overlapTokens", "expand",
+                 "embeddings"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown docs settings: {', '.join(map(str, unknown))}")
@@ -54,8 +61,17 @@ class DocsSettings:
             enabled=data.get("enabled", True),
             sizes=ChunkSizes(chunk, overlap),
             docstrings=data.get("docstrings", True),
+            expand=expansion(data.get("expand", "off")),
             embeddings=EmbeddingSettings.from_json(data.get("embeddings")),
         )
+
+
+def expansion(value: Any) -> Expansion:
+    """``value`` as an expansion mode; ``ValueError`` naming the choices otherwise."""
+    for mode in EXPANSIONS:
+        if value == mode:
+            return mode
+    raise ValueError(f"docs expand must be one of {', '.join(EXPANSIONS)}, got {value!r}")
 
 
 def _count(data: Mapping[str, Any], key: str, default: int, *, minimum: int) -> int:

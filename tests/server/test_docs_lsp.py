@@ -14,10 +14,12 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from codekeep.common.uris import path_to_uri
+from codekeep.testing.scripted_server import ScriptedModelServer, say
 from tests.server.lsp_harness import (
     open_document,
     request,
     save_document,
+    session,
     session_fixture,
     wait_until,
     write_project,
@@ -91,6 +93,10 @@ async def test_bad_queries_are_refused_or_explained(client: LanguageClient) -> N
     assert "common words" in only_stop_words["reason"]
     nothing = await search(client, "kubernetes")
     assert nothing["results"] == [] and "kubernetes" in nothing["reason"]
+    with pytest.raises(JsonRpcException, match="expand must be one of"):
+        await search(client, "cdn", expand="sideways")
+    no_model = await search(client, "cdn", expand="hyde")  # no model configured
+    assert no_model["results"] and "model" in no_model["expansionError"]
 
 
 async def test_hover_and_find_related_say_where_a_symbol_is_documented(
@@ -137,3 +143,25 @@ async def test_a_saved_page_is_rechunked_and_a_new_one_is_watched(
 
 async def hits(client: LanguageClient, query: str) -> list[dict[str, Any]]:
     return (await search(client, query))["results"]  # type: ignore[no-any-return]
+
+
+async def test_expansion_through_the_configured_model(project: Path) -> None:
+    """``docs.expand`` on: the agent's model rewrites the question (multi-query and HyDE),
+    the rewrites find the section, and both calls are in the folder's ledger."""
+    with ScriptedModelServer() as model:
+        model.push(say("rollout cache lifetime\nCDN caching"),
+                   say("Deploys put the files behind a CDN with a long cache lifetime."))
+        options = {"agent": {"model": "scripted-model", "baseUrl": model.base_url,
+                             "apiKey": "test"}, "docs": {"expand": "both"}}
+        async with session(project, options=options) as client:
+            found = await search(client, "where do the assets live after a rollout")
+            assert found["results"][0]["heading"] == (
+                "Deployment › Static files › Serving in production")
+            assert found["expansions"] == [
+                "rollout cache lifetime", "CDN caching",
+                "Deploys put the files behind a CDN with a long cache lifetime."]
+            report = await request(client, "codekeep/ledger/report", {"groupBy": "type"})
+            assert [(row["key"], row["calls"]) for row in report["rows"]] == [("other", 2)]
+            plain = await search(client, "where do the assets live after a rollout",
+                                 expand="off")
+            assert "expansions" not in plain and len(model.requests) == 2

@@ -1,11 +1,15 @@
 """The knowledge base over LSP, plus where the docs show up next to the code.
 
-* ``codekeep/docs/search`` ``{query, limit?, uri?, focus?: uri[]}`` (also the command
-  ``codekeep.docs.search``) -> ``{results: [{path, uri, heading, startLine, endLine,
-  text, score}], reason?}``, best first, lines 1-based and inclusive. Every folder is
-  searched (``uri`` picks one); ``focus`` files' symbols lift the chunks naming them.
-  An empty query or a ``limit`` outside 1..200 is InvalidParams; a query of only
-  common words is an empty result with a ``reason``.
+* ``codekeep/docs/search`` ``{query, limit?, uri?, focus?: uri[], expand?}`` (also the
+  command ``codekeep.docs.search``) -> ``{results: [{path, uri, heading, startLine,
+  endLine, text, score}], reason?, expansions?, expansionError?}``, best first, lines
+  1-based and inclusive. Every folder is searched (``uri`` picks one); ``focus`` files'
+  symbols lift the chunks naming them. ``expand`` (default: the ``docs.expand``
+  setting, ``off``) has the agent's model rewrite the question first — multi-query,
+  HyDE or both, recorded in the ledger; the rewrites used come back as ``expansions``,
+  and a model that is not configured or fails is ``expansionError`` (the search is then
+  lexical). An empty query, a ``limit`` outside 1..200 or an unknown ``expand`` is
+  InvalidParams; a query of only common words is an empty result with a ``reason``.
 * Hover on a symbol adds "Documented in docs/deploy.md › Static files" (links that
   open the section); ``codekeep/findRelated`` carries ``documentedIn`` (codemap feature).
 * A saved doc file is re-chunked at once; changes on disk come through the watcher.
@@ -15,10 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from codekeep.agent.config import ModelNotConfigured
+from codekeep.agent.docs_expansion import Expanded, expand_question
+from codekeep.agent.model_client import ModelClient
+from codekeep.agent.runner import model_settings_from
 from codekeep.analysis.model import Symbol
 from codekeep.common.uris import path_to_uri
 from codekeep.docs import DocsError
 from codekeep.docs.service import DEFAULT_LIMIT, MAX_LIMIT
+from codekeep.docs.settings import Expansion, expansion
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import custom_request
@@ -65,6 +74,11 @@ def register(server: CodeKeepServer) -> None:
                 raise p.InvalidParams(f"{uri} is not inside any workspace folder")
             chosen = located[0]
         focus_uris = p.optional_str_list(params, "focus")
+        try:
+            mode = expansion(params.get("expand") or ls.settings.docs_settings().expand)
+        except ValueError as error:
+            raise p.InvalidParams(str(error)) from None
+        expanded = await _expand(ls, query, mode, chosen)
 
         def ask(services: WorkspaceServices) -> dict[str, Any]:
             handle = ls.workspaces.get(services.root)
@@ -73,7 +87,7 @@ def register(server: CodeKeepServer) -> None:
             focus = _focus(ls, handle, focus_uris) if focus_uris else []
             try:
                 outcome = services.docs.search(query, limit, codemap=services.codemap,
-                                               focus=focus)
+                                               focus=focus, expansions=expanded.texts)
             except DocsError as error:
                 raise p.InvalidParams(str(error)) from error
             return outcome.to_json(services.root)
@@ -87,10 +101,30 @@ def register(server: CodeKeepServer) -> None:
         if not results:
             reasons = [a["reason"] for a in answers if a.get("reason")]
             reply["reason"] = reasons[0] if reasons else "no workspace folder has docs"
+        if expanded.texts:
+            reply["expansions"] = expanded.texts
+        if expanded.errors:
+            reply["expansionError"] = "; ".join(expanded.errors)
         return reply
 
     server.contributions.hover.append(documented_in)
     server.contributions.saved.append(rechunk_saved)
+
+
+async def _expand(ls: CodeKeepServer, query: str, mode: Expansion,
+                  handle: WorkspaceHandle | None) -> Expanded:
+    """The model's rewrites of ``query`` (recorded in the folder's ledger), or why none."""
+    if mode == "off":
+        return Expanded()
+    try:
+        model = model_settings_from(ls.settings.extra.get("agent"))
+        model.require_model()
+    except (ModelNotConfigured, ValueError) as error:
+        return Expanded(errors=[str(error)])
+    target = handle or next(iter(ls.workspaces), None)
+    ledger = await target.run(lambda services: services.ledger) if target else None
+    async with ModelClient(model) as client:
+        return await expand_question(query, mode, client, ledger)
 
 
 def rechunk_saved(services: WorkspaceServices, path: str) -> None:

@@ -1,0 +1,101 @@
+"""Multi-query expansion and HyDE for doc searches (seed 003 "RAG的检索方式"), through the ledger.
+
+A question is often not worded the way the docs are ("run code before every request"
+vs *middleware*). With a model configured and ``docs.expand`` on, the question is first
+rewritten — *multi-query*: three searches in the docs' own vocabulary; *HyDE*: the
+paragraph that would answer it — and each rewrite becomes one more ranking in the
+knowledge base's fusion (``DocsIndex.search(expansions=...)``). Every attempt is
+recorded in the ledger (call type ``other``), like the agent's calls. A model that
+fails leaves the search lexical; the caller says so.
+
+Lives in ``agent`` because it needs the model client; the docs service never imports it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from codekeep.agent.accounting import completion_text, prompt_text
+from codekeep.agent.model_client import Attempt, ChatResponse, ModelClient, ModelError
+from codekeep.docs.settings import Expansion
+from codekeep.ledger import BudgetExceeded, Ledger
+
+log = logging.getLogger(__name__)
+
+MAX_QUERIES = 3
+CALL_TYPE = "other"
+
+PROMPTS = {
+    "multi-query": (
+        "You help search a software project's documentation. Rewrite the developer's "
+        f"question as {MAX_QUERIES} different short search queries, using the words such "
+        "documentation would use (feature names, settings, commands). One query per line, "
+        "no numbering, nothing else."
+    ),
+    "hyde": (
+        "You help search a software project's documentation. Write the short paragraph "
+        "(3 to 5 sentences) of that documentation which answers the developer's question, "
+        "in the terms such documentation uses. Only the paragraph."
+    ),
+}
+
+
+@dataclass(slots=True)
+class Expanded:
+    """The rewrites to search with, and why some strategy gave none."""
+
+    texts: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+async def expand_question(question: str, mode: Expansion, client: ModelClient,
+                          ledger: Ledger | None, task_id: str | None = None) -> Expanded:
+    """Rewrites of ``question`` by ``mode`` (``off``: none); never raises for the model."""
+    expanded = Expanded()
+    strategies = ("multi-query", "hyde") if mode == "both" else () if mode == "off" else (mode,)
+    for strategy in strategies:
+        messages = [{"role": "system", "content": PROMPTS[strategy]},
+                    {"role": "user", "content": question}]
+        try:
+            response = await client.complete(messages, tool_choice=None)
+        except ModelError as error:
+            _record(ledger, task_id, client.model, error.attempts, None, messages)
+            log.warning("docs %s expansion failed: %s", strategy, error)
+            expanded.errors.append(f"{strategy}: {error}")
+            continue
+        _record(ledger, task_id, client.model, response.attempts, response, messages)
+        expanded.texts += _rewrites(strategy, response.content)
+    return expanded
+
+
+def _rewrites(strategy: str, content: str) -> list[str]:
+    if strategy == "hyde":
+        return [content.strip()] if content.strip() else []
+    lines = [line.strip().lstrip("-*0123456789.) ").strip() for line in content.splitlines()]
+    return [line for line in lines if line][:MAX_QUERIES]
+
+
+def _record(ledger: Ledger | None, task_id: str | None, model: str,
+            attempts: Sequence[Attempt], response: ChatResponse | None,
+            messages: Sequence[dict[str, str]]) -> None:
+    """Every attempt in the ledger: failed ones billed nothing, the answer its usage."""
+    if ledger is None:
+        return
+    for attempt in attempts:
+        answered = attempt.error is None and response is not None
+        usage = response.usage if answered and response is not None else None
+        try:
+            ledger.record(
+                task_id=task_id, call_type=CALL_TYPE,
+                model=response.model if answered and response is not None else model,
+                input_tokens=usage.prompt_tokens if usage else (None if answered else 0),
+                output_tokens=usage.completion_tokens if usage else (None if answered else 0),
+                prompt_text=prompt_text(messages) if answered else None,
+                completion_text=completion_text(response) if answered and response else None,
+                latency_ms=attempt.latency_ms, retry=attempt.retry,
+                stream=response.stream if answered and response is not None else False,
+            )
+        except BudgetExceeded:  # stored; the search itself costs nothing more
+            log.info("docs expansion crossed a hard-stop budget")
