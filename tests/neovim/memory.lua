@@ -41,6 +41,8 @@ H.run(function()
   R.after_not_this_by_id = H.lines(recall)
   R.forget_unknown = H.note_of('CodeKeepForget p000000000000')
   R.recall_nothing = H.note_of('CodeKeepRecall zebra migration schedule')
+  R.stated = H.note_of('CodeKeepRemember tests run with pytest -q')
+  R.superseded = H.note_of('CodeKeepRemember tests run with pytest -x')
 
   -- The project's docs: :CodeKeepDocs fills the quickfix list, <CR> opens the section.
   local question = 'how do we deploy static files'

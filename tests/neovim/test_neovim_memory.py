@@ -45,6 +45,11 @@ def test_remember_recall_not_this_forget_and_notes(tmp_path: Path) -> None:
     assert "ghp_" not in r["secret"]["message"]
     assert r["only_secret"]["level"] == WARN
     assert r["only_secret"]["message"].startswith("CodeKeep memory REJECT: rejected: the text is")
+    assert re.fullmatch(r"CodeKeep memory ADD \w+", r["stated"]["message"])
+    assert re.fullmatch(  # a new value of the same preference replaces the old one
+        r"CodeKeep memory SUPERSEDE \w+: test_command changed from 'pytest -q' to 'pytest -x'",
+        r["superseded"]["message"],
+    )
     assert r["empty"]["level"] == WARN
     assert r["empty"]["message"].startswith("CodeKeep: :CodeKeepRemember needs the text")
 
