@@ -6,9 +6,12 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 from codekeep.common.sqlite import open_db
 from codekeep.memory import MemoryService
 from codekeep.memory.schema import MIGRATIONS
+from codekeep.memory.store import MemoryFilter
 
 
 def _fts_rows(service: MemoryService) -> int:
@@ -74,3 +77,19 @@ def test_kind_filter_finds_a_rare_kind_among_many_matches(service: MemoryService
     note = service.remember("Deploy freezes start on Fridays", kind="insight")
     (hit,) = service.recall("deploy", kinds=["insight"], limit=1)
     assert hit.memory.id == note.id
+
+
+def test_rows_are_selected_by_typed_filters_never_by_sql(service: MemoryService) -> None:
+    fact = service.remember("The queue is FIFO", importance=3, task_id="t1", kind="fact")
+    note = service.remember("Deploys happen on Fridays", kind="note", importance=9)
+    store = service.project
+    assert store.ids(MemoryFilter(kinds=("fact",))) == [fact.id]
+    assert store.ids(MemoryFilter(task_id="t1")) == [fact.id]
+    assert store.ids(MemoryFilter(other_than_task="t1")) == [note.id]  # no task is another task
+    assert store.ids(MemoryFilter(ids=[]), limit=5) == []
+    assert store.ids(MemoryFilter(), order="least_valuable") == [fact.id, note.id]
+    assert store.count(MemoryFilter(statuses=("active",), scope="project")) == 2
+    with pytest.raises(ValueError, match="not a column of memories"):
+        store.update(fact.id or "", **{"status = 'disabled' WHERE 1 --": 1})
+    unchanged = service.get(fact.id or "")
+    assert unchanged is not None and unchanged.status == "active"

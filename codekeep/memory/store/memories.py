@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,17 @@ _COLUMNS = (
     "evidence, support_count, access_count, created_at, last_seen_at, last_accessed_at, "
     "expires_at, superseded_by, task_id"
 )
+_COLUMN_NAMES = frozenset(name.strip() for name in _COLUMNS.split(","))
 _CHUNK = 500  # bound on SQL parameters per statement
+
+
+def _columns(names: Iterable[str]) -> list[str]:
+    """``names`` if every one is a column of ``memories`` (they are spliced into SQL)."""
+    names = list(names)
+    unknown = [name for name in names if name not in _COLUMN_NAMES]
+    if unknown:
+        raise ValueError(f"not a column of memories: {', '.join(unknown)}")
+    return names
 
 
 class MemoryStore:
@@ -59,7 +69,7 @@ class MemoryStore:
     def insert(self, row: dict[str, Any], files: Sequence[str], symbols: Sequence[str]) -> None:
         row = dict(row)
         row["evidence"] = dumps(row["evidence"]) if row.get("evidence") is not None else None
-        names = ", ".join(row)
+        names = ", ".join(_columns(row))
         marks = ", ".join(f":{name}" for name in row)
         with self.transaction():
             self.conn.execute(f"INSERT INTO memories ({names}) VALUES ({marks})", row)
@@ -68,7 +78,7 @@ class MemoryStore:
     def update(self, memory_id: str, **fields: Any) -> None:
         if "evidence" in fields and fields["evidence"] is not None:
             fields["evidence"] = dumps(fields["evidence"])
-        assignments = ", ".join(f"{name} = :{name}" for name in fields)
+        assignments = ", ".join(f"{name} = :{name}" for name in _columns(fields))
         self.conn.execute(
             f"UPDATE memories SET {assignments} WHERE id = :_id", {**fields, "_id": memory_id}
         )
@@ -188,7 +198,7 @@ class MemoryStore:
             f"memories WHERE {clause}",
             (now, action, *params),
         )
-        assignments = ", ".join(f"{name} = ?" for name in fields)
+        assignments = ", ".join(f"{name} = ?" for name in _columns(fields))
         return self.conn.execute(
             f"UPDATE memories SET {assignments} WHERE {clause}", (*fields.values(), *params)
         ).rowcount
