@@ -23,6 +23,9 @@ end
 H.run(function()
   -- No server has started: every command says so.
   H.load_plugin()
+  vim.cmd.help('codekeep-commands') -- the plugin built its help tags when it loaded
+  R.help_on_load = vim.fn.expand('%:t') .. ':' .. vim.api.nvim_get_current_line()
+  vim.cmd('helpclose')
   R.no_server = each(COMMANDS)
   R.cancel_idle = H.notes_of('CodeKeepAgentCancel', 1)
   vim.cmd('checkhealth codekeep')

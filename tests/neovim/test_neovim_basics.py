@@ -80,6 +80,7 @@ def test_bad_input_health_and_help(tmp_path: Path) -> None:
 
     # :help: every command and option has a tag; :helptags accepted them all and each
     # one opens the line that defines it.
+    assert r["help_on_load"].startswith("codekeep.txt:3. Commands")
     tags = set(r["tags"])
     assert {f":CodeKeep{name}" for name in COMMANDS} <= tags
     assert {f"codekeep-option-{name}" for name in (

@@ -13,6 +13,14 @@ vim.g.loaded_codekeep = true
 
 local core = require('codekeep')
 
+-- :help codekeep without a manual :helptags, however the plugin was installed: build
+-- doc/tags when it is missing or older than the help file (ignored by git).
+local doc = vim.fs.joinpath(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2))),
+  'doc')
+if vim.fn.getftime(doc .. '/codekeep.txt') > vim.fn.getftime(doc .. '/tags') then
+  pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
+end
+
 -- name, module, function, nargs, description; each loads its module on first use and
 -- never shows a Lua error trace.
 local COMMANDS = {
