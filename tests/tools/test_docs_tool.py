@@ -77,3 +77,13 @@ async def test_bad_input_is_a_clear_tool_error(docs_kit: ToolKit) -> None:
         "search_docs", {"query": "retries", "focus": ["../outside/secret.txt"]}, ctx
     )
     assert outside.refused and outside.rule == "path.outside"
+
+
+async def test_find_related_names_the_sections_documenting_the_symbol(docs_kit: ToolKit) -> None:
+    ctx = docs_kit.context("t", "explore")
+    where = {"path": "src/util.py", "line": 1}
+    result = await docs_kit.pipeline.execute("find_related", where, ctx)
+    assert result.ok, result.content
+    assert result.data["documented_in"] == [
+        {"path": "docs/operations.rst", "heading": "Operations guide › Retries", "line": 7}]
+    assert "documented in:\n  docs/operations.rst › Operations guide › Retries" in result.content

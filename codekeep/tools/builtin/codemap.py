@@ -115,9 +115,12 @@ async def find_related(
     line: Annotated[int, Param("Line number (1-based).", schema={"minimum": 1})],
 ) -> ToolOutput:
     """What surrounds a line of code: its enclosing symbol, what it calls, what calls
-    it and closely related symbols."""
+    it, closely related symbols, and the doc sections that document it."""
     with _as_tool_error():
         related = ctx.require_codemap().find_related(path, line - 1)
+    links = ctx.docs.links(related.symbol) if ctx.docs and related.symbol else []
+    documented = [{"path": link.path, "heading": link.heading, "line": link.start_line}
+                  for link in links]
     groups = {
         "calls": [symbol_json(s) for s in related.calls],
         "called_by": [symbol_json(s) for s in related.called_by],
@@ -132,9 +135,12 @@ async def find_related(
         if entries:
             lines.append(f"{title}:")
             lines += [f"  {e['kind']} {e['id']}  {e['path']}:{e['line']}" for e in entries]
+    if links:
+        lines.append("documented in:")
+        lines += [f"  {link.label()}  {link.path}:{link.start_line}" for link in links]
     everything = [e for entries in groups.values() for e in entries] + ([symbol] if symbol else [])
     return ToolOutput(
-        data={"symbol": symbol, **groups},
+        data={"symbol": symbol, **groups, "documented_in": documented},
         text="\n".join(lines),
         files=_paths(everything),
         query=f"{path}:{line}",
