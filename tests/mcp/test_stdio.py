@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ from mcp.client.subscriptions import ToolsListChanged
 from mcp.types import ServerNotification, ToolListChangedNotification
 
 from codekeep.memory import MemoryService
-from tests.mcp.harness import stdio_client, text
+from tests.mcp.harness import MCP_COMMAND, SERVER_ENV, stdio_client, text
 
 pytestmark = pytest.mark.slow
 READ_TOOLS = {"find_symbol", "find_references", "find_related", "search_symbols", "repo_map"}
@@ -183,3 +185,36 @@ async def test_the_index_follows_files_changed_on_disk(project: Path) -> None:
                 break
             await asyncio.sleep(0.1)
     assert after.structured_content["data"]["symbols"][0]["path"] == "pkg/refunds.py"
+
+
+async def test_a_host_that_leaves_mid_call_loses_nothing(project: Path) -> None:
+    """The host writes a memory and closes the pipe before the answer: the server ends
+    cleanly (exit 0), the databases are intact, and the next session works."""
+    fact = "Invoices are numbered per year"
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {},
+             "clientInfo": {"name": "leaving", "version": "1"}}  # fmt: skip
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "remember", "arguments": {"content": fact}}},
+    ]  # fmt: skip
+    process = await asyncio.create_subprocess_exec(
+        *MCP_COMMAND, "--root", str(project), env=SERVER_ENV,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+    await process.stdin.drain()
+    await process.stdout.readline()  # the initialize answer: the server is serving
+    process.stdin.close()  # gone before the tool answer
+    _out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    assert b"Traceback" not in err
+    for database in ("memory.db", "index.db", "ledger.db"):
+        with sqlite3.connect(project / ".codekeep" / database) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    async with stdio_client(project) as client:
+        recalled = await client.call_tool("recall", {"query": "invoice numbering"})
+    assert not recalled.is_error
