@@ -94,9 +94,11 @@ class WorkspaceHost:
         await asyncio.to_thread(self._close, toolkit)
 
     def _close(self, toolkit: ToolKit | None) -> None:
+        # The worker first: a call a departed client left running finishes (and is
+        # audited) before the stores and then the audit log close.
+        self.handle.close()
         if toolkit is not None:
             toolkit.close()
-        self.handle.close()
 
     # -- what the door asks ------------------------------------------------------------
     @property
