@@ -218,6 +218,8 @@ class DocsIndex:
             raise EmptyQueryError("the query is empty; ask a question or give some words")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise InvalidLimitError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+        if not self.settings.enabled:
+            return SearchOutcome([], reason="the docs are turned off (setting docs.enabled)")
         terms = query_terms(query)
         if not terms.words and not any(query_terms(e).words for e in expansions):
             return SearchOutcome([], reason=(

@@ -113,6 +113,11 @@ def test_module_and_class_docstrings_are_docs(root: Path) -> None:
             "pkg/retry.py › Policy.Jitter")
         assert index.search("zebras").hits == []
         assert index.search("quokkas").hits == []
+    with DocsIndex.open(root, settings=DocsSettings(enabled=False)) as index:
+        assert index.index().parsed == 0
+        off = index.search("exponential backoff")
+        assert off.hits == [] and "turned off" in (off.reason or "")
+        assert not index.refresh_file("pkg/retry.py")
     with DocsIndex.open(root, settings=DocsSettings(docstrings=False)) as index:
         assert index.index().formats == {"markdown": 1, "rst": 1}
         assert index.search("exponential backoff").hits == []
