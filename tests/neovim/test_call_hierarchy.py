@@ -3,38 +3,19 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.neovim.test_neovim import nvim_binary
+from tests.neovim.nvim import run_scenario
 from tests.server.lsp_harness import write_project
-
-SCRIPT = Path(__file__).with_name("call_hierarchy.lua")
 
 
 @pytest.mark.slow
 def test_neovim_shows_callers_callees_and_bases(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "project")
+    root = write_project(tmp_path / "project")  # Circle(Shape), main() calls total_area
     (root / ".git").mkdir()  # the root marker Neovim looks for
-    out = tmp_path / "hierarchy.json"
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("CODEKEEP_")},
-        "CK_ROOT": str(root), "CK_OUT": str(out), "CK_PYTHON": sys.executable,
-        "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-    }  # fmt: skip
-    completed = subprocess.run(
-        [nvim_binary(), "--headless", "--clean", "-u", "NONE", "-S", str(SCRIPT)],
-        cwd=root, env=env, capture_output=True, timeout=120, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert out.is_file(), completed.stderr.decode(errors="replace")
-    seen = json.loads(out.read_text())
-    assert "error" not in seen, seen["error"]
+    seen = run_scenario("call_hierarchy.lua", root, tmp_path)
     # main() in app.py calls total_area on line 6
     assert [(e["file"], e["line"]) for e in seen["incoming"]] == [("app.py", 6)]
     assert "main" in seen["incoming"][0]["text"]
