@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codekeep.analysis.discovery import WalkReport, walk
+from codekeep.analysis.errors import UnknownPathError
 from codekeep.analysis.parsing import content_hash, is_binary
 from codekeep.analysis.settings import IndexSettings
 from codekeep.common.secrets import redact_text
@@ -275,6 +276,14 @@ def _named_symbols(codemap: CodeMap | None, identifiers: Sequence[str]) -> froze
 
 
 def _focus_symbols(codemap: CodeMap | None, focus: Sequence[str]) -> frozenset[str]:
+    """Names defined in the focused files. A file the code map does not index (the doc
+    page being read, a config file) defines none: it lifts nothing, it is no error."""
     if codemap is None or not focus:
         return frozenset()
-    return frozenset(symbol.name for symbol in codemap.symbols_in(list(focus)))
+    names: set[str] = set()
+    for path in focus:
+        try:
+            names.update(symbol.name for symbol in codemap.symbols_in([path]))
+        except UnknownPathError:
+            continue
+    return frozenset(names)

@@ -145,6 +145,9 @@ def test_symbols_link_docs_and_code(root: Path) -> None:
         focused = headings(index, "clear the cache after deploys", codemap=codemap,
                            focus=["app.py"])
         assert focused[0] == "README.md Demo › Invalidation"
+        # Reading a doc page (no symbols in the code map) or a missing file focuses nothing.
+        assert headings(index, "when to clear the cache after deploys", codemap=codemap,
+                        focus=["docs/ops.md", "gone.py"]) == plain
 
 
 def test_a_killed_indexer_leaves_a_consistent_index(tmp_path: Path) -> None:

@@ -49,6 +49,7 @@ H.run(function()
   H.wait('docs indexed', 20000, function()
     return #H.request('codekeep/docs/search', { query = question }).results > 0
   end)
+  vim.cmd.buffer(geometry) -- its file is the search's focus
   vim.cmd('CodeKeepDocs ' .. question)
   H.wait('docs in the quickfix list', 10000, function()
     return vim.fn.getqflist({ title = 0 }).title == 'CodeKeep docs ' .. question

@@ -1,5 +1,6 @@
 --- The project's docs in Neovim: :CodeKeepDocs {query} puts the best sections in the
---- quickfix list (<CR> opens the section at its first line).
+--- quickfix list (<CR> opens the section at its first line); the current file is the
+--- search's focus, as in VS Code.
 local core = require('codekeep')
 local codemap = require('codekeep.codemap')
 
@@ -21,7 +22,14 @@ function M.search(query)
   if not query then
     return
   end
-  core.request('codekeep/docs/search', { query = query }, function(result)
+  local client = core.client(0)
+  if not client then
+    return
+  end
+  -- the current file's symbols lift the sections that name them
+  local uri = core.project_uri(client, 0)
+  local params = { query = query, focus = uri and { uri } or nil }
+  core.request('codekeep/docs/search', params, function(result)
     local items = {}
     for _, found in ipairs(type(result.results) == 'table' and result.results or {}) do
       table.insert(items, {
