@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.neovim.nvim import nvim_binary as nvim_binary  # test_call_hierarchy imports it here
 from tests.neovim.nvim import run_scenario, write_project
 
 
