@@ -11,17 +11,21 @@ apart.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from codekeep.analysis.codemap import CodeMap
 from codekeep.analysis.model import ChangeSet
 from codekeep.analysis.reads import symbol_read
 from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES, IndexSettings
+from codekeep.common.sqlite import DatabaseDamagedError, explain_damage
+from codekeep.common.workspace import state_dir
 from codekeep.docs import DocsIndex, DocsSettings
 from codekeep.ledger import BudgetEvent, Ledger
+from codekeep.ledger.ledger import DB_NAME
 from codekeep.ledger.settings import LedgerSettings
 from codekeep.ledger.settings import settings_from_json as ledger_settings
 from codekeep.memory import MemoryService, MemorySettings
@@ -31,6 +35,7 @@ logger = logging.getLogger(__name__)
 # Runs a zero-argument update on the thread that owns the services.
 OwnerRunner = Callable[[Callable[[], Any]], None]
 BudgetListener = Callable[[BudgetEvent], None]
+T = TypeVar("T")
 
 
 class SettingsError(ValueError):
@@ -176,9 +181,9 @@ class WorkspaceServices:
         try:
             codemap = CodeMap.open(root, settings.index_settings())
             opened.append(codemap)
-            memory = MemoryService.open(codemap.root, settings=settings.memory_settings())
+            memory = _open_memory(codemap.root, settings.memory_settings())
             opened.append(memory)
-            ledger = Ledger.open(codemap.root, settings.ledger_settings())
+            ledger = _open_ledger(codemap.root, settings.ledger_settings())
             opened.append(ledger)
             docs = DocsIndex.open(codemap.root, settings.index_settings(),
                                   settings.docs_settings())
@@ -269,10 +274,10 @@ class WorkspaceServices:
         wanted, opened = self.settings, self._stores_settings
         if wanted.memory_settings() != opened.memory_settings():
             self.memory.close()
-            self.memory = MemoryService.open(self.root, settings=wanted.memory_settings())
+            self.memory = _open_memory(self.root, wanted.memory_settings())
         if wanted.ledger_settings() != opened.ledger_settings():
             self.ledger.close()
-            self.ledger = Ledger.open(self.root, wanted.ledger_settings())
+            self.ledger = _open_ledger(self.root, wanted.ledger_settings())
             self.ledger.subscribe(self._budget_crossed)
         self._stores_settings = wanted
 
@@ -286,6 +291,51 @@ class WorkspaceServices:
         except Exception:
             logger.exception("putting unsaved buffers back to the disk's content failed")
         _close_all([self.ledger, self.docs, self.memory, self.codemap])
+
+
+class DamagedStore:
+    """Stands in for a memory or ledger whose database is damaged, so that one store's
+    damage does not take the folder down: the code map keeps answering, and every use
+    of this store raises the same one-line :class:`DatabaseDamagedError` (naming the
+    file and how to repair it), which the doors show as a clear failure."""
+
+    def __init__(self, error: DatabaseDamagedError) -> None:
+        self.error = error
+
+    def close(self) -> None:
+        """Nothing was opened."""
+
+    def subscribe(self, _listener: object) -> None:
+        """A ledger that records nothing crosses no budget."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise self.error
+
+
+def _opened_or_damaged(opener: Callable[[], T], files: Sequence[Path], command: str) -> T:
+    try:
+        return opener()
+    except sqlite3.DatabaseError as error:
+        damage = explain_damage(error, files, f"stop the server and run `{command} --repair`")
+        if damage is None:
+            raise
+        logger.error("%s", damage)
+        return cast(T, DamagedStore(damage))
+
+
+def store_files(root: Path) -> list[Path]:
+    """The durable databases of folder ``root`` (the index is a cache, not among them)."""
+    return [*MemoryService.files(root), state_dir(root) / DB_NAME]
+
+
+def _open_memory(root: Path, settings: MemorySettings) -> MemoryService:
+    return _opened_or_damaged(lambda: MemoryService.open(root, settings=settings),
+                              MemoryService.files(root), "codekeep memory list")
+
+
+def _open_ledger(root: Path, settings: LedgerSettings) -> Ledger:
+    return _opened_or_damaged(lambda: Ledger.open(root, settings),
+                              [state_dir(root) / DB_NAME], "codekeep ledger report")
 
 
 def _run_now(update: Callable[[], Any]) -> None:

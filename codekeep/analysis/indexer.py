@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import select
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -24,6 +26,7 @@ from codekeep.analysis.store import FileRow
 
 BATCH_FILES = 24
 BATCH_BYTES = 256 * 1024  # a batch is this much source or BATCH_FILES files, whichever first
+OWNER_POLL_S = 0.5  # without pidfds: how often a worker checks that its indexer lives
 Progress = Callable[[int, int], None]
 
 
@@ -107,7 +110,8 @@ def analyse_jobs(
     batches = _batches(jobs, sizes or {})
     remaining = {id(batch): batch for batch in batches}
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context(),
+                                 initializer=die_with, initargs=(os.getpid(),)) as pool:
             pending = {
                 pool.submit(analyse_batch, str(root), batch, settings.max_file_bytes): batch
                 for batch in batches
@@ -125,6 +129,46 @@ def analyse_jobs(
         for batch in remaining.values():
             for rel, language in batch:
                 yield analyse_file(str(root), rel, language, settings.max_file_bytes)
+
+
+def die_with(owner: int) -> None:
+    """Worker start-up: end this worker as soon as process ``owner`` (the indexer) ends.
+
+    A killed ``codekeep serve`` or ``codekeep index`` cannot shut its pool down, and the
+    pool's processes keep each other alive: every worker holds the write end of the
+    task queue it reads (so it never sees end-of-file) and the fork server's "alive"
+    pipe (so the fork server never sees its clients go); the resource tracker waits for
+    all of them. Reparented to pid 1 they would hold the caller's stdout and stderr for
+    good. A watcher thread on the owner's pidfd (polling on systems without pidfds)
+    breaks the cycle: the workers exit, and with them the fork server and the tracker.
+    """
+    try:
+        handle: int | None = os.pidfd_open(owner)
+    except (AttributeError, OSError):  # not Linux, or the owner is already gone
+        handle = None
+        if not _alive(owner):
+            os._exit(1)
+    threading.Thread(target=_exit_when_gone, args=(owner, handle), name="die-with-owner",
+                     daemon=True).start()
+
+
+def _exit_when_gone(owner: int, handle: int | None) -> None:
+    if handle is not None:
+        select.select([handle], [], [])  # readable once the owner has exited
+    else:
+        while _alive(owner):
+            time.sleep(OWNER_POLL_S)
+    os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _context() -> multiprocessing.context.BaseContext:

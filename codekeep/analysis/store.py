@@ -11,6 +11,7 @@ rebuildable cache: it uses ``synchronous=OFF`` and is recreated if the file is d
 from __future__ import annotations
 
 import json
+import logging
 import math
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -36,8 +37,16 @@ from codekeep.analysis.encoding import (
 from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, SymbolFact
 from codekeep.analysis.model import Position, Range, Reference, Symbol
 from codekeep.analysis.parsing import FileResult
-from codekeep.common.sqlite import BUSY_TIMEOUT_MS, WriteTransaction, open_db
+from codekeep.common.sqlite import (
+    BUSY_TIMEOUT_MS,
+    QUICK_CHECK_MAX_BYTES,
+    WriteTransaction,
+    open_db,
+    quick_check,
+)
 from codekeep.common.symbol_id import SymbolId, split_number
+
+logger = logging.getLogger(__name__)
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -507,8 +516,18 @@ def _create(path: Path) -> None:
         conn.close()
 
 
+def discard(path: Path) -> None:
+    """Delete the index file (a cache) and its WAL; the next open starts it over."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
 def _open_rebuilding(path: Path) -> sqlite3.Connection:
-    """Open the index; a damaged or foreign-layout file is a cache, so start it over."""
+    """Open the index; a damaged or foreign-layout file is a cache, so start it over.
+
+    Damage to a page of a table (not the header) opens fine and fails only the queries
+    that touch it, so a file small enough to check quickly gets ``PRAGMA quick_check``.
+    """
     _create(path)
     try:
         conn = open_db(path, MIGRATIONS, check_same_thread=False, synchronous="OFF")
@@ -521,10 +540,12 @@ def _open_rebuilding(path: Path) -> sqlite3.Connection:
             conn.execute("SELECT name, container, dup FROM symbols LIMIT 0")
             conn.execute("SELECT facts FROM imports LIMIT 0")
             conn.execute("SELECT buffer_owner FROM files LIMIT 0")
-            return conn
+            if path.stat().st_size > QUICK_CHECK_MAX_BYTES or quick_check(conn) is None:
+                return conn
+            logger.warning("%s is damaged; rebuilding the index", path)
         except sqlite3.DatabaseError:
-            conn.close()
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+            pass
+        conn.close()
+    discard(path)
     _create(path)
     return open_db(path, MIGRATIONS, check_same_thread=False, synchronous="OFF")

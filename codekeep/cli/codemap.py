@@ -16,9 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from codekeep.analysis import CodeMap, CodeMapError, IndexSettings, Symbol
+from codekeep.analysis.codemap import INDEX_FILE
 from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES
+from codekeep.analysis.store import discard
 from codekeep.cli.options import common_options, emit_json, fail, root_of
-from codekeep.common.sqlite import SchemaTooNewError
+from codekeep.common.sqlite import SchemaTooNewError, is_damage
+from codekeep.common.workspace import state_dir
 
 ORDER = 10
 
@@ -47,7 +50,7 @@ _POSITIVE_OPTIONS = ("limit", "max_bytes", "tokens")
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """Bad input ends in one clear line on stderr and exit status 1, never a traceback."""
 
-    def run(args: argparse.Namespace) -> int:
+    def run(args: argparse.Namespace, rebuilt: bool = False) -> int:
         for option in _POSITIVE_OPTIONS:
             value = getattr(args, option, None)
             if value is not None and value < 1:
@@ -58,6 +61,14 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
             return fail(str(exc))
         except BrokenPipeError:
             raise  # `codekeep refs x | head`: the dispatcher exits quietly
+        except sqlite3.DatabaseError as exc:
+            if rebuilt or not is_damage(exc):
+                return fail(f"{type(exc).__name__}: {exc}")
+            # damage the open-time check did not see (a big file): the index is a cache
+            index_file = state_dir(root_of(args)) / INDEX_FILE
+            print(f"codekeep: {index_file} is damaged ({exc}); rebuilding it", file=sys.stderr)
+            discard(index_file)
+            return run(args, rebuilt=True)
         except (OSError, sqlite3.Error) as exc:
             return fail(f"{type(exc).__name__}: {exc}")
 

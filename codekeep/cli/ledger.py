@@ -7,6 +7,7 @@ can report its calls here, and budget crossings print a warning on stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sqlite3
 import sys
 import time
@@ -16,7 +17,14 @@ from pathlib import Path
 
 from codekeep.analysis.codemap import INDEX_FILE, CodeMap
 from codekeep.analysis.reads import symbol_read
-from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.cli.options import (
+    damage_failure,
+    emit_json,
+    fail,
+    repair_first,
+    root_of,
+    store_options,
+)
 from codekeep.common.sqlite import SchemaTooNewError
 from codekeep.common.workspace import state_dir
 from codekeep.ledger import (
@@ -30,8 +38,9 @@ from codekeep.ledger import (
 from codekeep.ledger.attribution import characters_in_files
 from codekeep.ledger.codex_logs import codex_log_files, codex_sessions_dir, read_codex_logs
 from codekeep.ledger.importers import CLAUDE_PROJECTS, LogScan
-from codekeep.ledger.ledger import GROUPS
+from codekeep.ledger.ledger import DB_NAME, GROUPS
 from codekeep.ledger.reports import budget_lines, render_text
+from codekeep.ledger.schema import MIGRATIONS
 from codekeep.ledger.window import parse_since
 
 ORDER = 60
@@ -42,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("ledger", help="token ledger: report, record, budget, import",
                                    description="Count, attribute and budget model calls.")
     actions = parser.add_subparsers(dest="ledger_action", metavar="ACTION", required=True)
-    common = common_options()
+    common = store_options()
 
     report = actions.add_parser("report", parents=[common], help="usage table and top files")
     report.add_argument("--task", help="only this task (and its continuations)")
@@ -91,17 +100,30 @@ def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int]
                  ) -> Callable[[argparse.Namespace], int]:
     """Open the workspace ledger, run ``action``, and always flush and close it."""
     def handler(args: argparse.Namespace) -> int:
+        files = [state_dir(root_of(args)) / DB_NAME]
         try:
+            repair_first(args, files, MIGRATIONS)
             ledger = Ledger.open(root_of(args), start_flusher=False)
-        except (sqlite3.DatabaseError, SchemaTooNewError) as error:
+        except SchemaTooNewError as error:
             return fail(f"cannot open the ledger database .codekeep/ledger.db: {error}")
+        except sqlite3.DatabaseError as error:
+            return damage_failure(error, files) or fail(
+                f"cannot open the ledger database .codekeep/ledger.db: {error}")
         ledger.subscribe(_warn)
         try:
-            return action(ledger, args)
+            code = action(ledger, args)
+            ledger.close()  # its last write can fail too: then the command fails
+            return code
         except ValueError as exc:
             return fail(str(exc))
+        except sqlite3.DatabaseError as error:
+            damaged = damage_failure(error, files)
+            if damaged is None:
+                raise
+            return damaged
         finally:
-            ledger.close()
+            with contextlib.suppress(sqlite3.DatabaseError):
+                ledger.close()  # after a failure: release the file, the error is told
     return handler
 
 
@@ -159,6 +181,7 @@ def _record(ledger: Ledger, args: argparse.Namespace) -> int:
         )
     except BudgetExceeded as exc:
         exhausted, record = exc, exc.record
+    ledger.flush()  # "recorded" is said only of a call that is on disk
     if args.json:
         emit_json(record.to_json())
     else:

@@ -18,9 +18,17 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.cli.options import (
+    damage_failure,
+    emit_json,
+    fail,
+    repair_first,
+    root_of,
+    store_options,
+)
 from codekeep.common.sqlite import SchemaTooNewError
 from codekeep.memory import KINDS, SCOPES, STATUSES, Memory, MemoryInputError, MemoryService
+from codekeep.memory.schema import MIGRATIONS
 from codekeep.memory.service import PURGEABLE_STATUSES
 
 ORDER = 40
@@ -31,16 +39,20 @@ def _open(args: argparse.Namespace) -> MemoryService:
 
 
 def _run(args: argparse.Namespace, body: Callable[[MemoryService], int]) -> int:
+    """Run ``body`` on the opened service; a damaged database (at open or in the middle
+    of the command) is one line naming the file and what to do, never a traceback."""
+    files = MemoryService.files(root_of(args))
     try:
-        service = _open(args)
-    except (sqlite3.DatabaseError, SchemaTooNewError) as exc:
-        # a damaged or newer database is reported and left exactly as it is
-        return fail(f"cannot open the memory database: {exc}")
-    try:
-        with service:
+        repair_first(args, files, MIGRATIONS)
+        with _open(args) as service:
             return body(service)
     except MemoryInputError as exc:
         return fail(str(exc))
+    except SchemaTooNewError as exc:  # a newer database is reported and left as it is
+        return fail(f"cannot open the memory database: {exc}")
+    except sqlite3.DatabaseError as exc:
+        code = damage_failure(exc, files)
+        return fail(f"cannot use the memory database: {exc}") if code is None else code
 
 
 def _memory_line(memory: Memory) -> str:
@@ -236,7 +248,7 @@ def _purge(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    common = common_options()
+    common = store_options()
     memory = subparsers.add_parser("memory", help="project and user memory for the agent")
     commands = memory.add_subparsers(dest="memory_command", metavar="ACTION")
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from codekeep.common.salvage import repair_damaged
+from codekeep.common.sqlite import explain_damage
 from codekeep.common.workspace import resolve_root
 
 
@@ -18,6 +22,34 @@ def common_options() -> argparse.ArgumentParser:
     )
     parent.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parent
+
+
+def store_options() -> argparse.ArgumentParser:
+    """:func:`common_options` plus ``--repair``, for the sub-commands of a durable store
+    (memory, ledger): a damaged database is salvaged before the command runs."""
+    parent = argparse.ArgumentParser(add_help=False, parents=[common_options()])
+    parent.add_argument(
+        "--repair", action="store_true",
+        help="if the database is damaged, first keep every readable row in a fresh file "
+             "(the damaged one stays beside it as <name>.damaged-<time>)",
+    )
+    return parent
+
+
+def repair_first(args: argparse.Namespace, paths: Sequence[Path],
+                 migrations: Sequence[str]) -> None:
+    """With ``--repair``: salvage each damaged file of ``paths`` and say what was kept."""
+    if not getattr(args, "repair", False):
+        return
+    for report in repair_damaged(paths, migrations):
+        print(f"codekeep: {report.summary()}", file=sys.stderr)
+
+
+def damage_failure(error: BaseException, paths: Sequence[Path]) -> int | None:
+    """The exit code after a one-line report when ``error`` is a damaged database (the
+    file among ``paths`` that fails its check is named); None for any other error."""
+    damage = explain_damage(error, paths, "rerun with `--repair`")
+    return None if damage is None else fail(str(damage))
 
 
 def root_of(args: argparse.Namespace) -> Any:

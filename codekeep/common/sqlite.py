@@ -19,6 +19,82 @@ class SchemaTooNewError(RuntimeError):
     """The database was written by a newer CodeKeep; refusing to touch it protects the data."""
 
 
+# SQLite's primary result codes for a damaged file (extended codes keep them in the low byte).
+_DAMAGE_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
+QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024  # above this, checking at every open costs too much
+
+
+def is_damage(error: BaseException) -> bool:
+    """``error`` says the database file itself is damaged (not locked, not misused)."""
+    if not isinstance(error, sqlite3.DatabaseError):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in _DAMAGE_CODES:
+        return True
+    text = str(error)
+    return "malformed" in text or "not a database" in text
+
+
+class DatabaseDamagedError(sqlite3.DatabaseError):
+    """A store's file is damaged. The message is one line: which file, what SQLite said,
+    and what the user can do (``repair`` says how to salvage it, e.g. "rerun with
+    `--repair`")."""
+
+    def __init__(self, path: Path, detail: str, repair: str | None = None) -> None:
+        self.path = path
+        self.detail = detail
+        remedy = f"{repair} to keep every readable row (the damaged file stays beside it)"
+        what_to_do = (
+            f"{remedy}, or restore it from a backup; `codekeep doctor` checks every store"
+            if repair else "restore it from a backup; `codekeep doctor` checks every store"
+        )
+        super().__init__(f"{path} is damaged ({detail}): {what_to_do}")
+
+
+def quick_check(conn: sqlite3.Connection) -> str | None:
+    """What ``PRAGMA quick_check`` finds wrong (its first line), or None when the file is
+    sound; a check that cannot even run is damage too."""
+    try:
+        rows = conn.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as error:
+        if is_damage(error):
+            return str(error)
+        raise
+    first = str(rows[0][0]) if rows else "ok"
+    return None if first == "ok" else first
+
+
+def explain_damage(error: BaseException, paths: Sequence[Path], repair: str | None
+                   ) -> DatabaseDamagedError | None:
+    """``error`` as a :class:`DatabaseDamagedError` naming the damaged file among
+    ``paths`` (checked in order), or None when ``error`` is not about damage."""
+    if isinstance(error, DatabaseDamagedError):
+        return error
+    if not is_damage(error):
+        return None
+    for path in paths:
+        problem = damaged_file(path)
+        if problem is not None:
+            return DatabaseDamagedError(path, problem, repair)
+    return DatabaseDamagedError(paths[0], str(error), repair)
+
+
+def damaged_file(path: Path) -> str | None:
+    """:func:`quick_check` of the file at ``path`` on a connection of its own (read-only)."""
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.DatabaseError as error:
+        return str(error)
+    try:
+        return quick_check(conn)
+    except sqlite3.DatabaseError as error:
+        return str(error) if is_damage(error) else None
+    finally:
+        conn.close()
+
+
 def open_db(
     path: Path | str,
     migrations: Sequence[str],

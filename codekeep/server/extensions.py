@@ -11,13 +11,16 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException
 
+from codekeep.common.sqlite import explain_damage
 from codekeep.server.params import InvalidParams, as_object, command_object, optional_str
+from codekeep.services import store_files
 
 if TYPE_CHECKING:
     from codekeep.analysis.model import Symbol
@@ -38,13 +41,15 @@ def custom_request(server: CodeKeepServer, name: str) -> Callable[[CustomHandler
 
         @server.feature(method)
         async def request(ls: CodeKeepServer, params: Any) -> Any:
-            return await handler(ls, as_object(params))
+            params = as_object(params)
+            return await _answered(ls, params, handler(ls, params))
 
         # pygls resolves this signature's annotations at call time to convert the
         # arguments: ``ls`` is recognised by name and ``Any`` leaves values untouched.
         @server.command(f"codekeep.{name.replace('/', '.')}")
         async def command(ls, *arguments: Any) -> Any:
-            return await handler(ls, command_object(arguments))
+            params = command_object(arguments)
+            return await _answered(ls, params, handler(ls, params))
 
         server.custom_methods.append(method)
         return handler
@@ -57,6 +62,21 @@ class RequestFailed(JsonRpcException):
     and what to do (LSP ``RequestFailed``)."""
 
     CODE = -32803
+
+
+async def _answered(server: CodeKeepServer, params: dict[str, Any],
+                    pending: Awaitable[Any]) -> Any:
+    """A damaged database fails the request with its one-line message (which file of the
+    request's folder, how to repair it), not an internal error carrying a traceback."""
+    try:
+        return await pending
+    except sqlite3.DatabaseError as error:
+        damage = explain_damage(
+            error, store_files(target_folder(server, params).root),
+            "stop the server and rerun the memory or ledger command with `--repair`")
+        if damage is None:
+            raise
+        raise RequestFailed(str(damage)) from None
 
 
 def target_folder(server: CodeKeepServer, params: dict[str, Any]) -> WorkspaceHandle:

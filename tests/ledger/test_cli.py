@@ -113,7 +113,8 @@ def test_a_damaged_database_is_a_clear_error_and_is_left_alone(
     database.parent.mkdir()
     database.write_bytes(b"this is not sqlite" * 100)
     assert run(tmp_path, "report") == 1
-    assert "cannot open the ledger database" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{database} is damaged" in err and "--repair" in err
     assert database.read_bytes() == b"this is not sqlite" * 100
 
 

@@ -174,7 +174,7 @@ def test_damaged_database_is_reported_and_left_alone(capsys, workspace: Path) ->
     db.write_bytes(b"this is not a database, but it is someone's file" * 100)
     before = db.read_bytes()
     code, _, err = run(capsys, workspace, "list")
-    assert code == 1 and "cannot open the memory database" in err
+    assert code == 1 and f"{db} is damaged" in err and "--repair" in err
     assert db.read_bytes() == before
 
 

@@ -35,6 +35,14 @@ __all__ = ["PURGEABLE_STATUSES", "MemoryService", "ScopedWriter", "render_memory
 
 
 class MemoryService(Writing, Feedback, PromptContext, Upkeep):
+    @staticmethod
+    def files(root: Path, user_dir: Path | None = None) -> tuple[Path, Path]:
+        """The project and the user database :meth:`open` uses for ``root``."""
+        return (
+            state_dir(Path(root).resolve()) / "memory.db",
+            (user_dir or user_data_dir()) / "memory.db",
+        )
+
     @classmethod
     def open(
         cls,
@@ -47,8 +55,9 @@ class MemoryService(Writing, Feedback, PromptContext, Upkeep):
     ) -> MemoryService:
         root = Path(root).resolve()
         settings = settings or MemorySettings(embeddings=EmbeddingSettings.from_env())
-        project = MemoryStore(state_dir(root) / "memory.db", ("project", "task"))
-        user = MemoryStore((user_dir or user_data_dir()) / "memory.db", ("user",))
+        project_file, user_file = cls.files(root, user_dir)
+        project = MemoryStore(project_file, ("project", "task"))
+        user = MemoryStore(user_file, ("user",))
         service = cls(
             root,
             project,
