@@ -8,6 +8,7 @@ Nothing here deletes a row; statuses change and each change is written to histor
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from codekeep.memory.model import LONG_TERM_KINDS, OBSERVING_SOURCES
@@ -35,52 +36,77 @@ class MaintenanceReport:
         )
 
 
-def maintain(store: MemoryStore, settings: MemorySettings, now: float) -> MaintenanceReport:
-    """Run every time-based rule once, then enforce capacity for each scope of ``store``."""
-    with store.transaction():
-        disabled = store.transition(
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """One time-based transition: the rows it selects, what it sets, which count it adds to."""
+
+    action: str
+    where: MemoryFilter
+    fields: Mapping[str, object]
+    counts_as: str  # a MaintenanceReport field
+
+
+def _rules(settings: MemorySettings, now: float) -> tuple[_Rule, ...]:
+    """In order: disable the long unused, demote unconfirmed observations, archive the
+    unused, archive what expired."""
+    unused_for = {  # last used before
+        "disable": now - settings.disable_after_days * DAY,
+        "demote": now - settings.demote_after_days * DAY,
+        "archive": now - settings.archive_after_days * DAY,
+    }
+    archived = {"status": "archived"}
+    return (
+        _Rule(
+            "DISABLE_UNUSED",
             MemoryFilter(
                 statuses=("active", "archived", "observed"),
                 kinds=DECAYING_KINDS,
-                last_used_before=now - settings.disable_after_days * DAY,
+                last_used_before=unused_for["disable"],
             ),
-            "DISABLE_UNUSED",
-            now,
-            status="disabled",
-        )
-        demoted = store.transition(
+            {"status": "disabled"},
+            "disabled",
+        ),
+        _Rule(
+            "DEMOTE",
             MemoryFilter(
                 statuses=("active",),
                 kinds=("fact", "insight"),
                 sources=OBSERVING_SOURCES,
-                last_used_before=now - settings.demote_after_days * DAY,
+                last_used_before=unused_for["demote"],
             ),
-            "DEMOTE",
-            now,
-            status="observed",
-            support_count=1,
-        )
-        archived = store.transition(
+            {"status": "observed", "support_count": 1},
+            "demoted",
+        ),
+        _Rule(
+            "ARCHIVE_UNUSED",
             MemoryFilter(
                 statuses=("active", "confirmed_resolved"),
                 kinds=DECAYING_KINDS,
-                last_used_before=now - settings.archive_after_days * DAY,
+                last_used_before=unused_for["archive"],
             ),
-            "ARCHIVE_UNUSED",
-            now,
-            status="archived",
-        )
-        archived += store.transition(
-            MemoryFilter(statuses=("active", "observed", "confirmed_resolved"), expires_by=now),
+            archived,
+            "archived",
+        ),
+        _Rule(
             "EXPIRE",
-            now,
-            status="archived",
-        )
-        evicted = sum(
+            MemoryFilter(statuses=("active", "observed", "confirmed_resolved"), expires_by=now),
+            archived,
+            "archived",
+        ),
+    )
+
+
+def maintain(store: MemoryStore, settings: MemorySettings, now: float) -> MaintenanceReport:
+    """Run every time-based rule once, then enforce capacity for each scope of ``store``."""
+    counts = {"demoted": 0, "archived": 0, "disabled": 0, "evicted": 0}
+    with store.transaction():
+        for rule in _rules(settings, now):
+            counts[rule.counts_as] += store.transition(rule.where, rule.action, now, **rule.fields)
+        counts["evicted"] = sum(
             enforce_capacity(store, scope, settings.capacity_per_scope, now)
             for scope in store.scopes
         )
-    return MaintenanceReport(demoted, archived, disabled, evicted)
+    return MaintenanceReport(**counts)
 
 
 def enforce_capacity(store: MemoryStore, scope: str, capacity: int, now: float) -> int:
