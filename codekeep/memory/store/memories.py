@@ -31,6 +31,8 @@ _COLUMNS = (
     "expires_at, superseded_by, task_id"
 )
 _COLUMN_NAMES = frozenset(name.strip() for name in _COLUMNS.split(","))
+# columns a Memory record carries as they are stored (evidence is JSON; fingerprint stays here)
+_AS_STORED = tuple(sorted(_COLUMN_NAMES - {"evidence", "fingerprint"}))
 _CHUNK = 500  # bound on SQL parameters per statement
 
 
@@ -116,27 +118,10 @@ class MemoryStore:
             s_links = symbols.get(memory_id, [])
             result.append(
                 Memory(
-                    id=r["id"],
-                    kind=r["kind"],
-                    status=r["status"],
-                    scope=r["scope"],
-                    key=r["key"],
-                    value=r["value"],
-                    content=r["content"],
-                    importance=r["importance"],
-                    confidence=r["confidence"],
-                    source=r["source"],
+                    **{name: r[name] for name in _AS_STORED},
                     evidence=json.loads(r["evidence"]) if r["evidence"] else None,
                     files=[p for p, _ in f_links],
                     symbols=[s for s, _ in s_links],
-                    support_count=r["support_count"],
-                    access_count=r["access_count"],
-                    created_at=r["created_at"],
-                    last_seen_at=r["last_seen_at"],
-                    last_accessed_at=r["last_accessed_at"],
-                    expires_at=r["expires_at"],
-                    superseded_by=r["superseded_by"],
-                    task_id=r["task_id"],
                     stale_symbols=[s for s, stale in s_links if stale],
                     stale_files=[p for p, stale in f_links if stale],
                     negative_feedback=int(negative.get(memory_id, 0)),
