@@ -11,8 +11,9 @@ that names the symbol the question is about rises above one only BM25 likes.
 * ``symbols``: chunks that name, as code, a symbol the question names (``CodeMap``,
   ``find_related``) or a symbol defined in a file the user is focused on; the BM25
   candidates first in their order, then other chunks naming the question's symbols.
-* ``vectors``: cosine similarity of the question's embedding to the candidates' (a
-  re-ranking of the lexical candidates: no vector index, no numeric library).
+* ``vectors``: cosine similarity of the question's embedding to the chunks' (every
+  chunk of a small knowledge base, the lexical candidates of a large one: see
+  :mod:`codekeep.docs.vectors`), its best ``pool``.
 """
 
 from __future__ import annotations
@@ -91,8 +92,8 @@ def rankings(
             by_symbol += sorted(others)[: max(0, pool - len(by_symbol))]
         if by_symbol:
             found.append(by_symbol)
-    if sources.vectors is not None and candidates:
-        by_vector = sources.vectors(query, candidates)
+    if sources.vectors is not None:
+        by_vector = sources.vectors(query, candidates)[:pool]
         if by_vector:
             found.append(by_vector)
     return found

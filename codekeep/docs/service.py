@@ -11,6 +11,7 @@ files per transaction and lets go of the lock in between.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -31,7 +32,7 @@ from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, 
 from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
 from codekeep.docs.retrieval import Sources, diversify, rankings, rrf
 from codekeep.docs.settings import DocsSettings
-from codekeep.docs.store import DocsStore, IndexedChunk
+from codekeep.docs.store import DocsStore, FileRow, IndexedChunk
 from codekeep.docs.text import indexed_body, place_words, query_terms
 from codekeep.docs.vectors import VectorIndex
 
@@ -129,21 +130,24 @@ class DocsIndex:
         if not self.settings.enabled or not self.is_doc(path):
             return False
         with self._lock:
-            return bool(self._refresh(path)) and self._after_write()
+            changed = bool(self._refresh(path))
+            if changed:
+                self._embed_missing()  # outside the write: the endpoint may be slow
+            return changed
 
     def delete_file(self, path: str) -> bool:
         with self._lock:
             return self._store.delete_file(path)
 
     def rename_file(self, old: str, new: str) -> bool:
-        with self._lock, self._store.transaction():
-            dropped = self._store.delete_file(old)
-            added = self.refresh_file(new)
-        return dropped or added
-
-    def _after_write(self) -> bool:
-        self._embed_missing()
-        return True
+        """The page moved: its old chunks go and the new path is read, in one write."""
+        with self._lock:
+            with self._store.transaction():
+                dropped = self._store.delete_file(old)
+                added = self.is_doc(new) and self.settings.enabled and self._refresh(new)
+            if added:
+                self._embed_missing()
+        return dropped or bool(added)
 
     def _refresh(self, path: str) -> int:
         """Read, chunk and store one file (1: its chunks changed, 0: they did not)."""
@@ -195,11 +199,13 @@ class DocsIndex:
             return False
         return self.is_doc(target.relative_to(self.root).as_posix())
 
-    def _skip(self, path: str, info: object, digest: str, reason: str,
-              existing: object) -> int:
-        size, mtime = getattr(info, "st_size", 0), getattr(info, "st_mtime_ns", 0)
-        self._store.replace_file(path, size=size, mtime_ns=mtime, hash=digest, status=reason)
-        return 1 if existing is not None else 0
+    def _skip(self, path: str, info: os.stat_result, digest: str, reason: str,
+              existing: FileRow | None) -> int:
+        """Remember why ``path`` is not indexed (a warm start will not re-read it);
+        1 when it had chunks until now."""
+        self._store.replace_file(path, size=info.st_size, mtime_ns=info.st_mtime_ns,
+                                 hash=digest, status=reason)
+        return int(existing is not None and existing.status == "indexed")
 
     def _embed_missing(self) -> None:
         if self._vectors is not None and not self._closed:

@@ -249,6 +249,10 @@ class DocsStore:
                 [(chunk_id, model, blob) for chunk_id, blob in vectors],
             )
 
+    def vector_count(self, model: str) -> int:
+        return int(self.conn.execute(
+            "SELECT COUNT(*) FROM doc_vectors WHERE model = ?", (model,)).fetchone()[0])
+
     def vectors(self, model: str, ids: Sequence[int] | None = None) -> list[tuple[int, bytes]]:
         sql = "SELECT chunk_id, vector FROM doc_vectors WHERE model = ?"
         params: list[object] = [model]

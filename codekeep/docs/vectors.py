@@ -1,22 +1,29 @@
 """Optional embedding similarity through memory's OpenAI-compatible embeddings client.
 
-Chunks are embedded (heading + text) in batches after indexing; a search embeds the
-question once and re-ranks the lexical candidates by cosine similarity. Any endpoint
-failure leaves the ranking lexical (logged once per failure), never fails a search.
+Chunks are embedded (heading + text) in batches after indexing and stored unit-length,
+so similarity is a dot product. A search embeds the question once and ranks by cosine:
+every chunk when the knowledge base holds at most ``SCAN_ALL`` vectors (a question with
+no word in common with the page still finds it), else the lexical candidates (no vector
+index and no numeric library: a full scan of a large corpus in Python would cost more
+than the search budget). Any endpoint failure leaves the ranking lexical (logged),
+never fails a search.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import operator
 from collections.abc import Sequence
 
 from codekeep.docs.store import DocsStore
-from codekeep.memory.embeddings import EmbeddingClient, EmbeddingError, cosine, pack, unpack
+from codekeep.memory.embeddings import EmbeddingClient, EmbeddingError, pack, unpack
 from codekeep.memory.settings import EmbeddingSettings
 
 logger = logging.getLogger(__name__)
 
 BATCH = 64
+SCAN_ALL = 5_000
 
 
 class VectorIndex:
@@ -37,14 +44,18 @@ class VectorIndex:
             except EmbeddingError as error:
                 logger.warning("docs embeddings unavailable, searching lexically: %s", error)
                 return done
-            self._store.put_vectors(
-                self._model, [(chunk_id, pack(v)) for (chunk_id, _t), v in zip(batch, vectors,
-                                                                               strict=True)])
+            self._store.put_vectors(self._model, [
+                (chunk_id, pack(unit(vector)))
+                for (chunk_id, _text), vector in zip(batch, vectors, strict=True)
+            ])
             done += len(batch)
         return done
 
     def rank(self, query: str, candidates: Sequence[int]) -> list[int]:
-        stored = self._store.vectors(self._model, candidates)
+        """Chunk ids by similarity to ``query`` (all chunks, or ``candidates`` in a large
+        knowledge base); empty when there are no vectors or the endpoint fails."""
+        scan_all = self._store.vector_count(self._model) <= SCAN_ALL
+        stored = self._store.vectors(self._model, None if scan_all else candidates)
         if not stored:
             return []
         try:
@@ -52,5 +63,16 @@ class VectorIndex:
         except EmbeddingError as error:
             logger.warning("docs embeddings unavailable, searching lexically: %s", error)
             return []
-        scored = [(cosine(question, unpack(blob)), chunk_id) for chunk_id, blob in stored]
-        return [chunk_id for _score, chunk_id in sorted(scored, key=lambda item: -item[0])]
+        direction = unit(question)
+        scored = []
+        for chunk_id, blob in stored:
+            vector = unpack(blob)
+            if len(vector) == len(direction):  # another model's size: not comparable
+                scored.append((sum(map(operator.mul, direction, vector)), chunk_id))
+        scored.sort(key=lambda item: -item[0])
+        return [chunk_id for _score, chunk_id in scored]
+
+
+def unit(vector: Sequence[float]) -> list[float]:
+    norm = math.sqrt(math.fsum(x * x for x in vector))
+    return [x / norm for x in vector] if norm else list(vector)

@@ -16,6 +16,8 @@ import pytest
 
 from codekeep.analysis import CodeMap, IndexSettings
 from codekeep.docs import DocsIndex, DocsSettings, EmptyQueryError, InvalidLimitError
+from codekeep.memory.settings import EmbeddingSettings
+from codekeep.testing.embeddings_server import ConceptEmbeddingServer
 
 CACHE = "Caching\n=======\n\nResponses are kept in ``memcached`` for an hour.\n"
 CODE = "class CacheBackend:\n    def invalidate(self):\n        pass\n"
@@ -207,3 +209,23 @@ def test_settings_reject_bad_values() -> None:
                 {"docstrings": 0}):
         with pytest.raises(ValueError):
             DocsSettings.from_json(bad)
+
+
+def test_embeddings_find_a_page_with_no_word_in_common(root: Path) -> None:
+    (root / "docs" / "fleet.md").write_text(
+        "# Fleet\n\n## Servicing\n\nEvery automobile is inspected each spring.\n")
+    concepts = [{"car", "cars", "automobile", "vehicle"}, {"invoice", "bill", "billing"}]
+    with ConceptEmbeddingServer(concepts) as embedder:
+        settings = DocsSettings(embeddings=EmbeddingSettings(url=embedder.base_url,
+                                                             model="tiny-embed"))
+        with DocsIndex.open(root) as lexical:
+            lexical.index()
+            assert lexical.search("when is my car looked at").hits == []
+        with DocsIndex.open(root, settings=settings) as index:
+            index.index()
+            assert index._store.vector_count("tiny-embed") == 3  # every chunk, embedded
+            best = index.search("when is my car looked at").hits[0]
+            assert (best.path, best.heading) == ("docs/fleet.md", "Fleet › Servicing")
+            embedder.fail = True  # the endpoint goes down: the search stays lexical
+            assert headings(index, "memcached") == ["docs/caching.txt Caching"]
+            assert index.search("when is my car looked at").hits == []

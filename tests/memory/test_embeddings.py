@@ -2,77 +2,30 @@
 
 from __future__ import annotations
 
-import json
-import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import ClassVar
 
 import pytest
 
 from codekeep.memory import EmbeddingSettings, MemoryService
+from codekeep.testing.embeddings_server import ConceptEmbeddingServer
 
 CONCEPTS = [{"car", "cars", "automobile", "automobiles", "vehicle"}, {"invoice", "bill", "billing"}]
 
 
-def _vector(text: str) -> list[float]:
-    vector = [0.0] * 8
-    for word in re.findall(r"[a-z]+", text.lower()):
-        for index, concept in enumerate(CONCEPTS):
-            if word in concept:
-                vector[index] += 1.0
-                break
-        else:
-            vector[2 + sum(map(ord, word)) % 6] += 0.1
-    return vector
-
-
-class _Handler(BaseHTTPRequestHandler):
-    requests: ClassVar[list[dict]] = []
-    fail = False
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(
-            {"path": self.path, "auth": self.headers.get("Authorization"), **body}
-        )
-        if type(self).fail:
-            self.send_response(500)
-            self.end_headers()
-            return
-        payload = {
-            "object": "list",
-            "model": body["model"],
-            "data": [
-                {"object": "embedding", "index": i, "embedding": _vector(t)}
-                for i, t in enumerate(body["input"])
-            ],
-        }
-        raw = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *args: object) -> None:
-        return
+@pytest.fixture
+def embedder() -> Iterator[ConceptEmbeddingServer]:
+    with ConceptEmbeddingServer(CONCEPTS) as server:
+        yield server
 
 
 @pytest.fixture
-def endpoint() -> Iterator[str]:
-    _Handler.requests = []
-    _Handler.fail = False
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+def endpoint(embedder: ConceptEmbeddingServer) -> str:
+    return embedder.base_url
 
 
-def test_embeddings_find_what_lexical_search_misses(make_service, endpoint: str) -> None:
+def test_embeddings_find_what_lexical_search_misses(
+    make_service, endpoint: str, embedder: ConceptEmbeddingServer
+) -> None:
     lexical: MemoryService = make_service()
     lexical.remember("Automobile records live in the fleet table")
     assert lexical.recall("where are cars kept") == []
@@ -86,14 +39,16 @@ def test_embeddings_find_what_lexical_search_misses(make_service, endpoint: str)
     assert hit.memory.content == "Automobile records live in the fleet table"
     # first of the embedding list, absent from the (consulted, empty) FTS list: (1/11) / (2/11)
     assert hit.parts.relevance == pytest.approx(0.5)
-    first = _Handler.requests[0]  # the write of the invoice memory
+    first = embedder.requests[0]  # the write of the invoice memory
     assert first["path"] == "/v1/embeddings" and first["model"] == "tiny-embed"
     assert first["auth"] == "Bearer test-key"
 
 
-def test_failing_endpoint_falls_back_to_lexical(make_service, endpoint: str) -> None:
+def test_failing_endpoint_falls_back_to_lexical(
+    make_service, endpoint: str, embedder: ConceptEmbeddingServer
+) -> None:
     service: MemoryService = make_service(embeddings=EmbeddingSettings(url=endpoint, model="tiny"))
-    _Handler.fail = True
+    embedder.fail = True
     result = service.remember("The fleet table stores automobile records")
     assert result.action == "ADD"
     (hit,) = service.recall("fleet table")
@@ -104,7 +59,9 @@ def _writes(statements: list[str]) -> list[str]:
     return [s for s in statements if s.split(None, 1)[0].upper() in ("BEGIN", "INSERT", "UPDATE")]
 
 
-def test_a_recall_writes_once_per_database(make_service, endpoint: str, workspace) -> None:
+def test_a_recall_writes_once_per_database(
+    make_service, endpoint: str, embedder: ConceptEmbeddingServer, workspace
+) -> None:
     """Access counts and the vectors of memories embedded on the way share one transaction."""
     lexical: MemoryService = make_service()
     lexical.remember("Automobile records live in the fleet table")
@@ -118,13 +75,13 @@ def test_a_recall_writes_once_per_database(make_service, endpoint: str, workspac
     traced: dict[str, list[str]] = {"project": [], "user": []}
     service.project.conn.set_trace_callback(traced["project"].append)
     service.user.conn.set_trace_callback(traced["user"].append)
-    _Handler.requests = []
+    embedder.requests.clear()
     found = service.recall("where are cars kept")
     assert {hit.memory.content for hit in found} >= {
         "Automobile records live in the fleet table",
         "Cars are parked in the depot",
     }
-    assert len(_Handler.requests) == 1  # the query and the backfill go in one request
+    assert len(embedder.requests) == 1  # the query and the backfill go in one request
     for statements in traced.values():
         begins = [s for s in statements if s.startswith("BEGIN")]
         assert begins == ["BEGIN IMMEDIATE"], statements
@@ -133,9 +90,9 @@ def test_a_recall_writes_once_per_database(make_service, endpoint: str, workspac
     # the vectors were kept: the next recall embeds only the query and writes only counts
     for statements in traced.values():
         statements.clear()
-    _Handler.requests = []
+    embedder.requests.clear()
     service.recall("where are cars kept")
-    assert [len(r["input"]) for r in _Handler.requests] == [1]
+    assert [len(r["input"]) for r in embedder.requests] == [1]
     for statements in traced.values():
         assert not any("memory_vectors" in s for s in _writes(statements))
         assert [s for s in statements if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE"]
