@@ -267,6 +267,12 @@ class Ledger:
         with self._lock:
             return self._tasks.begin(task_id, self._clock())
 
+    def adopt_task(self, task_id: str | None = None) -> str:
+        """The task calls without a task id land on from now on (None: the current one, or
+        a new one), continued as ``X#2`` … once it closes: an editor's task."""
+        with self._lock:
+            return self._tasks.adopt(task_id, self._clock())
+
     def task_name(self, task_id: str) -> str:
         """The name a continuation belongs to (``X`` for ``X#2``); a task's own id otherwise.
         Budgets and reports set for the name cover every incarnation."""

@@ -7,7 +7,8 @@ task):
   has had no activity for ``timeout`` seconds (default 5 minutes); then it is closed for
   good.
 * ``task_id=None`` lands on the current task (the one of the innermost ``task()``
-  session, or the last implicit one) while it is open; otherwise a new task
+  session, or the last implicit one) while it is open; otherwise the adopted task
+  continues (an editor's task, :meth:`TaskTracker.adopt`), or without one a new task
   ``task-YYYYmmdd-HHMMSS-xxxx`` is opened and becomes current.
 * ``task_id="X"`` lands on the newest open incarnation of X. X unknown: task X is
   opened. X (and every continuation) closed: a continuation ``X#2`` (``#3`` …) is
@@ -52,13 +53,17 @@ class TaskTracker:
         self._families: set[str] = set()           # roots whose incarnations are loaded
         self._dirty: dict[str, _TaskState] = {}
         self._current: _TaskState | None = None
+        self._adopted: str | None = None  # continued by calls without a task id
 
     def resolve(self, requested: str | None, now: float) -> str:
         """The id of the task a call made at ``now`` for ``requested`` belongs to."""
         if requested is None:
             current = self._current
             if current is None or not self._is_open(current, now):
-                current = self._open(self._generated_id(now), None, now)
+                if self._adopted is not None:
+                    current = self._states[self.resolve(self._adopted, now)]
+                else:
+                    current = self._open(self._generated_id(now), None, now)
                 self._current = current
             self._touch(current, now)
             return current.id
@@ -80,6 +85,14 @@ class TaskTracker:
         """Resolve ``requested`` and make it the current task (a ``task()`` session)."""
         task_id = self.resolve(requested, now)
         self._current = self._states[task_id]
+        return task_id
+
+    def adopt(self, requested: str | None, now: float) -> str:
+        """Make ``requested`` (None: the current task, else a new one) current, and the
+        task calls without a task id continue from now on, even after it closed (as
+        ``X#2`` …): the task of an editor, whose budget and reports cover them all."""
+        task_id = self.begin(requested, now)
+        self._adopted = self.root_of(task_id)
         return task_id
 
     def end(self, task_id: str, now: float) -> None:

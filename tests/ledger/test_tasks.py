@@ -32,6 +32,22 @@ def test_a_closed_named_task_gets_a_continuation_instead_of_old_records(
     assert ledger.report(task_id="fix-login#2")["total"]["calls"] == 2
 
 
+def test_an_adopted_task_is_continued_by_calls_without_a_task_id(
+        ledger: Ledger, clock: FakeClock) -> None:
+    """An editor's task: calls without a task id keep landing on it after it closed."""
+    assert ledger.adopt_task("nvim") == "nvim"
+    assert call(ledger, None) == "nvim"
+    with ledger.task("nvim") as session:                 # an agent run on it closes it
+        assert session.id == "nvim"
+    assert call(ledger, None) == "nvim#2"                # continued, not a new task
+    clock.advance(IDLE + 1)
+    assert call(ledger, None) == "nvim#3"                # idle-closed: continued again
+    assert call(ledger, "other") == "other"              # named calls go where they say
+    assert call(ledger, None) == "nvim#3"
+    assert ledger.report(task_id="nvim")["total"]["calls"] == 4
+    assert ledger.adopt_task() == "nvim#3"               # none given: the current one
+
+
 def test_session_exit_closes_the_task(ledger: Ledger) -> None:
     with ledger.task("review") as session:
         assert session.record(call_type="plan", model="m", input_tokens=5).task_id == "review"

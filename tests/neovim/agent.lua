@@ -32,6 +32,8 @@ H.run(function()
   R.buffer = H.lines(vim.fn.bufnr('codekeep://agent'))
   R.statusline_after = codekeep.statusline()
   R.task_after = codekeep.task_id()
+  R.recorded_after_run = H.request('codekeep/ledger/record', -- the run closed the task
+    { callType = 'tool', model = 'm', inputTokens = 0, outputTokens = 0 }).taskId
 
   -- 2. A slow task: a second one is refused, the statusline follows it, cancel stops it.
   vim.cmd.buffer(geometry)

@@ -51,6 +51,8 @@ def test_agent_progress_answer_cancel_and_a_dying_server(tmp_path: Path) -> None
         (INFO, "CodeKeep agent: done (2 iterations, 850 tokens)"),
     ]
     assert r["statusline_after"] == "CodeKeep ✓ 850/1k tok" and r["task_after"] == task
+    # The run ended its ledger task; a call without a task id continues the editor's task.
+    assert r["recorded_after_run"] == f"{task}#2"
 
     # One task at a time; the statusline shows its step; cancel stops it.
     assert r["statusline_running"] == "CodeKeep ✓ 850/1k tok agent step 1/24"

@@ -246,16 +246,23 @@ async def test_model_request_names_the_configured_model_without_the_key(
 async def test_a_run_is_charged_to_the_editors_task(
     client: LanguageClient, model_server: ScriptedModelServer
 ) -> None:
-    """``taskId`` charges the run to the editor's task: its budget counts the run, and a
-    second run (the first one closed the task) continues it as ``T#2`` under that budget."""
+    """``taskId`` charges the run to the editor's task: its budget counts the run. The run
+    closes the task; calls without a task id continue the adopted task as ``T#2``, and so
+    does the next run."""
+    adopted = await request(client, "codekeep/ledger/task", {"taskId": "nvim-task"})
+    assert adopted["taskId"] == "nvim-task"
     await request(client, "codekeep/ledger/budget", {"taskId": "nvim-task", "limit": 1000})
     model_server.push(say("first", usage=USAGE))
     first = await request(client, "codekeep/agent/run", {"task": "One", "taskId": "nvim-task"})
     assert first["taskId"] == "nvim-task"
+    recorded = await request(
+        client, "codekeep/ledger/record", {"callType": "tool", "model": "m", "inputTokens": 75}
+    )
+    assert recorded["taskId"] == "nvim-task#2"
     model_server.push(say("second", usage=USAGE))
     await request(client, "codekeep/agent/run", {"task": "Two", "taskId": "nvim-task"})
     current = await request(client, "codekeep/ledger/task", {"taskId": "nvim-task"})
     assert (current["taskId"], current["name"]) == ("nvim-task#3", "nvim-task")
-    assert current["budget"]["task"]["used"] == 2 * 425
+    assert current["budget"]["task"]["used"] == 2 * 425 + 75
     report = await request(client, "codekeep/ledger/report", {"taskId": "nvim-task"})
-    assert report["total"]["calls"] == 2
+    assert report["total"]["calls"] == 3

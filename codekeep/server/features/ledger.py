@@ -9,9 +9,10 @@ Requests (each also the command ``codekeep.ledger.<name>`` taking the same objec
   latencyMs?, retry?, stream?, uri?}`` -> the stored call; a hard-stop budget adds
   ``budgetExceeded`` (the call is stored all the same).
 * ``codekeep/ledger/budget`` ``{taskId?, limit?, daily?, hardStop?}`` -> ``{task, daily}``.
-* ``codekeep/ledger/task`` ``{taskId?}`` -> ``{taskId, name, budget}``: makes ``taskId``
-  (its open incarnation, else a new continuation ``taskId#2`` …) the current task, the
-  one calls recorded without a task id land on; without ``taskId``, the current task
+* ``codekeep/ledger/task`` ``{taskId?}`` -> ``{taskId, name, budget}``: adopts ``taskId``
+  (its open incarnation, else a new continuation ``taskId#2`` …) as the task calls
+  recorded without a task id land on, also after it closes (an agent run's end, five
+  idle minutes: it continues as the next ``#n``); without ``taskId``, the current task
   (a new one when none is open). ``name`` is what budgets and reports of every
   incarnation go by. An editor keeps its task this way (Neovim's ``task_id()``).
 
@@ -175,7 +176,7 @@ def _budget(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
 
 def _current_task(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
     try:
-        task_id = ledger.begin_task(p.optional_str(params, "taskId"))
+        task_id = ledger.adopt_task(p.optional_str(params, "taskId"))
     except ValueError as error:
         raise p.InvalidParams(str(error)) from None
     return {

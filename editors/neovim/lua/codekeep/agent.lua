@@ -36,11 +36,7 @@ local function finish(lines)
     run.timer:close()
   end
   M.running = nil
-  status.set_agent(nil)
-  if run and run.client and not run.client:is_stopped() then
-    -- the run closed its ledger task: continue the editor's task for what comes next
-    status.with_task(function() end, run.client)
-  end
+  status.set_agent(nil) -- the server continues the editor's task (T#2) for what comes next
 end
 
 local function plural(n, word)
