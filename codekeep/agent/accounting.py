@@ -2,8 +2,11 @@
 
 The loop hands every attempt of every model call here. A call's input tokens are split
 over what its prompt actually carried (seed 004 §5.2, §7.3 problem 2): each file by
-the characters of its text inside the prompt's tool results, the rest by the
-characters of the system messages, the tool schemas and the conversation. The call
+the tokens of its text inside the prompt's tool results, the rest by the tokens of the
+system messages, the tool schemas and the conversation — all counted with the same
+tokenizer, then scaled to the provider's reported input. (The seed weighs by characters;
+tokens are what is billed, and code and JSON schemas differ by ~10 % in characters per
+token, which characters would misattribute.) The call
 type says what the call was for (seed 004 §5.1, §7.3 problem 3):
 
 * ``generate_code`` — the model answered with a write;
@@ -25,7 +28,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from codekeep.agent.context_window import message_tokens
 from codekeep.agent.model_client import Attempt, ChatResponse
+from codekeep.common.tokens import function_tokens
 from codekeep.ledger import BudgetEvent, BudgetExceeded, Ledger
 from codekeep.ledger.records import READ_DIRECTORY, READ_SEVERAL, READ_SINGLE
 
@@ -55,8 +60,8 @@ def call_type(tool_names: Collection[str], fresh: Mapping[str, Mapping[str, int]
 
 @dataclass(frozen=True, slots=True)
 class Carriage:
-    """What one prompt carried, in characters: file text per path, and the overhead buckets;
-    ``fresh`` are the files whose text it carries for the first time (it read them)."""
+    """What one prompt carried, in tokens (the ledger's weights): file text per path and
+    the overhead buckets; ``fresh`` are the files it carries for the first time (reads)."""
 
     files: dict[str, int]
     overhead: dict[str, int]
@@ -66,25 +71,13 @@ class Carriage:
     def of(cls, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
            files: Mapping[str, int], fresh: Mapping[str, Mapping[str, int]] | None = None
            ) -> Carriage:
-        system = sum(message_chars(m) for m in messages if m.get("role") == "system")
-        rest = sum(message_chars(m) for m in messages if m.get("role") != "system")
-        carried = {path: chars for path, chars in files.items() if chars}
+        system = sum(message_tokens(m) for m in messages if m.get("role") == "system")
+        rest = sum(message_tokens(m) for m in messages if m.get("role") != "system")
+        carried = {path: tokens for path, tokens in files.items() if tokens}
         return cls(carried, {"system": system,
-                             "tools": len(json.dumps(list(tools))) if tools else 0,
+                             "tools": function_tokens(tools),
                              "conversation": max(0, rest - sum(carried.values()))},
                    frozenset(path for per_call in (fresh or {}).values() for path in per_call))
-
-    @property
-    def chars(self) -> int:
-        return sum(self.files.values()) + sum(self.overhead.values())
-
-
-def message_chars(message: Mapping[str, Any]) -> int:
-    """Characters of a chat message as sent: its content and its tool calls."""
-    total = len(str(message.get("content") or ""))
-    for call in message.get("tool_calls") or []:
-        total += len(json.dumps(call.get("function") or {}))
-    return total
 
 
 class LedgerAccounting:

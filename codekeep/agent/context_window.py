@@ -13,10 +13,11 @@ at a lower fill level loses nothing. Two invariants hold at every level: the fir
 message is never dropped, and an assistant message with tool calls always travels with
 all of its tool results (the API rejects one without the other).
 
-Each render also says what the prompt carries (``Rendered.carried``): the characters of
-every file's text inside the tool results it sends (from the results' ``FileSpan``s),
-so the ledger bills a call to the files its prompt actually contains — a result cut at
-L1 carries only its head, a distilled or dropped round carries nothing. L2 uses a
+Each render also says what the prompt carries (``Rendered.carried``): the tokens of
+every file's text inside the tool results it sends (from the results' ``FileSpan``s,
+each counted as sent), so the ledger bills a call to the files its prompt actually
+contains — a result cut at L1 carries only its head, a distilled or dropped round
+carries nothing. L2 uses a
 model-written distillation of the old rounds when the agent installed one
 (:meth:`ContextWindow.set_distillation`), else one mechanical line per round.
 """
@@ -40,7 +41,7 @@ _DISTILLED_CHARS = 160
 Mode = Literal["whole", "truncated", "gone"]
 
 
-def message_tokens(message: dict[str, Any]) -> int:
+def message_tokens(message: Mapping[str, Any]) -> int:
     """Tokens one chat message costs: content, tool-call names and arguments, overhead."""
     total = _MESSAGE_OVERHEAD + token_len(str(message.get("content") or ""))
     for call in message.get("tool_calls") or []:
@@ -70,6 +71,7 @@ class Round:
     tool_results: list[dict[str, Any]] = field(default_factory=list)
     spans: dict[str, tuple[FileSpan, ...]] = field(default_factory=dict)
     tokens: int = 0
+    _carried: dict[Mode, dict[str, dict[str, int]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.tokens = sum(message_tokens(m) for m in self.messages())
@@ -101,19 +103,25 @@ class Round:
         return "; ".join(parts)
 
     def carried(self, mode: Mode) -> dict[str, dict[str, int]]:
-        """``call id -> path -> characters`` of file text this round sends in ``mode``."""
+        """``call id -> path -> tokens`` of file text this round sends in ``mode``
+        (each span counted as the piece of text it is; counted once per mode)."""
         if mode == "gone":
             return {}
+        known = self._carried.get(mode)
+        if known is not None:
+            return known
         carried: dict[str, dict[str, int]] = {}
         for message in self.tool_results:
             call_id = str(message.get("tool_call_id"))
-            length = len(str(message.get("content") or ""))
-            limit = length if mode == "whole" or length <= _TRUNCATED_CHARS else _TRUNCATED_CHARS
+            content = str(message.get("content") or "")
+            limit = len(content) if mode == "whole" or len(content) <= _TRUNCATED_CHARS \
+                else _TRUNCATED_CHARS
             for span in self.spans.get(call_id, ()):
-                chars = span.clipped(limit)
-                if chars:
+                if span.clipped(limit):
+                    tokens = token_len(content[span.start:min(span.end, limit)])
                     per_file = carried.setdefault(call_id, {})
-                    per_file[span.path] = per_file.get(span.path, 0) + chars
+                    per_file[span.path] = per_file.get(span.path, 0) + tokens
+        self._carried[mode] = carried
         return carried
 
     def whole_results(self, mode: Mode) -> set[str]:
@@ -128,7 +136,7 @@ class Round:
 class Rendered:
     """The messages to send, the compression level used and the fill before/after.
 
-    ``carried``: characters of each file's text in the messages; ``fresh``: the part of
+    ``carried``: tokens of each file's text in the messages; ``fresh``: the part of
     it added since the previous render, per tool call (newly read code); ``whole``: the
     tool call ids whose results are sent uncut (the re-read check points at those only).
     """

@@ -43,6 +43,7 @@ from codekeep.agent.model_client import ChatResponse, ModelClient, ModelError
 from codekeep.agent.nudges import Nudge, NudgeGenerator
 from codekeep.agent.prompts import system_prompt
 from codekeep.agent.tool_arguments import parse_tool_arguments
+from codekeep.agent.writer import ModelWriter
 from codekeep.common.tokens import token_len
 from codekeep.ledger import Ledger, model_info
 from codekeep.memory import MemoryService
@@ -52,6 +53,9 @@ from codekeep.tools.capabilities import capability as capability_preset
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[str, dict[str, Any]], Awaitable[None] | None]
+
+# Old rounds worth a model-written distillation (fewer: the mechanical one-liners do).
+DISTIL_MIN_TOKENS = 1_000
 
 # capability -> (exploration strategy, memory coordinator profile)
 CAPABILITY_PLANS: dict[str, tuple[str, str]] = {
@@ -106,6 +110,8 @@ class AgentResult:
     ledger: dict[str, Any] | None = None
     summary: str = ""
     proposed_facts: list[dict[str, Any]] = field(default_factory=list)
+    summary_id: str | None = None
+    extracted: dict[str, Any] | None = None  # {"written": [...], "rejected": [...]}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -114,6 +120,7 @@ class AgentResult:
             "phase": self.phase,
             "stopReason": self.stop_reason, "nudges": self.nudges, "ledger": self.ledger,
             "proposedFacts": self.proposed_facts,
+            "memory": {"summaryId": self.summary_id, "extracted": self.extracted},
         }
 
 
@@ -165,9 +172,12 @@ class _TaskRun:
             loop.ledger.model_info if loop.ledger is not None else model_info)
         # seed 000: memory gets 12.5 % of the window, by default at most 4000 tokens
         self.accounting = LedgerAccounting(loop.ledger, task_id, self.client.settings.stream)
+        # the model writes summaries, distillations and extraction unless turned off
+        self.writer = ModelWriter(self.client, self.accounting) if (
+            loop.memory is None or loop.memory.settings.model_summaries) else None
         self.memory = MemoryBridge(loop.memory, task_id, profile,
                                    min(MEMORY_BUDGET_CAP, self.context_window_tokens // 8),
-                                   loop.services_runner)
+                                   loop.services_runner, self.writer)
         self.window: ContextWindow | None = None
         self.pending: Transition | None = None
         self.token_ratio = 0.0
@@ -234,7 +244,9 @@ class _TaskRun:
                                       "message": f"{self.tracker.phase.value}: model call {step}"})
         tools = self.loop.pipeline.schemas(self.ctx)
         extras = [await self.memory.working(self.tracker.phase, step), nudge.text if nudge else ""]
-        rendered = self.window.render(extras, reserved=token_len(json.dumps(tools)))
+        reserved = token_len(json.dumps(tools))
+        await self._distil(extras, reserved)
+        rendered = self.window.render(extras, reserved=reserved)
         self.ctx.state.in_context = set(rendered.whole)
         if rendered.level != self.last_level:
             self.last_level = rendered.level
@@ -271,6 +283,7 @@ class _TaskRun:
         self.window.add_round(response.assistant_message(), messages, spans)
         self._record(response.attempts, response, rendered, kind, carriage)
         self.pending = self.tracker.record_round(RoundSignal.from_results(outcomes))
+        await self.memory.after_round()
         await self._drain_budget_events()
         if self.tracker.metrics.iteration >= self.tracker.budget.max_iterations:
             return response.content or self._fallback_answer()
@@ -320,6 +333,22 @@ class _TaskRun:
                                   "maxSteps": self.tracker.budget.max_iterations})
         return result
 
+    async def _distil(self, extras: Sequence[str], reserved: int) -> None:
+        """Level 2 ahead: the model distils the old rounds no distillation covers yet,
+        once they are worth a call (the mechanical one-liners stand in until then)."""
+        assert self.window is not None
+        if self.writer is None:
+            return
+        rounds = self.window.rounds_to_distil(extras, reserved)
+        if sum(r.tokens for r in rounds) < DISTIL_MIN_TOKENS:
+            return
+        written = await self.writer.distil(rounds)
+        if written.text is not None:
+            self.window.add_distillation(len(rounds), written.text)
+        else:
+            log.info("context distillation by the model skipped: %s", written.reason)
+        await self._drain_budget_events()
+
     # ------------------------------------------------------------------ ledger and budget
 
     def _record(self, attempts: Sequence[Any], response: ChatResponse | None,
@@ -343,20 +372,22 @@ class _TaskRun:
 
     async def _finish(self, answer: str, stop_reason: str) -> AgentResult:
         summary = self._structured_summary(answer, stop_reason)
-        proposals = await self.memory.finish(summary, self._files()[:10])
+        closed = await self.memory.finish(summary, self._files()[:10])
         ledger = self.loop.ledger
         report = ledger.report(task_id=self.accounting.task) if ledger else None
         tokens = int(report["total"]["tokens"]) if report else self.accounting.provider_tokens
         return AgentResult(self.task_id, answer, self.tracker.metrics.iteration, tokens,
                            self.tool_calls, self.tracker.phase.value, stop_reason,
-                           self.nudge_log, report, summary, proposals)
+                           self.nudge_log, report, summary, closed["proposals"],
+                           closed["summaryId"], closed["extracted"])
 
     def _structured_summary(self, answer: str, stop_reason: str) -> str:
         m = self.tracker.metrics
         phases = " -> ".join([self.tracker.chain[0].value,
                               *(t.target.value for t in self.tracker.transitions)])
         files = ", ".join(sorted(m.unique_files)[:20]) or "none"
-        return (f"Task: {self.task}\nCapability: {self.capability}; phases: {phases}; "
+        task = self.task if len(self.task) <= 500 else self.task[:500] + " …"
+        return (f"Task: {task}\nCapability: {self.capability}; phases: {phases}; "
                 f"stopped: {stop_reason}\nModel calls: {m.iteration}; tool calls: "
                 f"{len(self.tool_calls)}\nFiles examined: {files}\nAnswer: {answer[:1500]}")
 

@@ -6,6 +6,11 @@ into the system prompt; each round gets the working memory within what the stati
 left of the budget (seed 000, MemoryCoordinator). At the end the task's noted findings
 are offered to long-term memory, the task summary is written, and the conversation is
 mined for lasting facts (:mod:`codekeep.memory.extraction`).
+
+With a :class:`~codekeep.agent.writer.ModelWriter` (a model is configured and
+``codekeep.memory.modelSummaries`` is on) the model writes the task's summaries — in
+the middle of the task when the backlog is due, and at its end — and runs the model
+stage of the extraction; without one the rule-based summary and the rule stage stay.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from typing import Any, TypeVar
 
 from codekeep.agent.exploration import Phase
 from codekeep.agent.nudges import PHASE_INSTRUCTIONS
-from codekeep.memory import MemoryService
+from codekeep.agent.writer import ModelWriter, Written
+from codekeep.memory import MemoryService, extraction, layers
 
 log = logging.getLogger(__name__)
 
@@ -30,12 +36,14 @@ class MemoryBridge:
     """Memory reads and writes of one task, on the services' thread when there is one."""
 
     def __init__(self, memory: MemoryService | None, task_id: str, profile: str,
-                 budget: int, runner: ServicesRunner | None) -> None:
+                 budget: int, runner: ServicesRunner | None,
+                 writer: ModelWriter | None = None) -> None:
         self.memory = memory
         self.task_id = task_id
         self.profile = profile
         self.budget = budget
         self.runner = runner
+        self.writer = writer if memory is not None else None
         self.static_tokens = 0
 
     async def on_services(self, fn: Callable[[], T]) -> T:
@@ -48,6 +56,8 @@ class MemoryBridge:
             return ""
 
         def begin() -> tuple[str, int]:
+            if self.writer is not None:
+                memory.defer_summaries(self.task_id)
             memory.record_event(self.task_id, "user_message", task)
             return memory.context_for_prompt(self.task_id, budget=self.budget,
                                              profile=self.profile, query=task)
@@ -81,18 +91,85 @@ class MemoryBridge:
         except Exception:  # reporting the original failure matters more
             log.exception("could not record %s for %s", event_type, self.task_id)
 
-    async def finish(self, summary: str, files: Sequence[str]) -> list[dict[str, Any]]:
-        """Offer the findings, close the task in memory; the proposals and their fate."""
+    async def after_round(self) -> None:
+        """Write a summary when the backlog is due (3× the model call's real cost)."""
+        memory, writer = self.memory, self.writer
+        if memory is None or writer is None:
+            return
+        backlog = await self.on_services(
+            lambda: memory.summary_backlog(self.task_id, cost=writer.summary_cost))
+        if backlog:
+            await self._summary(memory, writer, backlog)
+
+    async def _summary(self, memory: MemoryService, writer: ModelWriter,
+                       backlog: list[layers.Event]) -> str | None:
+        """The model's template summary (one retry with the reason), else the rule one."""
+        messages = layers.summary_request(backlog)
+        content: str | None = None
+        reason: str | None = None
+        for _ in range(2):
+            written = await writer.ask(messages, "summarize")
+            if written.text is None:
+                reason = written.reason
+                break
+            content, reason = layers.model_summary(self.task_id, backlog, written.text,
+                                                   memory.root)
+            if content is not None:
+                break
+            messages = [*messages, {"role": "assistant", "content": written.text},
+                        {"role": "user", "content": f"Rejected: {reason}. Answer again with "
+                                                    "exactly the JSON template."}]
+        return await self.on_services(
+            lambda: memory.write_summary(self.task_id, backlog, content,
+                                         None if content else reason))
+
+    async def finish(self, summary: str, files: Sequence[str]) -> dict[str, Any]:
+        """Offer the findings, summarise, extract, close the task in memory.
+
+        ``{"proposals", "summaryId", "extracted"}``: the findings and their fate, the
+        task's summary memory, and what the extraction wrote or rejected (with reasons).
+        """
         memory = self.memory
         if memory is None:
-            return []
+            return {"proposals": [], "summaryId": None, "extracted": None}
 
-        def close() -> list[dict[str, Any]]:
+        def close() -> tuple[list[dict[str, Any]], list[layers.Event] | None]:
             proposals = self._propose_facts(memory, files)
-            memory.end_task(self.task_id, summary)
-            return proposals
+            memory.close_task_events(self.task_id, summary)
+            backlog = memory.summary_backlog(self.task_id, force=True) if self.writer else None
+            return proposals, backlog
 
-        return await self.on_services(close)
+        proposals, backlog = await self.on_services(close)
+        summary_id = None
+        if self.writer is not None and backlog and self._worth_a_call(backlog):
+            summary_id = await self._summary(memory, self.writer, backlog)
+        ended = await self.on_services(lambda: memory.end_task(self.task_id))
+        summary_id = summary_id or ended["summaryId"]
+        model_output = await self._extraction_answer(memory)
+
+        def mine() -> dict[str, Any]:
+            found = extraction.extract(memory, self.task_id, model_output.text, summary_id)
+            if model_output.reason and summary_id:
+                memory.log_task_note(summary_id, "EXTRACT_REJECTED",
+                                     {"stage": "model", "reason": model_output.reason})
+                found.rejected.append({"stage": "model", "reason": model_output.reason})
+            return found.to_json()
+
+        return {"proposals": proposals, "summaryId": summary_id,
+                "extracted": await self.on_services(mine)}
+
+    def _worth_a_call(self, backlog: Sequence[layers.Event]) -> bool:
+        """The 3× rule at task end: a short remainder gets the free rule-based summary."""
+        assert self.memory is not None and self.writer is not None
+        return sum(e.tokens for e in backlog) >= \
+            self.memory.settings.summary_min_ratio * self.writer.summary_cost
+
+    async def _extraction_answer(self, memory: MemoryService) -> Written:
+        """The model stage's raw answer (no model: nothing, and no reason to report)."""
+        if self.writer is None:
+            return Written(None)
+        events = await self.on_services(lambda: memory.events.events(self.task_id))
+        return await self.writer.ask(extraction.model_prompt(events, memory.catalog), "other")
 
     def _propose_facts(self, memory: MemoryService, files: Sequence[str]
                        ) -> list[dict[str, Any]]:

@@ -1,4 +1,5 @@
-"""``codekeep memory …``: remember, recall, list, forget, not-this, history, notes, purge.
+"""``codekeep memory …``: remember, recall, list, forget, not-this, confirm, extract,
+history, notes, purge.
 
 A thin door onto :class:`codekeep.memory.MemoryService`: parse arguments, call one
 service method, print text or ``--json``. Rejections and bad input exit with 1 and a
@@ -27,7 +28,15 @@ from codekeep.cli.options import (
     store_options,
 )
 from codekeep.common.sqlite import SchemaTooNewError
-from codekeep.memory import KINDS, SCOPES, STATUSES, Memory, MemoryInputError, MemoryService
+from codekeep.memory import (
+    KINDS,
+    SCOPES,
+    STATUSES,
+    Memory,
+    MemoryInputError,
+    MemoryService,
+    extraction,
+)
 from codekeep.memory.schema import MIGRATIONS
 from codekeep.memory.service import PURGEABLE_STATUSES
 
@@ -134,6 +143,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _by_id(
     action: Callable[[MemoryService, argparse.Namespace], bool],
+    failure: str = "no memory with id {id!r}",
 ) -> Callable[[argparse.Namespace], int]:
     def handler(args: argparse.Namespace) -> int:
         def body(service: MemoryService) -> int:
@@ -142,7 +152,7 @@ def _by_id(
                 emit_json({"ok": ok, "id": args.id})
             elif ok:
                 print(f"ok {args.id}")
-            return 0 if ok else fail(f"no memory with id {args.id!r}")
+            return 0 if ok else fail(failure.format(id=args.id))
 
         return _run(args, body)
 
@@ -153,6 +163,27 @@ def _not_this(service: MemoryService, args: argparse.Namespace) -> bool:
     if args.undo:
         return service.undo_not_this(args.id)
     return service.not_this(args.id, args.reason)
+
+
+def _extract(args: argparse.Namespace) -> int:
+    """On demand: the rule stage over a task's events (the model stage runs in the agent)."""
+
+    def body(service: MemoryService) -> int:
+        if not service.events.events(args.task):
+            return fail(f"no events recorded for task {args.task!r}")
+        found = extraction.extract(service, args.task)
+        if args.json:
+            emit_json(found.to_json())
+            return 0
+        for entry in found.written:
+            print(f"{entry['action']:<9} {entry['id'] or '-':<14} {entry['content']}")
+        for entry in found.rejected:
+            print(f"rejected  {entry.get('content', '-')}: {entry['reason']}")
+        if not found.written and not found.rejected:
+            print("nothing to learn from this task")
+        return 0
+
+    return _run(args, body)
 
 
 def _history(args: argparse.Namespace) -> int:
@@ -311,6 +342,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--reason", default=None)
     p.add_argument("--undo", action="store_true", help="retract the feedback")
     p.set_defaults(handler=_by_id(_not_this))
+
+    p = commands.add_parser(
+        "confirm", parents=[common], help="confirm an observed (inferred) memory: it is acted on"
+    )
+    p.add_argument("id")
+    p.set_defaults(handler=_by_id(lambda service, args: service.confirm(args.id),
+                                  "no observed memory with id {id!r} (unknown, or not waiting "
+                                  "for confirmation)"))
+
+    p = commands.add_parser(
+        "extract", parents=[common], help="learn from a task's conversation (rule stage)"
+    )
+    p.add_argument("--task", required=True, help="the task id (codekeep agent prints it)")
+    p.set_defaults(handler=_extract)
 
     p = commands.add_parser("history", parents=[common], help="every change to one memory")
     p.add_argument("id")

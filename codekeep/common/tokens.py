@@ -18,9 +18,10 @@ import functools
 import gzip
 import hashlib
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 
 import tiktoken
 
@@ -152,3 +153,34 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> TokenCount:
 def token_len(text: str) -> int:
     """Just the number, for budgeting code that does not care how it was counted."""
     return count_tokens(text).tokens
+
+
+# OpenAI's published estimate of how function definitions are billed (the
+# "How to count tokens with tiktoken" cookbook, gpt-4o family): a few framing tokens per
+# function, property and enum value, plus the text of names, types and descriptions.
+_FUNCTION_INIT, _PROPERTY_INIT, _PROPERTY_KEY = 7, 3, 3
+_ENUM_INIT, _ENUM_ITEM, _FUNCTIONS_END = -3, 3, 12
+
+
+def function_tokens(tools: Sequence[Mapping[str, Any]]) -> int:
+    """Tokens the function definitions (tool schemas) of a request cost, the way the
+    provider renders them — not the length of their JSON, which counts ~2× more."""
+    if not tools:
+        return 0
+    total = _FUNCTIONS_END
+    for tool in tools:
+        function = tool.get("function") or {}
+        total += _FUNCTION_INIT + token_len(
+            f"{function.get('name', '')}:{str(function.get('description', '')).rstrip('.')}")
+        properties = (function.get("parameters") or {}).get("properties") or {}
+        if properties:
+            total += _PROPERTY_INIT
+        for key, spec in properties.items():
+            total += _PROPERTY_KEY
+            enum = spec.get("enum") or []
+            if enum:
+                total += _ENUM_INIT + sum(_ENUM_ITEM + token_len(str(item)) for item in enum)
+            kind = spec.get("type", "")
+            description = str(spec.get("description", "")).rstrip(".")
+            total += token_len(f"{key}:{kind}:{description}")
+    return total

@@ -6,8 +6,10 @@
   are at least 3× the size of the summary that would replace them (summarising a short
   task costs more than it saves). At task end the remainder is always summarised.
 * The summary always carries the three fields that stop summaries losing information:
-  **Files**, **Operations**, **Result**. A model-written narrative (when the agent
-  passes a summariser callable) is appended under them, never instead of them.
+  **Files**, **Operations**, **Result**. When the agent has a model it asks it for
+  exactly that template (:func:`model_summary` checks the answer: every field present,
+  every file real); an answer that fails the check is not used and the rule-based
+  summary is written instead, with the reason in its history.
 * Each successful command in a summarised batch is recorded as an *observed* fact
   with the event as evidence; when the same fact recurs in 5 tasks the write path
   promotes it to knowledge.
@@ -17,16 +19,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from codekeep.common.secrets import redact_text, redact_value
 from codekeep.common.tokens import token_len
+from codekeep.memory.model_json import parse_model_json
 from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryStore
 
-Summariser = Callable[[str, list[dict[str, Any]]], str]  # (structured summary, events) -> narrative
+SUMMARY_FIELDS = ("files", "operations", "result")
+RESULT_CHARS = 2_000
 
 _OPERATION_NAMES = {
     "file_read": "read",
@@ -36,6 +41,7 @@ _OPERATION_NAMES = {
     "command": "ran",
     "test_result": "tested",
     "search": "searched",
+    "user_message": "asked",
 }
 
 
@@ -161,9 +167,12 @@ def structured_summary(task_id: str, events: Sequence[Event]) -> str:
         ops_text += "; commands: " + ", ".join(
             f"`{c}`" + (f" ×{n}" if n > 1 else "") for c, n in commands.most_common(8)
         )
+    result = batch_result(events)
+    if len(result) > RESULT_CHARS:  # a summary stays a summary, whatever the last event held
+        result = result[:RESULT_CHARS] + " …"
     return (
         f"Task {task_id}: {len(events)} events.\n"
-        f"Files: {files}\nOperations: {ops_text or 'none'}\nResult: {batch_result(events)}"
+        f"Files: {files}\nOperations: {ops_text or 'none'}\nResult: {result}"
     )
 
 
@@ -186,3 +195,52 @@ def successful_commands(events: Sequence[Event]) -> list[Event]:
         if event.event_type == "command" and data.get("command") and data.get("exit_code") == 0:
             seen.setdefault(str(data["command"]), event)
     return list(seen.values())
+
+
+SUMMARY_TEMPLATE = (
+    'Summarise these events of a coding task as ONLY a JSON object {"files": ["<workspace '
+    'path>", ...], "operations": "<what was done, one sentence>", "result": "<how it ended, '
+    'one sentence>"}. All three fields are required; list only files that appear in the '
+    "events."
+)
+
+
+def model_summary(task_id: str, events: Sequence[Event], text: str, root: Path
+                  ) -> tuple[str | None, str | None]:
+    """``(summary text, None)`` when the model's answer follows the template, else
+    ``(None, reason)``: not JSON, a field missing or empty, or a file that does not
+    exist in the workspace and is not named by any event."""
+    try:
+        payload = parse_model_json(text)
+    except ValueError as exc:
+        return None, f"the model's summary is not JSON ({exc})"
+    if not isinstance(payload, dict):
+        return None, "the model's summary is not a JSON object"
+    missing = [name for name in SUMMARY_FIELDS if not payload.get(name)]
+    if missing:
+        return None, f"the model's summary is missing the {', '.join(missing)} field"
+    files, operations, result = (payload[name] for name in SUMMARY_FIELDS)
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        return None, "the model's summary lists files that are not paths"
+    if not isinstance(operations, str) or not isinstance(result, str):
+        return None, "the model's summary has operations or result that is not text"
+    named = {path for event in events for path in event.files}
+    for path in files:
+        if path not in named and not _inside_file(root, path):
+            return None, f"the model's summary names a file that does not exist: {path}"
+    return (f"Task {task_id}: {len(events)} events (summary written by the model).\n"
+            f"Files: {'; '.join(files)}\nOperations: {' '.join(operations.split())}\n"
+            f"Result: {' '.join(result.split())}"), None
+
+
+def summary_request(events: Sequence[Event]) -> list[dict[str, str]]:
+    """The messages asking a model for :data:`SUMMARY_TEMPLATE` over ``events``."""
+    lines = [f"[{e.event_type}] {e.summary[:600]}" + (f" (files: {', '.join(e.files)})"
+                                                      if e.files else "") for e in events]
+    return [{"role": "system", "content": SUMMARY_TEMPLATE},
+            {"role": "user", "content": "\n".join(lines)[-16_000:]}]
+
+
+def _inside_file(root: Path, path: str) -> bool:
+    candidate = (root / path).resolve()
+    return candidate.is_relative_to(root.resolve()) and candidate.is_file()

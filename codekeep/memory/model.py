@@ -25,6 +25,8 @@ USER_SOURCES = ("user", MARKDOWN_SOURCE, "explicit_command")
 
 # Sources whose facts are *observations* until they recur (implicit extraction, seed 004 §3.3).
 OBSERVING_SOURCES = ("summary", "automatic", "automatic_rule", "automatic_llm")
+# Sources of what the conversation extraction found (rule stage, model stage; seed 002 §4e).
+EXTRACTED_SOURCES = ("automatic_rule", "automatic_llm")
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DAY = 86_400.0
+SUMMARY_THRESHOLD_TOKENS = 8_000  # seed 004 §3.2: summarise a backlog above this
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +75,11 @@ class MemorySettings:
     rrf_k: int = 10
     negative_factor: float = 0.5
     # layers
-    summary_threshold_tokens: int = 8_000
+    summary_threshold_tokens: int = SUMMARY_THRESHOLD_TOKENS
     summary_min_ratio: float = 3.0
     promotion_count: int = 5
+    extraction_support: int = 2  # an extracted memory is knowledge once seen in a 2nd task
+    model_summaries: bool = True  # summaries/distillation/extraction by the model, if any
     demote_after_days: float = 30.0
     # capacity and forgetting
     capacity_per_scope: int = 500
@@ -90,16 +93,27 @@ class MemorySettings:
 
     @classmethod
     def from_json(cls, data: Any) -> MemorySettings:
-        """The ``memory`` object of the editor settings: ``{"embeddings": {...}}``.
+        """The ``memory`` object of the editor settings: ``{"embeddings": {...},
+        "modelSummaries": true, "summaryThresholdTokens": 8000}``.
 
-        Only the embedding endpoint is a user setting; the thresholds above come from
-        the design documents. Absent sections fall back to the environment
-        (``CODEKEEP_EMBEDDINGS_URL`` ...). Raises ``ValueError`` naming a bad key.
+        User settings: the embedding endpoint, whether a configured model writes the
+        summaries, context distillations and conversation extraction (``modelSummaries``,
+        default true), and the backlog size that triggers a summary
+        (``summaryThresholdTokens``, default 8,000; seed 004 §3.2, §7.1 problem 3). The
+        other thresholds come from the design documents. Absent sections fall back to the
+        environment (``CODEKEEP_EMBEDDINGS_URL`` ...). Raises ``ValueError`` naming a bad key.
         """
         if data is None:
             return cls(embeddings=EmbeddingSettings.from_env())
-        _check_keys(data, "memory", {"embeddings"})
-        return cls(embeddings=EmbeddingSettings.from_json(data.get("embeddings")))
+        _check_keys(data, "memory", {"embeddings", "modelSummaries", "summaryThresholdTokens"})
+        model = data.get("modelSummaries", True)
+        if not isinstance(model, bool):
+            raise ValueError("memory setting modelSummaries must be true or false")
+        threshold = data.get("summaryThresholdTokens", SUMMARY_THRESHOLD_TOKENS)
+        if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
+            raise ValueError("memory setting summaryThresholdTokens must be a positive integer")
+        return cls(embeddings=EmbeddingSettings.from_json(data.get("embeddings")),
+                   model_summaries=model, summary_threshold_tokens=threshold)
 
 
 def _check_keys(data: Any, section: str, known: set[str]) -> None:

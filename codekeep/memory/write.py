@@ -19,7 +19,14 @@ import codekeep.memory.safety as safety
 from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.consolidate import Candidate, Decision, Existing, decide, merge_contents
 from codekeep.memory.evidence import EvidenceVerifier, evidence_items
-from codekeep.memory.model import KINDS, OBSERVING_SOURCES, Memory, MemoryInputError, WriteResult
+from codekeep.memory.model import (
+    EXTRACTED_SOURCES,
+    KINDS,
+    OBSERVING_SOURCES,
+    Memory,
+    MemoryInputError,
+    WriteResult,
+)
 from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryFilter, MemoryStore
 from codekeep.memory.text import (
@@ -32,9 +39,12 @@ from codekeep.memory.text import (
 )
 
 LIVE_STATUSES = ("active", "observed", "confirmed_resolved")
+# What an inferred write (extraction, summaries) may only observe until it recurs.
+OBSERVED_KINDS = ("fact", "insight", "preference", "soft_preference")
 MAX_CONTENT_CHARS = 8_000
 _KEY_VALUE = re.compile(r"([a-z][a-z0-9_]*)\s*[:=]\s*(.+)")
-_TEMPORARY = ("this time", "for now", "just this once", "today only", "这次", "暂时")
+# Words that make a request a one-off, not a lasting preference (seed 002 §2c).
+TEMPORARY_MARKERS = ("this time", "for now", "just this once", "today only", "这次", "暂时")
 
 
 @dataclass(slots=True)
@@ -109,7 +119,7 @@ class WritePath:
         negated = analyse(req.content).negated
         if req.kind in ("preference", "soft_preference"):
             lowered = req.content.lower()
-            if any(marker in lowered for marker in _TEMPORARY):
+            if any(marker in lowered for marker in TEMPORARY_MARKERS):
                 return req, "rejected: a one-off request is not a lasting preference", ""
         if req.kind in ("preference", "fact") and not negated:
             req = self._settle_key(req)
@@ -124,9 +134,15 @@ class WritePath:
                 req = replace(req, content=self.catalog.render(req.key, req.value or ""))
         status = (
             "observed"
-            if req.source in OBSERVING_SOURCES and req.kind in ("fact", "insight")
+            if req.source in OBSERVING_SOURCES and req.kind in OBSERVED_KINDS
             else "active"
         )
+        if req.source in EXTRACTED_SOURCES and req.kind != "case":
+            # what extraction proposes is only as good as its quote (seed 002 §2b)
+            checked, problem = self.verifier.verify(req.evidence)
+            if problem:
+                return req, f"rejected: unverifiable evidence: {problem}", ""
+            req = replace(req, evidence=checked)
         if req.kind == "case":
             checked, problem = self.verifier.verify(req.evidence)
             if problem:
@@ -316,9 +332,7 @@ class WritePath:
             # stated explicitly (not merely observed again): it is knowledge now
             store.update(target.id, status="active")
             store.log(target.id, now, "CONFIRM", {"source": req.source})
-        elif (
-            target.status == "observed" and fields["support_count"] >= self.settings.promotion_count
-        ):
+        elif target.status == "observed" and fields["support_count"] >= self._needed(target):
             reason = self._promote(store, target, req.evidence, now) or reason
         return WriteResult(action, target.id, reason, redactions)
 
@@ -328,17 +342,26 @@ class WritePath:
             return 1
         return store.add_support(memory_id, task_id)
 
+    def _needed(self, memory: Memory) -> int:
+        """Sightings before an observed memory is knowledge: a fact a summary saw recur
+        ``promotion_count`` times (seed 004 §3.3); something extracted from what the user
+        said, once more in another task (seed 002 §4e: seen again)."""
+        if memory.source in EXTRACTED_SOURCES:
+            return self.settings.extraction_support
+        return self.settings.promotion_count
+
     def _promote(
         self, store: MemoryStore, memory: Memory, new_evidence: dict[str, Any] | None, now: float
     ) -> str:
         """Observed fact recurred often enough: make it knowledge if its evidence checks out."""
         checked, problem = self.verifier.verify(memory.evidence or new_evidence)
+        needed = self._needed(memory)
         if problem:
             store.log(memory.id, now, "PROMOTION_BLOCKED", {"reason": problem})
-            return f"recurred {self.settings.promotion_count} times but not promoted: {problem}"
+            return f"recurred {needed} times but not promoted: {problem}"
         store.update(memory.id, status="active", evidence=checked)
         store.log(memory.id, now, "PROMOTE", {"evidence": checked})
-        return f"recurred {self.settings.promotion_count} times; promoted to knowledge"
+        return f"recurred {needed} times; promoted to knowledge"
 
     def insert_verbatim(self, scope: str, req: WriteRequest) -> WriteResult:
         """Store text exactly as given (notes, summaries): safety filter only, no consolidation."""

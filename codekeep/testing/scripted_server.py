@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from codekeep.common.tokens import token_len
+from codekeep.common.tokens import function_tokens, token_len
 
 Responder = Callable[[dict[str, Any]], "Reply"]
 
@@ -83,36 +83,6 @@ def http_error(status: int, message: str = "scripted error", retry_after: float 
     return Reply(status=status, headers=headers, body=body, **options)
 
 
-# OpenAI's published estimate of how function definitions are billed (the
-# "How to count tokens with tiktoken" cookbook, gpt-4o family): a few framing tokens per
-# function, property and enum value, plus the text of names, types and descriptions.
-_FUNCTION_INIT, _PROPERTY_INIT, _PROPERTY_KEY = 7, 3, 3
-_ENUM_INIT, _ENUM_ITEM, _FUNCTIONS_END = -3, 3, 12
-
-
-def tool_tokens(tools: Sequence[Mapping[str, Any]]) -> int:
-    """Tokens the function definitions cost, the way the provider renders them."""
-    if not tools:
-        return 0
-    total = _FUNCTIONS_END
-    for tool in tools:
-        function = tool.get("function") or {}
-        total += _FUNCTION_INIT + token_len(
-            f"{function.get('name', '')}:{str(function.get('description', '')).rstrip('.')}")
-        properties = (function.get("parameters") or {}).get("properties") or {}
-        if properties:
-            total += _PROPERTY_INIT
-        for key, spec in properties.items():
-            total += _PROPERTY_KEY
-            enum = spec.get("enum") or []
-            if enum:
-                total += _ENUM_INIT + sum(_ENUM_ITEM + token_len(str(item)) for item in enum)
-            kind = spec.get("type", "")
-            description = str(spec.get("description", "")).rstrip(".")
-            total += token_len(f"{key}:{kind}:{description}")
-    return total
-
-
 def prompt_tokens(body: Mapping[str, Any]) -> int:
     """Tokens of everything the model was sent: messages and tool definitions."""
     total = 0
@@ -122,7 +92,7 @@ def prompt_tokens(body: Mapping[str, Any]) -> int:
             function = tool_call.get("function") or {}
             total += token_len(str(function.get("name", ""))) + token_len(
                 str(function.get("arguments", "")))
-    return total + tool_tokens(body.get("tools") or [])
+    return total + function_tokens(body.get("tools") or [])
 
 
 class ScriptedModelServer:

@@ -10,13 +10,13 @@ the tools' spans or the context window's bookkeeping.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from codekeep.common.tokens import token_len
+from codekeep.agent.context_window import message_tokens
+from codekeep.common.tokens import function_tokens, token_len
 
 _READ_HEADER = re.compile(r"^(\S+) lines \d+-\d+ of \d+$")
 _SEARCH_FILE = re.compile(r"^(\S+\.\w+) \(\d+\)$")
@@ -89,17 +89,12 @@ def carried_tokens(body: Mapping[str, Any], root: Path) -> dict[str, int]:
             for path, pieces in carried_text(body, root).items()}
 
 
-def overhead_chars(body: Mapping[str, Any]) -> dict[str, int]:
-    """Characters of the system messages, the tool schemas and the rest of one request
-    (file text included in the rest; subtract :func:`carried_chars` for the conversation)."""
-    system = rest = 0
-    for message in body.get("messages") or []:
-        size = len(str(message.get("content") or "")) + sum(
-            len(json.dumps(call.get("function") or {})) for call in message.get("tool_calls") or [])
-        if message.get("role") == "system":
-            system += size
-        else:
-            rest += size
+def overhead_tokens(body: Mapping[str, Any]) -> dict[str, int]:
+    """Tokens of the system messages, the tool schemas and the rest of one request, counted
+    the way the agent counts a prompt (file text is inside ``rest``; subtract
+    :func:`carried_tokens` for the conversation)."""
+    messages = body.get("messages") or []
     tools = body.get("tools") or []
-    return {"system": system, "tools": len(json.dumps(list(tools))) if tools else 0,
-            "rest": rest}
+    return {"system": sum(message_tokens(m) for m in messages if m.get("role") == "system"),
+            "tools": function_tokens(tools),
+            "rest": sum(message_tokens(m) for m in messages if m.get("role") != "system")}

@@ -16,7 +16,7 @@ from codekeep.agent.loop import AgentLoop, AgentResult
 from codekeep.agent.runner import build_loop
 from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
-from codekeep.memory import MemoryService
+from codekeep.memory import MemoryService, MemorySettings
 from codekeep.testing.scripted_server import ScriptedModelServer
 from tests.agent.projects import write_shop
 
@@ -79,11 +79,19 @@ class AgentHarness:
 
 
 @pytest.fixture
+def memory_settings() -> MemorySettings:
+    """The model does not write summaries, distillations or extraction answers in the
+    loop tests (their scripts end with the answer); tests that script those override this."""
+    return MemorySettings(embeddings=None, model_summaries=False)
+
+
+@pytest.fixture
 def harness(workspace: Path, model_server: ScriptedModelServer,
-            model_settings: ModelSettings) -> Iterator[AgentHarness]:
+            model_settings: ModelSettings, memory_settings: MemorySettings
+            ) -> Iterator[AgentHarness]:
     codemap = CodeMap.open(workspace)
     codemap.index()
-    memory = MemoryService.open(workspace)
+    memory = MemoryService.open(workspace, settings=memory_settings)
     ledger = Ledger.open(workspace, start_flusher=False)
     try:
         yield AgentHarness(workspace, model_server, model_settings, codemap, memory, ledger)

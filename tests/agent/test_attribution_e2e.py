@@ -15,7 +15,7 @@ from codekeep.agent.exploration import ExplorationBudget
 from codekeep.analysis.reads import symbol_read
 from codekeep.ledger.attribution import split_tokens
 from codekeep.testing.scripted_server import call, say
-from codekeep.testing.truth import carried_chars, overhead_chars
+from codekeep.testing.truth import carried_chars, carried_tokens, overhead_tokens
 
 USAGE = {"prompt_tokens": 1000, "completion_tokens": 20}
 BUCKETS = {"system": "<system prompt>", "tools": "<tool schemas>",
@@ -23,10 +23,10 @@ BUCKETS = {"system": "<system prompt>", "tools": "<tool schemas>",
 
 
 def expected_split(body, root, prompt_tokens):
-    """What the ledger must bill for one request: files by their characters, the rest by
-    the characters of the system messages, the schemas and the conversation."""
-    files = carried_chars(body, root)
-    over = overhead_chars(body)
+    """What the ledger must bill for one request: files by the tokens of their text, the
+    rest by the tokens of the system messages, the schemas and the conversation."""
+    files = carried_tokens(body, root)
+    over = overhead_tokens(body)
     weights = dict(files)
     weights.update({BUCKETS["system"]: over["system"], BUCKETS["tools"]: over["tools"],
                     BUCKETS["conversation"]: over["rest"] - sum(files.values())})

@@ -192,3 +192,23 @@ def test_notes_edit_opens_the_editor_then_syncs(
     code, out, _ = run(capsys, workspace, "notes", "--edit", "--json")
     assert code == 0
     assert json.loads(out)["preferences"]["verbosity"] == "detailed"
+
+
+def test_extract_on_demand_then_confirm(capsys, workspace: Path, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from codekeep.memory import MemoryService
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    with MemoryService.open(workspace) as service:
+        service.record_event("t1", "user_message", "The tests run with `pytest -q`. "
+                                                   "Just this once, use npm.")
+    code, out, _ = run(capsys, workspace, "extract", "--task", "t1", "--json")
+    found = json.loads(out)
+    assert code == 0 and [w["content"] for w in found["written"]] == ["test_command: pytest -q"]
+    code, out, err = run(capsys, workspace, "extract", "--task", "nope")
+    assert code == 1 and "no events recorded for task 'nope'" in err
+    memory_id = found["written"][0]["id"]
+    code, out, _ = run(capsys, workspace, "confirm", memory_id)
+    assert code == 0 and out.strip() == f"ok {memory_id}"
+    code, _, err = run(capsys, workspace, "confirm", memory_id)
+    assert code == 1 and "no observed memory with id" in err

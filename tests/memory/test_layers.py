@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from codekeep.memory import MemoryService
+from codekeep.memory import MemoryService, layers
 
 
 def _big_output(n: int) -> str:
@@ -64,22 +64,31 @@ def test_summary_waits_until_it_saves_three_times_its_cost(make_service) -> None
     assert len(service.list(kinds=["summary"])) == 1
 
 
-def test_model_summariser_adds_a_narrative_under_the_structured_fields(
+def test_a_model_summary_is_stored_only_when_it_follows_the_template(
     service: MemoryService,
 ) -> None:
-    seen: list[int] = []
-
-    def summariser(structured: str, events: list[dict]) -> str:
-        seen.append(len(events))
-        return "Refactored the retry loop; tests pass."
-
-    service.summariser = summariser
     service.record_event("t1", "file_edit", "edited net/retry.py", files=["net/retry.py"])
-    summary_id = service.end_task("t1")["summaryId"]
+    backlog = service.summary_backlog("t1", force=True)
+    assert backlog is not None
+    good = '{"files": ["net/retry.py"], "operations": "edited the retry loop", "result": "ok"}'
+    content, reason = layers.model_summary("t1", backlog, good, service.root)
+    assert reason is None and content is not None
+    assert content.splitlines()[1:] == ["Files: net/retry.py",
+                                        "Operations: edited the retry loop", "Result: ok"]
+    for bad, why in (
+        ("Refactored it, all good.", "not JSON"),
+        ('{"files": ["net/retry.py"], "operations": "edited"}', "missing the result field"),
+        ('{"files": ["net/ghost.py"], "operations": "x", "result": "y"}',
+         "names a file that does not exist: net/ghost.py"),
+        ('["net/retry.py"]', "not a JSON object"),
+    ):
+        content, reason = layers.model_summary("t1", backlog, bad, service.root)
+        assert content is None and reason is not None and why in reason
+    summary_id = service.write_summary("t1", backlog, None, "the model's summary is not JSON")
+    assert summary_id is not None and service.events.unsummarised("t1") == []
     summary = service.get(summary_id)
-    assert summary is not None and seen == [1]
-    assert "Files: net/retry.py" in summary.content
-    assert summary.content.endswith("Narrative: Refactored the retry loop; tests pass.")
+    assert summary is not None and "Files: net/retry.py" in summary.content  # the rule one
+    assert [h["action"] for h in service.history(summary_id)] == ["ADD", "MODEL_SUMMARY_REJECTED"]
 
 
 def test_end_task_keeps_the_scratchpad_findings(service: MemoryService) -> None:

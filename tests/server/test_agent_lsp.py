@@ -72,7 +72,8 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 async def client(project: Path, model_server: ScriptedModelServer) -> AsyncIterator[Any]:
     options = {
-        "agent": {"model": "scripted-model", "baseUrl": model_server.base_url, "apiKey": "test"}
+        "agent": {"model": "scripted-model", "baseUrl": model_server.base_url, "apiKey": "test"},
+        "memory": {"modelSummaries": False},  # the scripts end with the answer
     }
     async with session(project, options=options, client_factory=recording_client) as lsp:
         yield lsp
@@ -195,7 +196,8 @@ async def test_a_settings_change_during_a_task_waits_for_it(
     """The ledger the task records into is not closed under it; the change applies after."""
     future = await start_slow_task(client, model_server, "Take a second", delay=1.0)
     agent = {"model": "scripted-model", "baseUrl": model_server.base_url, "apiKey": "test"}
-    client.set_configuration({"codekeep": {"agent": agent, "ledger": {"warnRatios": [0.5]}}})
+    client.set_configuration({"codekeep": {"agent": agent, "ledger": {"warnRatios": [0.5]},
+                                           "memory": {"modelSummaries": False}}})
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     result = await asyncio.wait_for(asyncio.wrap_future(future), 10)
     assert result["answer"] == "answered after 1.0 s" and result["tokens"] == 425

@@ -238,3 +238,23 @@ async def test_notes_request_creates_memory_md_from_the_template_once(
 
     (warning,) = await wait_until(diagnostics)
     assert warning.range.start.line == 1 and "unknown preference key 'colour'" in warning.message
+
+
+async def test_confirm_makes_an_observed_memory_knowledge(
+    client: LanguageClient, project: Path
+) -> None:
+    from codekeep.memory import MemoryService, extraction
+
+    with MemoryService.open(project, user_dir=project / ".user") as other:  # another writer
+        other.record_event("t1", "user_message", "We use pnpm in this repo.")
+        other.end_task("t1")
+        (written,) = extraction.extract(other, "t1").written
+    observed = await request(client, "codekeep/memory/list", {"statuses": ["observed"]})
+    assert [m["id"] for m in observed["memories"]] == [written["id"]]
+    assert await request(client, "codekeep/memory/confirm", {"id": written["id"]}) == {"ok": True}
+    active = await request(client, "codekeep/memory/list", {"statuses": ["active"]})
+    assert written["id"] in [m["id"] for m in active["memories"]]
+    again = await request(client, "codekeep/memory/confirm", {"id": written["id"]})
+    assert again == {"ok": False}
+    with pytest.raises(JsonRpcException):
+        await request(client, "codekeep/memory/confirm", {})

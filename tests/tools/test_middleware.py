@@ -44,6 +44,7 @@ def test_default_chain_order() -> None:
         "arguments",
         "safety",
         "cache",
+        "knowledge",
         "observation",
         "exploration",
         "trace",

@@ -164,3 +164,48 @@ async def test_service_tools_without_services_say_so(kit: ToolKit) -> None:
     assert (
         not result.ok and result.rule == "service" and "code map is not available" in result.content
     )
+
+
+async def test_remember_writes_a_case_with_evidence_the_files_confirm(
+    services_kit: ToolKit,
+) -> None:
+    ctx = services_kit.context("t-case", "chat")
+    case = "helper() crashed on None; fixed by formatting the name with an f-string"
+    good = await services_kit.pipeline.execute("remember", {
+        "content": case, "kind": "case",
+        "evidence": [{"file": "src/util.py", "quote": 'return f"hello {name}"'}]}, ctx)
+    assert good.ok, good.content
+    stored = services_kit.memory.get(good.data["id"]) if services_kit.memory else None
+    assert stored is not None and stored.status == "confirmed_resolved"
+    assert stored.evidence is not None and stored.evidence["items"][0]["verified"] is True
+    invented = await services_kit.pipeline.execute("remember", {
+        "content": "helper() retries three times", "kind": "case",
+        "evidence": [{"file": "src/util.py", "quote": "retries = 3"}]}, ctx)
+    assert not invented.ok and "not found in src/util.py" in invented.content
+    bare = await services_kit.pipeline.execute(
+        "remember", {"content": "helper() was slow; cached it", "kind": "case"}, ctx)
+    assert not bare.ok and "needs verifiable evidence" in bare.content
+    shape = await services_kit.pipeline.execute("remember", {
+        "content": case, "kind": "case", "evidence": [{"quote": "x"}]}, ctx)
+    assert not shape.ok and shape.rule == "arguments"
+
+
+async def test_reads_and_lookups_carry_what_memory_knows(services_kit: ToolKit) -> None:
+    memory = services_kit.memory
+    assert memory is not None
+    memory.remember("util.py's helper formats greetings for the CLI", kind="fact",
+                    files=["src/util.py"], symbols=["src/util.py::helper"])
+    memory.record_event("old-task", "file_read", "src/util.py lines 1-2 of 2",
+                        files=["src/util.py"])
+    memory.end_task("old-task", "Task: what does helper do\\nAnswer: it greets by name")
+    ctx = services_kit.context("t-know", "chat")
+    read = await services_kit.pipeline.execute("read_file", {"path": "src/util.py"}, ctx)
+    assert read.ok
+    notes = read.content.split("[memory]", 1)[1]
+    assert "util.py's helper formats greetings for the CLI" in notes
+    assert "read in task old-task" in notes
+    assert all(span.end <= read.content.index("[memory]") for span in read.spans)
+    found = await services_kit.pipeline.execute("find_symbol", {"name": "helper"}, ctx)
+    assert "[memory]" in found.content and "formats greetings" in found.content
+    other = await services_kit.pipeline.execute("read_file", {"path": "README.md"}, ctx)
+    assert "[memory]" not in other.content  # nothing known: nothing added

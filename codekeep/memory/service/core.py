@@ -47,7 +47,7 @@ class ServiceCore:
         self.settings = settings
         self.scope_policy = scope_policy
         self.catalog = catalog
-        self.summariser: layers.Summariser | None = None  # the agent installs a model summariser
+        self._deferred: set[str] = set()  # tasks whose summaries the agent's model writes
         self.embedder = EmbeddingClient(settings.embeddings) if settings.embeddings else None
         self.events = layers.EventLog(project, settings)
         self.verifier = EvidenceVerifier(root, self.events.event_text)

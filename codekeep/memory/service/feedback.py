@@ -22,6 +22,22 @@ class Feedback(ServiceCore):
             )
         return True
 
+    def confirm(self, memory_id: str) -> bool:
+        """The user confirms an observed (inferred) memory: it is knowledge now.
+
+        False when the id is unknown or the memory is not waiting for confirmation.
+        """
+        store = self._store_for_id(memory_id)
+        if store is None:
+            return False
+        with store.transaction():
+            memory = store.get(memory_id)
+            if memory is None or memory.status != "observed":
+                return False
+            store.update(memory_id, status="active")
+            store.log(memory_id, self.settings.clock(), "CONFIRM", {"source": "user"})
+        return True
+
     def not_this(self, memory_id: str, reason: str | None = None) -> bool:
         """Negative feedback: the memory's score is halved and flagged; nothing is deleted."""
         store = self._store_for_id(memory_id)

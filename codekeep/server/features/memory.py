@@ -8,6 +8,8 @@ Requests (each also the command ``codekeep.memory.<name>`` taking the same objec
 * ``codekeep/memory/recall`` ``{query, limit?, kinds?, uri?}`` -> ``{memories}`` best
   first, each with ``score`` and ``scoreParts`` (``uri`` adds a structured file match);
 * ``codekeep/memory/forget`` / ``notThis`` ``{id, reason?, undo?}`` -> ``{ok}``;
+* ``codekeep/memory/confirm`` ``{id}`` -> ``{ok}``: an observed (inferred) memory, e.g.
+  a preference extraction found in a task, is confirmed by the user and acted on;
 * ``codekeep/memory/list`` ``{kinds?, statuses?, scope?, limit?}`` -> ``{memories}``;
 * ``codekeep/memory/notes`` ``{uri?}`` -> ``{uri, created, invalid}``: the folder's
   ``.codekeep/MEMORY.md`` for the editor to open, written from the catalog's template
@@ -118,6 +120,10 @@ def _forget(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, A
     return {"ok": memory.forget(p.required_str(params, "id"), p.optional_str(params, "reason"))}
 
 
+def _confirm(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
+    return {"ok": memory.confirm(p.required_str(params, "id"))}
+
+
 def _not_this(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
     memory_id = p.required_str(params, "id")
     if params.get("undo") is True:
@@ -225,6 +231,7 @@ def register(server: CodeKeepServer) -> None:
         ("recall", _recall),
         ("forget", _forget),
         ("notThis", _not_this),
+        ("confirm", _confirm),
         ("list", _list),
     ):
         custom_request(server, f"memory/{name}")(on_folder_memory(action))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from codekeep.memory.model import MemoryInputError
 from codekeep.tools.context import ToolContext
@@ -10,6 +10,13 @@ from codekeep.tools.result import ToolError, ToolOutput
 from codekeep.tools.spec import Param, tool
 
 MemoryKind = Literal["fact", "insight", "preference", "soft_preference", "note", "case"]
+EVIDENCE_ITEM = {
+    "type": "object",
+    "properties": {"file": {"type": "string", "description": "Workspace file path."},
+                   "quote": {"type": "string", "description": "Exact text from that file."}},
+    "required": ["file", "quote"],
+    "additionalProperties": False,
+}
 
 
 @tool(category="memory", read_only=False, writes=True, dedup_on=("content",), compression="json")
@@ -27,16 +34,28 @@ async def remember(
     ] = 5,
     files: Annotated[list[str], Param("Workspace files this is about.")] = [],  # noqa: B006
     symbols: Annotated[list[str], Param("Symbol ids this is about (from find_symbol).")] = [],  # noqa: B006
+    evidence: Annotated[
+        list[dict[str, str]],
+        Param(
+            "Where it shows: exact quotes from workspace files. Required for kind 'case' "
+            "(a problem and its verified resolution).",
+            schema={"items": EVIDENCE_ITEM},
+        ),
+    ] = [],  # noqa: B006
 ) -> ToolOutput:
     """Store something worth knowing in future tasks (project facts, decisions, user
-    preferences). Secrets and one-off details are rejected."""
+    preferences, cases: a problem and how it was resolved). Secrets and one-off details
+    are rejected; a case needs evidence quotes that are found in the files named."""
+    proof: dict[str, Any] | None = {"items": [dict(item) for item in evidence]} if evidence \
+        else None
     # An external client (an MCP host) is named on what it writes, so a reader can tell
     # which agent a memory came from; our own agent's memories carry its task id.
-    evidence = {"client": ctx.client} if ctx.client else None
+    if ctx.client:
+        proof = {**(proof or {}), "client": ctx.client}
     try:
         written = ctx.require_memory().remember(
             content, kind=kind, key=key, importance=importance, files=files, symbols=symbols,
-            source="agent", task_id=ctx.task_id, evidence=evidence,
+            source="agent", task_id=ctx.task_id, evidence=proof,
         )  # fmt: skip
     except MemoryInputError as exc:
         raise ToolError(str(exc), rule="memory") from None

@@ -11,6 +11,7 @@ from codekeep.tools.middleware.contract import ToolMiddleware
 from codekeep.tools.middleware.dedup import DuplicateWriteCheck
 from codekeep.tools.middleware.exploration import ExplorationSignal
 from codekeep.tools.middleware.gates import AllowlistGate, ArgumentValidation, SafetyGate
+from codekeep.tools.middleware.knowledge import MemoryKnowledge
 from codekeep.tools.middleware.observation import ObservationRecord
 from codekeep.tools.middleware.trace import TraceRecord
 
@@ -25,6 +26,7 @@ __all__ = [
     "CacheCheck",
     "DuplicateWriteCheck",
     "ExplorationSignal",
+    "MemoryKnowledge",
     "ObservationRecord",
     "SafetyGate",
     "TraceRecord",
@@ -37,12 +39,14 @@ def default_middlewares(
     audit: AuditLog | None = None,
     extra_after: Sequence[ToolMiddleware] = (),
 ) -> list[ToolMiddleware]:
-    """Gate -> validate -> safety -> cache | observe -> explore -> trace -> dedup -> audit."""
+    """Gate -> validate -> safety -> cache | knowledge -> observe -> explore -> trace ->
+    dedup -> audit."""
     chain: list[ToolMiddleware] = [
         AllowlistGate(registry),
         ArgumentValidation(),
         SafetyGate(),
         CacheCheck(),
+        MemoryKnowledge(),
         ObservationRecord(),
         ExplorationSignal(),
         TraceRecord(),
