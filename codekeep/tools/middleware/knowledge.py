@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from codekeep.common.tokens import token_len
 from codekeep.memory.model import Memory
 from codekeep.tools.context import ToolContext
-from codekeep.tools.pipeline import ToolCall, ToolMiddleware
+from codekeep.tools.middleware.contract import ToolCall, ToolMiddleware
 from codekeep.tools.result import ToolResult
 
 KNOWLEDGE_TOKENS = 200
