@@ -10,6 +10,7 @@ local COMMANDS = {
   'CodeKeepNotThis p1', 'CodeKeepForget p1', 'CodeKeepNotes', 'CodeKeepDocs deploy',
   'CodeKeepLedger',
   'CodeKeepBudget 1000', 'CodeKeepBudget 1000 daily', 'CodeKeepAgent do it',
+  'CodeKeepReindex', 'CodeKeepRecord gpt-4o 100',
 }
 
 local function each(commands)
@@ -39,6 +40,7 @@ H.run(function()
   R.empty = each({ 'CodeKeepFind', 'CodeKeepSearch  ', 'CodeKeepRemember', 'CodeKeepRecall',
                    'CodeKeepAgent', 'CodeKeepMap many', 'CodeKeepDocs' })
   R.unknown_id = H.notes_of('CodeKeepForget p000000000000', 1)
+  R.reindex = H.notes_of('CodeKeepReindex', 1)
 
   -- A window that shows no file.
   vim.cmd('enew')

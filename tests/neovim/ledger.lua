@@ -63,4 +63,12 @@ H.run(function()
   R.daily = H.note_of('CodeKeepBudget 5000 daily')
   R.removed = H.note_of('CodeKeepBudget 0')
   R.statusline_daily = codekeep.statusline()
+
+  -- A call made outside CodeKeep, counted on the editor's task.
+  R.record_usage = H.note_of('CodeKeepRecord gpt-4o')
+  R.record_bad_type = H.note_of('CodeKeepRecord gpt-4o 100 0 browsing')
+  R.recorded = H.note_of('CodeKeepRecord gpt-4o 1.2k 30 read_code')
+  H.wait('statusline after the record', 5000, function()
+    return codekeep.statusline() == 'CodeKeep ✓ 2.28k/5k tok/day'
+  end)
 end)

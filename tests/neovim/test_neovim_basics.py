@@ -19,8 +19,9 @@ NOT_IN_RECALL = {
     "message": "CodeKeep: put the cursor on a memory in the :CodeKeepRecall buffer",
     "level": WARN,
 }
-COMMANDS = ("Find", "Refs", "Related", "Search", "Map", "Remember", "Recall", "NotThis",
-            "Forget", "Notes", "Docs", "Ledger", "Budget", "Agent", "AgentCancel")
+COMMANDS = ("Find", "Refs", "Related", "Search", "Map", "Reindex", "Remember", "Recall",
+            "NotThis", "Forget", "Notes", "Docs", "Ledger", "Budget", "Record", "Agent",
+            "AgentCancel")
 
 
 @pytest.mark.slow
@@ -54,6 +55,9 @@ def test_bad_input_health_and_help(tmp_path: Path) -> None:
         [note] = r["empty"][command]
         assert note["level"] == WARN and note["message"].startswith("CodeKeep: " + start), note
         assert ", e.g. :CodeKeep" in note["message"]
+    [reindexed] = r["reindex"]
+    assert re.fullmatch(r"CodeKeep: project reindexed: 3 files \(\d+ parsed, \d+ unchanged, "
+                        r"0 removed\), 4 symbols in \d+\.\d s", reindexed["message"])
     assert r["unknown_id"][0]["message"] == "CodeKeep: no memory p000000000000 (already forgotten?)"
 
     # A window without a file: cursor commands say so; remembering links nothing.

@@ -70,3 +70,14 @@ def test_budget_crossings_reach_notify_and_statusline(tmp_path: Path) -> None:
     assert r["daily"]["message"] == "CodeKeep: daily budget set to 5,000 tokens (1,050 used, 21 %)"
     assert r["removed"]["message"] == f"CodeKeep: budget of task {task} removed"
     assert r["statusline_daily"] == "CodeKeep ✓ 1.05k/5k tok/day"
+
+    assert r["record_usage"]["level"] == WARN
+    assert r["record_usage"]["message"].startswith("CodeKeep: :CodeKeepRecord takes a model")
+    assert r["record_bad_type"]["level"] == ERROR
+    assert r["record_bad_type"]["message"].startswith(
+        "CodeKeep ledger/record: Invalid params: 'callType' must be one of"
+    )
+    assert r["recorded"] == {
+        "message": f"CodeKeep: recorded 1,230 tokens (read_code, gpt-4o) on task {task}",
+        "level": INFO,
+    }

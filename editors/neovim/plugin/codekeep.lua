@@ -1,10 +1,11 @@
 -- CodeKeep user commands (Neovim 0.11+); see :help codekeep.
 --   code map   :CodeKeepFind {name}  :CodeKeepRefs [name]  :CodeKeepRelated
---              :CodeKeepSearch {query}  :CodeKeepMap [tokens]
+--              :CodeKeepSearch {query}  :CodeKeepMap [tokens]  :CodeKeepReindex
 --   memory     :CodeKeepRemember {text}  :CodeKeepRecall {query}  :CodeKeepNotThis [id]
 --              :CodeKeepForget [id]  :CodeKeepNotes
 --   docs       :CodeKeepDocs {query}
 --   ledger     :CodeKeepLedger [task|day|file]  :CodeKeepBudget {tokens} [daily]
+--              :CodeKeepRecord {model} {input} [output] [call_type]
 --   agent      :CodeKeepAgent {task}  :CodeKeepAgentCancel
 if vim.g.loaded_codekeep then
   return
@@ -29,6 +30,7 @@ local COMMANDS = {
   { 'CodeKeepRelated', 'codemap', 'related', 0, 'what the code under the cursor calls, is called by, relates to' },
   { 'CodeKeepSearch', 'codemap', 'search', '*', 'fuzzy symbol search' },
   { 'CodeKeepMap', 'codemap', 'map', '?', 'ranked repository map (optional token budget)' },
+  { 'CodeKeepReindex', 'codemap', 'reindex', 0, "bring the index up to date with the disk" },
   { 'CodeKeepRemember', 'memory', 'remember', '*', 'remember a fact, linked to this file and symbol' },
   { 'CodeKeepRecall', 'memory', 'recall', '*', 'recall memories into a scratch buffer' },
   { 'CodeKeepNotThis', 'memory', 'not_this', '?', 'the memory under the cursor (or id) was wrong here' },
@@ -38,6 +40,8 @@ local COMMANDS = {
   { 'CodeKeepLedger', 'ledger', 'report', '?', 'token ledger report', { 'task', 'day', 'file' } },
   { 'CodeKeepBudget', 'ledger', 'budget', '*', "token budget of the editor's task, or the daily one",
     { 'daily' } },
+  { 'CodeKeepRecord', 'ledger', 'record', '*', 'count a model call made outside CodeKeep',
+    { 'read_code', 'generate_code', 'summarize', 'plan', 'tool', 'other' } },
   { 'CodeKeepAgent', 'agent', 'run', '*', 'run the agent on a task' },
   { 'CodeKeepAgentCancel', 'agent', 'cancel', 0, 'stop the running agent task' },
 }

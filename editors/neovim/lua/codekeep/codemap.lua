@@ -129,4 +129,21 @@ function M.map(tokens)
   end)
 end
 
+--- :CodeKeepReindex — bring every folder's index up to date with the disk now.
+function M.reindex()
+  core.request('codekeep/reindex', vim.empty_dict(), function(result)
+    for _, folder in ipairs(type(result.folders) == 'table' and result.folders or {}) do
+      local name = vim.fn.fnamemodify(vim.uri_to_fname(folder.uri), ':t')
+      if core.str(folder.error) then
+        core.notify(('CodeKeep: reindexing %s failed: %s'):format(name, folder.error),
+          vim.log.levels.ERROR)
+      else
+        core.notify(('CodeKeep: %s reindexed: %d files (%d parsed, %d unchanged, %d removed), '
+          .. '%d symbols in %.1f s'):format(name, folder.files or 0, folder.parsed or 0,
+          folder.unchanged or 0, folder.removed or 0, folder.symbols or 0, folder.seconds or 0))
+      end
+    end
+  end)
+end
+
 return M

@@ -83,4 +83,29 @@ function M.budget(args)
   end)
 end
 
+local RECORD_USAGE = ':CodeKeepRecord takes a model, input tokens and optionally output '
+  .. 'tokens and a call type, e.g. :CodeKeepRecord gpt-4o 12k 800 read_code'
+
+--- :CodeKeepRecord {model} {input} [output] [call_type] — a model call made outside
+--- CodeKeep (a chat in the browser) counted on the editor's task and its budget.
+function M.record(args)
+  local words = vim.split(vim.trim(args or ''), '%s+', { trimempty = true })
+  local input = words[2] and M.parse_tokens(words[2])
+  local output = words[3] and M.parse_tokens(words[3]) or 0
+  if not input or (words[3] and not M.parse_tokens(words[3])) or #words > 4 then
+    core.notify('CodeKeep: ' .. RECORD_USAGE, levels.WARN)
+    return
+  end
+  local call_type = words[4] or 'other'
+  status.with_task(function(task)
+    local params = { taskId = task, model = words[1], callType = call_type,
+                     inputTokens = input, outputTokens = output }
+    core.request('codekeep/ledger/record', params, function(stored)
+      core.notify(('CodeKeep: recorded %s tokens (%s, %s) on task %s'):format(
+        core.count(input + output), call_type, words[1], tostring(stored.taskId)))
+      core.request('codekeep/ledger/budget', { taskId = task }, status.apply_budget)
+    end)
+  end)
+end
+
 return M
