@@ -166,3 +166,16 @@ async def test_model_summaries_off_means_no_memory_calls(harness):
     assert kinds_of(harness.server.requests) == ["loop", "loop"]
     assert {w["content"] for w in result.extracted["written"]} == {
         "package_manager: pnpm", "test_command: pnpm test:unit"}  # the rule stage still runs
+
+
+async def test_an_endpoint_timing_out_on_extraction_loses_nothing(harness):
+    slow = say(json.dumps({"memories": []}), delay=2.0)
+    harness.server.set_responder(router([say("answered")], extraction=slow))
+    result = await harness.run(PNPM, timeout=0.5, max_retries=0)
+    assert result.answer == "answered"
+    (failure,) = [r for r in result.extracted["rejected"] if r["stage"] == "model"]
+    assert "the model call failed" in failure["reason"]
+    assert {w["content"] for w in result.extracted["written"]} == {
+        "package_manager: pnpm", "test_command: pnpm test:unit"}
+    rows = harness.ledger_rows(result.task_id)
+    assert [(row["call_type"], row["input_tokens"]) for row in rows][-1] == ("other", 0)

@@ -268,3 +268,20 @@ async def test_a_run_is_charged_to_the_editors_task(
     assert current["budget"]["task"]["used"] == 2 * 425 + 75
     report = await request(client, "codekeep/ledger/report", {"taskId": "nvim-task"})
     assert report["total"]["calls"] == 3
+
+
+@pytest.mark.slow
+async def test_the_ledger_report_over_lsp_names_a_re_read_file_and_the_cheaper_read(
+    client: LanguageClient, model_server: ScriptedModelServer
+) -> None:
+    read = {"path": "pkg/billing.py", "force": True}  # usage counted from what was sent
+    model_server.push(call("read_file", read), call("read_file", read), say("read twice"))
+    result = await request(client, "codekeep/agent/run", {"task": "Read billing twice"})
+    report = await request(client, "codekeep/ledger/report", {"taskId": result["taskId"]})
+    (entry,) = report["rereads"]["files"]
+    assert (entry["path"], entry["reads"]) == ("pkg/billing.py", 2)
+    assert entry["suggestion"]["query"] == "compute_total"
+    assert entry["text"] in report["text"]
+    assert {row["bucket"] for row in report["overhead"]} == {"system", "tools", "conversation"}
+    assert sum(r["tokens"] for r in report["byFile"] + report["overhead"]) == \
+        report["total"]["inputTokens"]
