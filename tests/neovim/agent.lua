@@ -12,8 +12,11 @@ local function agent_buffer_has(text)
 end
 
 H.run(function()
+  -- memory's own model calls (summaries, extraction) off: the script answers the agent only
   H.start({ agent = { model = 'scripted-model', baseUrl = assert(os.getenv('CK_MODEL_URL')),
-                      apiKey = 'test' } }, { task_budget = 1000, agent_capability = 'explore' })
+                      apiKey = 'test' },
+            memory = { modelSummaries = false } },
+          { task_budget = 1000, agent_capability = 'explore' })
   local codekeep = require('codekeep')
   local geometry = H.open('pkg/geometry.py')
   H.wait('task budget', 10000, function() return codekeep.statusline():find('0/1k tok') end)
@@ -74,4 +77,18 @@ H.run(function()
   R.died = vim.list_slice(H.notes, before + 1)
   R.statusline_dead = codekeep.statusline()
   R.after_death = H.note_of('CodeKeepAgent hello')
+
+  -- :edit starts a new server (FileType); the editor's task continues on it.
+  vim.cmd.buffer(geometry)
+  vim.cmd.edit()
+  H.wait('a new server', 20000, function()
+    local client = H.client()
+    return client ~= nil and not client:is_stopped() and client.initialized
+      and vim.lsp.buf_is_attached(geometry, client.id)
+  end)
+  H.wait('statusline back', 20000, function()
+    return codekeep.statusline():find('^CodeKeep ✓ [%d.]+k?/1k tok$') ~= nil
+  end)
+  R.statusline_restarted = codekeep.statusline()
+  R.task_restarted = codekeep.task_id()
 end)

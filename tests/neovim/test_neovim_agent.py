@@ -88,3 +88,6 @@ def test_agent_progress_answer_cancel_and_a_dying_server(tmp_path: Path) -> None
         "message": "CodeKeep: the language server is not running (:checkhealth codekeep)",
         "level": WARN,
     }
+    # :edit brings a new server; the statusline and the editor's task come back with it.
+    assert r["statusline_restarted"] == "CodeKeep ✓ 1.7k/1k tok"
+    assert r["task_restarted"] == task
