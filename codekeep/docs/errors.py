@@ -13,3 +13,8 @@ class EmptyQueryError(DocsError):
 
 class InvalidLimitError(DocsError):
     pass
+
+
+class DocsClosedError(DocsError):
+    """Asked after :meth:`DocsIndex.close` (a settings change reopened the knowledge base
+    under a long task): asking the folder's current index again answers."""

@@ -27,7 +27,7 @@ from codekeep.common.secrets import redact_text
 from codekeep.common.workspace import resolve_root, state_dir
 from codekeep.docs.chunking import parse_document
 from codekeep.docs.docstrings import is_python, parse_docstrings
-from codekeep.docs.errors import EmptyQueryError, InvalidLimitError
+from codekeep.docs.errors import DocsClosedError, EmptyQueryError, InvalidLimitError
 from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, sniff_format
 from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
 from codekeep.docs.retrieval import Sources, diversify, rankings, rrf
@@ -225,6 +225,7 @@ class DocsIndex:
             raise EmptyQueryError("the query is empty; ask a question or give some words")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise InvalidLimitError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+        self._check_open()
         if not self.settings.enabled:
             return SearchOutcome([], reason="the docs are turned off (setting docs.enabled)")
         terms = query_terms(query)
@@ -257,9 +258,15 @@ class DocsIndex:
 
     def links(self, symbol: Symbol, limit: int = 3) -> list[DocLink]:
         """Where the docs name ``symbol`` as code (mentions of ``Container.name`` first)."""
+        self._check_open()
         qualifier = symbol.container.rsplit(".", 1)[-1] if symbol.container else None
         with self._lock:
             return self._store.links(symbol.name, qualifier, limit)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise DocsClosedError("the docs index was closed (its settings changed); search "
+                                  "again")
 
 
 def _redacted(chunk: Chunk) -> IndexedChunk:

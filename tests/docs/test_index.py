@@ -16,6 +16,7 @@ import pytest
 
 from codekeep.analysis import CodeMap, IndexSettings
 from codekeep.docs import DocsIndex, DocsSettings, EmptyQueryError, InvalidLimitError
+from codekeep.docs.errors import DocsClosedError
 from codekeep.memory.settings import EmbeddingSettings
 from codekeep.testing.embeddings_server import ConceptEmbeddingServer
 
@@ -200,6 +201,15 @@ def test_other_phrasings_add_rankings(root: Path) -> None:
         assert index.search("keep answers around").hits == []
         found = index.search("keep answers around", expansions=["cache responses in memcached"])
         assert [hit.path for hit in found.hits] == ["docs/caching.txt"]
+
+
+def test_a_closed_index_says_so(root: Path) -> None:
+    index = DocsIndex.open(root)
+    index.index()
+    index.close()
+    index.close()  # twice is fine
+    with pytest.raises(DocsClosedError, match="search again"):
+        index.search("memcached")
 
 
 def test_settings_reject_bad_values() -> None:
