@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from codekeep.tools import Capability, ToolContext, ToolKit, ToolSpec
 
 UNKNOWN_CLIENT = "mcp-client"
+MAX_SESSIONS = 256  # HTTP sessions come and go; the least recently used state is dropped
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -39,13 +41,14 @@ class ClientSession:
 
 
 class ClientSessions:
-    """Tool contexts by client, created on first contact."""
+    """Tool contexts by client, created on first contact; at most ``MAX_SESSIONS`` kept
+    (a client dropped for being idle longest starts again from the default set)."""
 
     def __init__(self, toolkit: ToolKit, capability: Capability, *, all_tools: bool) -> None:
         self._toolkit = toolkit
         self._capability = capability
         self._all_tools = all_tools
-        self._sessions: dict[str, ClientSession] = {}
+        self._sessions: OrderedDict[str, ClientSession] = OrderedDict()
 
     @property
     def capability(self) -> Capability:
@@ -53,7 +56,9 @@ class ClientSessions:
 
     def get(self, client: ClientId) -> ClientSession:
         session = self._sessions.get(client.key)
-        if session is None:
+        if session is not None:
+            self._sessions.move_to_end(client.key)
+        else:
             context = self._toolkit.context(
                 f"mcp-{client.name}-{uuid.uuid4().hex[:8]}",
                 self._capability,
@@ -61,6 +66,8 @@ class ClientSessions:
                 client=client.name,
             )
             session = self._sessions[client.key] = ClientSession(context)
+            if len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
         return session
 
     def visible(self, session: ClientSession) -> list[ToolSpec]:

@@ -1,0 +1,48 @@
+"""Which registry tools the door serves, and each client's own context."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codekeep.mcp.policy import door_capability
+from codekeep.mcp.sessions import MAX_SESSIONS, ClientId, ClientSessions
+from codekeep.tools import ToolKit
+
+
+def test_writes_and_commands_follow_the_flags_and_agent_loop_tools_stay_out(
+    tmp_path: Path,
+) -> None:
+    kit = ToolKit.open(tmp_path)
+    try:
+        plain = door_capability(kit.registry, allow_write=False, allow_commands=False)
+        everything = door_capability(kit.registry, allow_write=True, allow_commands=True)
+    finally:
+        kit.close()
+    assert {"find_symbol", "read_file", "remember", "not_this", "search_docs"} <= plain.tools
+    assert not {"write_file", "run_command"} & plain.tools
+    assert {"write_file", "run_command"} <= everything.tools
+    for capability in (plain, everything):
+        assert not {"forge_tool", "note_finding"} & capability.tools
+        assert capability.core <= capability.tools and len(capability.core) == 10
+
+
+def test_clients_get_their_own_context_named_after_them(tmp_path: Path) -> None:
+    kit = ToolKit.open(tmp_path)
+    try:
+        capability = door_capability(kit.registry, allow_write=False, allow_commands=False)
+        sessions = ClientSessions(kit, capability, all_tools=False)
+        claude = sessions.get(ClientId.of("claude-code", None))
+        again = sessions.get(ClientId.of("claude-code", None))
+        odd = sessions.get(ClientId.of("  my client/\u00e9 v2 ", None))
+        http = sessions.get(ClientId.of("claude-code", "abc123"))
+        first = sessions.get(ClientId.of("client-0", None))
+        for number in range(1, MAX_SESSIONS + 1):
+            sessions.get(ClientId.of(f"client-{number}", None))
+        returning = sessions.get(ClientId.of("client-0", None))
+    finally:
+        kit.close()
+    assert claude is again and claude is not http
+    assert claude.context.actor == "mcp:claude-code" and claude.context.client == "claude-code"
+    assert claude.context.task_id.startswith("mcp-claude-code-")
+    assert odd.context.client == "my-client-v2"
+    assert returning is not first  # dropped as the least recently used, starts afresh
