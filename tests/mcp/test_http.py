@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
+from mcp.types import ToolListChangedNotification
 
 from tests.mcp.harness import MCP_COMMAND, SERVER_ENV, http_client, http_server, text
 
@@ -25,6 +27,23 @@ async def test_tools_and_resources_over_http(project: Path, mode: str) -> None:
     assert "find_symbol" in names and "write_file" not in names
     assert not found.is_error and "pkg/billing.py" in text(found)
     assert "pkg/checkout.py" in outline.contents[0].text  # type: ignore[union-attr]
+
+
+async def test_load_tools_over_http_says_the_list_changed(project: Path) -> None:
+    notified = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, ToolListChangedNotification):
+            notified.set()
+
+    with http_server(project) as url:
+        async with http_client(url, mode="legacy", message_handler=on_message) as client:
+            assert client.server_capabilities.tools is not None
+            assert client.server_capabilities.tools.list_changed is True
+            await client.call_tool("load_tools", {"category": "ledger"})
+            await asyncio.wait_for(notified.wait(), 10)
+            names = {tool.name for tool in (await client.list_tools()).tools}
+    assert "ledger_report" in names
 
 
 async def test_two_clients_at_once_keep_their_own_disclosure(project: Path) -> None:

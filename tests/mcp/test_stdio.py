@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from mcp.client.subscriptions import ToolsListChanged
-from mcp.types import ServerNotification, ToolListChangedNotification
+from mcp.types import ToolListChangedNotification
 
 from codekeep.memory import MemoryService
 from tests.mcp.harness import MCP_COMMAND, SERVER_ENV, stdio_client, text
@@ -63,9 +63,7 @@ async def test_load_tools_discloses_a_category_and_says_the_list_changed(
     notified = asyncio.Event()
 
     async def on_message(message: Any) -> None:
-        if isinstance(message, ServerNotification) and isinstance(
-            message, ToolListChangedNotification
-        ):
+        if isinstance(message, ToolListChangedNotification):
             notified.set()
 
     async with stdio_client(project, mode=mode, message_handler=on_message) as client:
