@@ -23,6 +23,7 @@ SQL = re.compile(
 # schema (``<area>/schema.py``), only these may hold SQL:
 OWNERS = {
     "common/sqlite.py",  # open_db: connection settings and migrations for every store
+    "common/salvage.py",  # repairing any damaged store file, table by table, by rowid
     "tools/audit.py",  # the audit log is its own small database
 }
 
