@@ -4,7 +4,9 @@ It owns the SQLite store, the open editor buffers and the derived in-memory inde
 (fuzzy names, import graph, repository ranking) and keeps them consistent: every
 update goes through :meth:`CodeMap._commit`, which writes one file's changed rows in
 one transaction, updates the derived indexes, and tells subscribers what changed.
-A re-entrant lock makes it safe to call from the server's threads.
+A re-entrant lock makes it safe to call from the server's threads. Parsing and indexing
+code is imported when first needed: a CLI query that only reads the index (``codekeep
+find --no-refresh``) loads neither tree-sitter's grammars nor the worker pool.
 
 Rows taken from an editor buffer are marked with the process holding the buffer, and
 go back to the disk's content when the buffer is closed, when the code map closes (an
@@ -20,10 +22,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import codekeep.analysis.queries as queries
-from codekeep.analysis.documents import Document
 from codekeep.analysis.encoding import decode_facts, symbol_fact
 from codekeep.analysis.errors import (
     DocumentNotOpenError,
@@ -35,7 +36,6 @@ from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
 from codekeep.analysis.fuzzy import NameIndex
 from codekeep.analysis.fuzzy import score as fuzzy_score
 from codekeep.analysis.imports import ImportGraph
-from codekeep.analysis.indexer import analyse_jobs, plan_index
 from codekeep.analysis.model import (
     CallEdge,
     ChangeSet,
@@ -46,7 +46,6 @@ from codekeep.analysis.model import (
     RepoMap,
     Symbol,
 )
-from codekeep.analysis.parsing import FileResult, analyse_file, describe, is_binary
 from codekeep.analysis.ranking import RepoRanker
 from codekeep.analysis.registry import LanguageRegistry, LanguageSpec, default_registry
 from codekeep.analysis.settings import IndexSettings
@@ -55,6 +54,10 @@ from codekeep.analysis.writer import FactWriter, differing
 from codekeep.common.owners import is_running, this_process
 from codekeep.common.symbol_id import SymbolId
 from codekeep.common.workspace import resolve_root, state_dir
+
+if TYPE_CHECKING:
+    from codekeep.analysis.documents import Document
+    from codekeep.analysis.parsing import FileResult
 
 INDEX_FILE = "index.db"
 WRITE_CHUNK_FILES = 32
@@ -164,6 +167,8 @@ class CodeMap:
     # ---- indexing --------------------------------------------------------------
     def index(self, progress: Callable[[int, int], None] | None = None) -> IndexStats:
         """Bring the index up to date with the disk: parse new and changed files only."""
+        from codekeep.analysis.indexer import analyse_jobs, plan_index
+
         started = time.perf_counter()
         self.reconcile_buffers()
         with self._lock:
@@ -382,6 +387,9 @@ class CodeMap:
     # ---- live updates ------------------------------------------------------------
     def open_document(self, path: str, text: str) -> ChangeSet:
         """The editor's buffer becomes the truth for ``path`` until it is closed."""
+        from codekeep.analysis.documents import Document
+        from codekeep.analysis.parsing import describe, is_binary
+
         data = text.encode("utf-8", "surrogatepass")
         with self._lock:
             spec = self.registry.for_path(path)
@@ -426,6 +434,8 @@ class CodeMap:
             full = self.root / path
             if spec is None or not full.is_file():
                 return self.delete_file(path) if self._store.file(path) else ChangeSet()
+            from codekeep.analysis.parsing import analyse_file
+
             result = analyse_file(str(self.root), path, spec.name, self.settings.max_file_bytes)
             existing = self._store.file(path)
             if (trust_hash and existing is not None and existing.hash == result.hash

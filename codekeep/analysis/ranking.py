@@ -17,7 +17,6 @@ from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.model import RepoMap, Symbol
 from codekeep.analysis.store import IndexStore
 from codekeep.common.symbol_id import SymbolId
-from codekeep.common.tokens import token_len
 
 DAMPING = 0.85
 ITERATIONS = 40
@@ -112,6 +111,9 @@ class RepoRanker:
         return ordered, ranks
 
     def render(self, token_budget: int, focus: Sequence[str]) -> RepoMap:
+        # tiktoken loads its encoding on import: only the map pays for it, not every query
+        from codekeep.common.tokens import token_len
+
         ordered, ranks = self.ranked_symbols(focus)
         ordered = ordered[: max(1, token_budget)]  # a symbol line costs at least a token
         by_id = {s.id: s for s in self._symbols}

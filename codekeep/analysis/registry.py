@@ -3,7 +3,9 @@
 Adding a language is adding those two files; nothing here names a language. The
 grammars come from ``tree-sitter-language-pack`` (pinned below 1.0, which ships them
 instead of downloading them). Compiled parsers and queries are cached per process, so
-worker processes each build their own on first use.
+worker processes each build their own on first use. The grammar package and tree-sitter
+itself are loaded only then: a process that only reads the index (a CLI query) and maps
+paths to languages never loads a grammar.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import tree_sitter as ts
-import tree_sitter_language_pack as pack
+if TYPE_CHECKING:
+    import tree_sitter as ts
 
 LANGUAGES_DIR = Path(__file__).with_name("languages")
 
@@ -60,16 +62,22 @@ class LanguageSpec:
 
     @functools.cached_property
     def language(self) -> ts.Language:
+        import tree_sitter_language_pack as pack
+
         return pack.get_language(self.grammar)  # type: ignore[arg-type]
 
     @functools.cached_property
     def query(self) -> ts.Query:
+        import tree_sitter as ts
+
         try:
             return ts.Query(self.language, self.query_source)
         except (ts.QueryError, ValueError) as exc:
             raise LanguageError(f"{self.name}.scm: {exc}") from exc
 
     def new_parser(self) -> ts.Parser:
+        import tree_sitter as ts
+
         return ts.Parser(self.language)
 
 
@@ -153,11 +161,14 @@ class LanguageRegistry:
         return spec
 
     def for_path(self, path: str) -> LanguageSpec | None:
-        pure = PurePosixPath(path)
-        spec = self._by_filename.get(pure.name)
+        # String operations, not PurePosixPath (called for every file of every walk):
+        # the same name and suffix rules ("a.tar.gz" -> ".gz", ".bashrc" -> none).
+        name = path.rpartition("/")[2]
+        spec = self._by_filename.get(name)
         if spec is not None:
             return spec
-        return self._by_extension.get(pure.suffix.lower())
+        dot = name.rfind(".")
+        return self._by_extension.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
 
 
 _default_lock = threading.Lock()

@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from codekeep.analysis.encoding import (
     EncodedFacts,
@@ -36,7 +36,6 @@ from codekeep.analysis.encoding import (
 )
 from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, SymbolFact
 from codekeep.analysis.model import Position, Range, Reference, Symbol
-from codekeep.analysis.parsing import FileResult
 from codekeep.common.sqlite import (
     BUSY_TIMEOUT_MS,
     QUICK_CHECK_MAX_BYTES,
@@ -45,6 +44,9 @@ from codekeep.common.sqlite import (
     quick_check,
 )
 from codekeep.common.symbol_id import SymbolId, split_number
+
+if TYPE_CHECKING:
+    from codekeep.analysis.parsing import FileResult
 
 logger = logging.getLogger(__name__)
 

@@ -4,44 +4,75 @@ Each command group lives in its own module of this package exposing
 ``register(subparsers)`` and an integer ``ORDER`` (its place in ``--help``); the module
 adds its sub-parsers and sets ``handler`` (``args -> exit code``) on each. Modules are
 discovered, so adding a command group is adding a file.
+
+Agents call the CLI in loops, so a command pays only for what it uses: a module imports
+its services inside its handlers, never at the top (``tests/cli/test_startup.py`` holds
+every module to that). A module whose ``register`` itself needs heavier imports (choices
+read from a service) declares ``COMMANDS`` (name -> one-line help): its ``register`` then
+runs only when one of those commands is invoked, and ``--help`` lists it from
+``COMMANDS``. Exit status: 0 success, 1 an error or nothing found (one line on stderr
+says which), 2 a usage error, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
+from codekeep import __version__
 from codekeep.cli.options import fail
 from codekeep.common.workspace import resolve_root
 
 
-def _command_modules() -> list[object]:
-    modules = [
-        importlib.import_module(f"{__name__}.{info.name}")
-        for info in pkgutil.iter_modules(__path__)
-    ]
+def command_modules() -> list[ModuleType]:
+    """Every command group of this package, in ``--help`` order.
+
+    Listed from the directory (``pkgutil.iter_modules`` would import ``inspect``, a
+    noticeable share of a CLI query's start-up)."""
+    names = sorted({
+        entry.name.removesuffix(".py") for directory in __path__
+        for entry in os.scandir(directory)
+        if entry.name.endswith(".py") and not entry.name.startswith("_")
+    })
+    modules = [importlib.import_module(f"{__name__}.{name}") for name in names]
     groups = [module for module in modules if hasattr(module, "register")]
     return sorted(groups, key=lambda module: getattr(module, "ORDER", 100))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only ``command``'s group (and groups without ``COMMANDS``) is built
+    in full, the others are listed by name (``None``: the top-level help only)."""
     parser = argparse.ArgumentParser(
         prog="codekeep",
         description="Code map, memory and token ledger for AI coding agents.",
+        epilog="Exit status: 0 success, 1 error or nothing found, 2 usage error.",
     )
+    parser.add_argument("--version", action="version", version=f"codekeep {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _command_modules():
-        module.register(subparsers)  # type: ignore[attr-defined]
+    for module in command_modules():
+        listed: dict[str, str] | None = getattr(module, "COMMANDS", None)
+        if listed is None or command in listed:
+            module.register(subparsers)
+        else:
+            for name, help_text in listed.items():
+                subparsers.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command word: the first argument that is not an option."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_in(arguments))
+    args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

@@ -7,13 +7,9 @@ Thin door: parse arguments, open the workspace services, hand the task to
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
-from codekeep.agent.config import ModelNotConfigured
-from codekeep.agent.model_client import ModelError
-from codekeep.agent.runner import model_settings_from, run_task
 from codekeep.cli.options import common_options, emit_json, fail, root_of
 
 ORDER = 90
@@ -49,6 +45,12 @@ def _positive_int(text: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from codekeep.agent.config import ModelNotConfigured
+    from codekeep.agent.model_client import ModelError
+    from codekeep.agent.runner import model_settings_from, run_task
+
     settings = model_settings_from(model=args.model, base_url=args.base_url)
     on_event = None if args.json else _print_event
     try:

@@ -14,16 +14,25 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from codekeep.analysis import CodeMap, CodeMapError, IndexSettings, Symbol
-from codekeep.analysis.codemap import INDEX_FILE
-from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES
-from codekeep.analysis.store import discard
-from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.cli.options import common_options, emit_json, fail, nothing_found, root_of
 from codekeep.common.sqlite import SchemaTooNewError, is_damage
 from codekeep.common.workspace import state_dir
 
+if TYPE_CHECKING:
+    from codekeep.analysis import CodeMap, Symbol
+
 ORDER = 10
+COMMANDS = {
+    "index": "index the workspace (parallel; unchanged files are skipped)",
+    "find": "where NAME (or Container.name, or a symbol id) is defined",
+    "refs": "every use of a symbol name or id, resolved uses first",
+    "related": "the symbol at PATH:LINE (1-based), what it calls, what calls it",
+    "search": "fuzzy symbol search (gtUsr finds get_user)",
+    "symbols": "outline of files (default: the whole index)",
+    "map": "ranked repository outline that fits a token budget",
+}
 
 
 def _progress(done: int, total: int) -> None:
@@ -34,7 +43,9 @@ def _progress(done: int, total: int) -> None:
 
 
 def _open(args: argparse.Namespace, refresh: bool = True) -> CodeMap:
-    settings = IndexSettings(max_file_bytes=getattr(args, "max_bytes", DEFAULT_MAX_FILE_BYTES))
+    from codekeep.analysis import CodeMap, IndexSettings
+
+    settings = IndexSettings(max_file_bytes=args.max_bytes)
     codemap = CodeMap.open(root_of(args), settings)
     if refresh and not getattr(args, "no_refresh", False):
         codemap.index(progress=_progress if sys.stderr.isatty() else None)
@@ -51,6 +62,10 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     """Bad input ends in one clear line on stderr and exit status 1, never a traceback."""
 
     def run(args: argparse.Namespace, rebuilt: bool = False) -> int:
+        from codekeep.analysis import CodeMapError
+        from codekeep.analysis.codemap import INDEX_FILE
+        from codekeep.analysis.store import discard
+
         for option in _POSITIVE_OPTIONS:
             value = getattr(args, option, None)
             if value is not None and value < 1:
@@ -130,8 +145,8 @@ def _find(args: argparse.Namespace) -> int:
     with _open(args) as codemap:
         symbols = codemap.find_symbol(args.name, kind=args.kind, limit=args.limit)
         if not symbols:
-            return fail(f"no symbol named {args.name!r}" + (f" of kind {args.kind}"
-                                                            if args.kind else ""))
+            kind = f" of kind {args.kind}" if args.kind else ""
+            return nothing_found(args, f"no symbol named {args.name!r}{kind}", {"symbols": []})
         if args.json:
             emit_json({"symbols": [s.to_json(codemap.root) for s in symbols]})
         else:
@@ -149,7 +164,8 @@ def _refs(args: argparse.Namespace) -> int:
         else:
             refs, total = codemap.find_references(name=args.target, limit=args.limit)
             if total == 0 and not codemap.find_symbol(args.target):
-                return fail(f"no symbol or reference named {args.target!r}")
+                return nothing_found(args, f"no symbol or reference named {args.target!r}",
+                                     {"references": [], "total": 0})
         if args.json:
             emit_json({"references": [r.to_json(codemap.root) for r in refs], "total": total})
             return 0
@@ -170,6 +186,10 @@ def _related(args: argparse.Namespace) -> int:
     with _open(args) as codemap:
         relative = _relative(args, path)
         related = codemap.find_related(relative, int(line_text) - 1)
+        if related.symbol is None and not (related.calls or related.called_by
+                                           or related.related):
+            return nothing_found(args, f"nothing is defined or used at {relative}:{line_text}",
+                                 related.to_json(codemap.root))
         if args.json:
             emit_json(related.to_json(codemap.root))
             return 0
@@ -186,7 +206,7 @@ def _search(args: argparse.Namespace) -> int:
     with _open(args) as codemap:
         results = codemap.search_symbols(args.query, limit=args.limit)
         if not results:
-            return fail(f"nothing matches {args.query!r}")
+            return nothing_found(args, f"nothing matches {args.query!r}", {"symbols": []})
         if args.json:
             emit_json({"symbols": [{**s.to_json(codemap.root), "score": score}
                                    for s, score in results]})
@@ -200,6 +220,9 @@ def _symbols(args: argparse.Namespace) -> int:
     with _open(args) as codemap:
         paths = [_relative(args, p) for p in args.paths] if args.paths else None
         symbols = codemap.symbols_in(paths)
+        if not symbols:
+            where = ", ".join(paths) if paths else "the index (run codekeep index)"
+            return nothing_found(args, f"no symbols in {where}", {"symbols": []})
         if args.json:
             emit_json({"symbols": [s.to_json(codemap.root) for s in symbols]})
             return 0
@@ -213,6 +236,9 @@ def _map(args: argparse.Namespace) -> int:
     with _open(args) as codemap:
         focus = [_relative(args, p) for p in args.focus]
         repo_map = codemap.repo_map(args.tokens, focus=focus)
+        if not repo_map.text:
+            return nothing_found(args, "the index holds no symbols (run codekeep index)",
+                                 {"text": "", "tokens": 0})
         if args.json:
             emit_json({"text": repo_map.text, "tokens": repo_map.tokens})
         else:
@@ -222,6 +248,8 @@ def _map(args: argparse.Namespace) -> int:
 
 # ---- wiring ---------------------------------------------------------------------------
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES
+
     parent = common_options()
     index_options = argparse.ArgumentParser(add_help=False)
     index_options.add_argument(
@@ -231,36 +259,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     query.add_argument("--no-refresh", action="store_true",
                        help="answer from the index as it is, without checking for changes")
 
-    def add(name: str, handler: Callable[[argparse.Namespace], int], help_text: str,
+    def add(name: str, handler: Callable[[argparse.Namespace], int],
             *extra: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        help_text = COMMANDS[name]
         parser = subparsers.add_parser(name, parents=[parent, index_options, *extra],
                                        help=help_text, description=help_text)
         parser.set_defaults(handler=_guarded(handler))
         return parser
 
-    add("index", _index, "index the workspace (parallel; unchanged files are skipped)")
+    add("index", _index)
 
-    find = add("find", _find, "where NAME (or Container.name, or a symbol id) is defined", query)
+    find = add("find", _find, query)
     find.add_argument("name")
     find.add_argument("--kind", help="only this kind (function, class, method ...)")
     find.add_argument("--limit", type=int, default=None)
 
-    refs = add("refs", _refs, "every use of a symbol name or id, resolved uses first", query)
+    refs = add("refs", _refs, query)
     refs.add_argument("target", metavar="NAME_OR_ID")
     refs.add_argument("--limit", type=int, default=None)
 
-    related = add("related", _related,
-                  "the symbol at PATH:LINE (1-based), what it calls, what calls it", query)
+    related = add("related", _related, query)
     related.add_argument("location", metavar="PATH:LINE")
 
-    search = add("search", _search, "fuzzy symbol search (gtUsr finds get_user)", query)
+    search = add("search", _search, query)
     search.add_argument("query")
     search.add_argument("--limit", type=int, default=30)
 
-    symbols = add("symbols", _symbols, "outline of files (default: the whole index)", query)
+    symbols = add("symbols", _symbols, query)
     symbols.add_argument("paths", nargs="*", metavar="PATH")
 
-    repo_map = add("map", _map, "ranked repository outline that fits a token budget", query)
+    repo_map = add("map", _map, query)
     repo_map.add_argument("--tokens", type=int, default=1024)
     repo_map.add_argument("--focus", nargs="*", default=[], metavar="PATH",
                           help="files the ranking is personalised towards")

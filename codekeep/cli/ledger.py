@@ -14,9 +14,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from codekeep.analysis.codemap import INDEX_FILE, CodeMap
-from codekeep.analysis.reads import symbol_read
 from codekeep.cli.options import (
     damage_failure,
     emit_json,
@@ -27,28 +26,24 @@ from codekeep.cli.options import (
 )
 from codekeep.common.sqlite import SchemaTooNewError
 from codekeep.common.workspace import state_dir
-from codekeep.ledger import (
-    CALL_TYPE_INPUTS,
-    BudgetEvent,
-    BudgetExceeded,
-    Ledger,
-    claude_code_log_files,
-    read_claude_code_logs,
-)
-from codekeep.ledger.attribution import characters_in_files
-from codekeep.ledger.codex_logs import codex_log_files, codex_sessions_dir, read_codex_logs
-from codekeep.ledger.importers import CLAUDE_PROJECTS, LogScan
-from codekeep.ledger.ledger import DB_NAME, GROUPS
-from codekeep.ledger.reports import budget_lines, render_text
-from codekeep.ledger.schema import MIGRATIONS
-from codekeep.ledger.window import parse_since
+
+if TYPE_CHECKING:
+    from codekeep.analysis.codemap import CodeMap
+    from codekeep.ledger import BudgetEvent, Ledger
+    from codekeep.ledger.importers import LogScan
 
 ORDER = 60
+# register() reads call types and groupings from the ledger package: it runs only for
+# this group's commands (see codekeep.cli).
+COMMANDS = {"ledger": "token ledger: report, record, budget, import"}
 EXIT_BUDGET_EXHAUSTED = 3
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("ledger", help="token ledger: report, record, budget, import",
+    from codekeep.ledger import CALL_TYPE_INPUTS
+    from codekeep.ledger.ledger import GROUPS
+
+    parser = subparsers.add_parser("ledger", help=COMMANDS["ledger"],
                                    description="Count, attribute and budget model calls.")
     actions = parser.add_subparsers(dest="ledger_action", metavar="ACTION", required=True)
     common = store_options()
@@ -91,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="import Claude Code (~/.claude/projects) or Codex CLI (~/.codex/sessions) usage")
     importer.add_argument("source", nargs="?", type=Path, default=None,
                           help="a log directory or one .jsonl file (default: the agent's own)")
-    importer.add_argument("--from", dest="agent", choices=sorted(_IMPORTERS),
+    importer.add_argument("--from", dest="agent", choices=sorted(_importers()),
                           default="claude-code", help="whose logs (default: claude-code)")
     importer.set_defaults(handler=_with_ledger(_import))
 
@@ -100,6 +95,10 @@ def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int]
                  ) -> Callable[[argparse.Namespace], int]:
     """Open the workspace ledger, run ``action``, and always flush and close it."""
     def handler(args: argparse.Namespace) -> int:
+        from codekeep.ledger import Ledger
+        from codekeep.ledger.ledger import DB_NAME
+        from codekeep.ledger.schema import MIGRATIONS
+
         files = [state_dir(root_of(args)) / DB_NAME]
         try:
             repair_first(args, files, MIGRATIONS)
@@ -132,6 +131,10 @@ def _warn(event: BudgetEvent) -> None:
 
 
 def _report(ledger: Ledger, args: argparse.Namespace) -> int:
+    from codekeep.analysis.reads import symbol_read
+    from codekeep.ledger.reports import render_text
+    from codekeep.ledger.window import parse_since
+
     since = parse_since(args.since, time.time()) if args.since else None
     with _code_map(ledger.root) as codemap:
         suggest = (lambda path: symbol_read(codemap, path)) if codemap else None
@@ -148,6 +151,8 @@ def _report(ledger: Ledger, args: argparse.Namespace) -> int:
 def _code_map(root: Path) -> Iterator[CodeMap | None]:
     """The workspace's code map as last indexed (no indexing here), for cheaper-read hints;
     None when the workspace was never indexed."""
+    from codekeep.analysis.codemap import INDEX_FILE, CodeMap
+
     if not (state_dir(root) / INDEX_FILE).is_file():
         yield None
         return
@@ -163,6 +168,9 @@ def _code_map(root: Path) -> Iterator[CodeMap | None]:
 
 
 def _record(ledger: Ledger, args: argparse.Namespace) -> int:
+    from codekeep.ledger import BudgetExceeded
+    from codekeep.ledger.attribution import characters_in_files
+
     if args.input is not None and args.prompt_file is not None:
         return fail("give either --input or --prompt-file, not both")
     if args.output is not None and args.completion_file is not None:
@@ -203,6 +211,8 @@ def _read(path: Path | None) -> str | None:
 
 
 def _budget(ledger: Ledger, args: argparse.Namespace) -> int:
+    from codekeep.ledger.reports import budget_lines
+
     if args.limit is not None or args.daily is not None:
         ledger.set_budget(args.task, limit=args.limit, daily=args.daily, hard_stop=args.hard_stop)
     state = ledger.budget_state(args.task)
@@ -213,16 +223,25 @@ def _budget(ledger: Ledger, args: argparse.Namespace) -> int:
     return 0
 
 
-# agent -> (default log directory, files below a source, reader)
-_IMPORTERS: dict[str, tuple[Callable[[], Path], Callable[[Path], list[Path]],
-                            Callable[[list[Path]], LogScan]]] = {
-    "claude-code": (lambda: CLAUDE_PROJECTS, claude_code_log_files, read_claude_code_logs),
-    "codex": (codex_sessions_dir, codex_log_files, read_codex_logs),
-}
+Importer = tuple[
+    Callable[[], Path], Callable[[Path], list[Path]], Callable[[list[Path]], "LogScan"]
+]
+
+
+def _importers() -> dict[str, Importer]:
+    """agent -> (default log directory, files below a source, reader)"""
+    from codekeep.ledger import claude_code_log_files, read_claude_code_logs
+    from codekeep.ledger.codex_logs import codex_log_files, codex_sessions_dir, read_codex_logs
+    from codekeep.ledger.importers import CLAUDE_PROJECTS
+
+    return {
+        "claude-code": (lambda: CLAUDE_PROJECTS, claude_code_log_files, read_claude_code_logs),
+        "codex": (codex_sessions_dir, codex_log_files, read_codex_logs),
+    }
 
 
 def _import(ledger: Ledger, args: argparse.Namespace) -> int:
-    default_source, log_files, read_logs = _IMPORTERS[args.agent]
+    default_source, log_files, read_logs = _importers()[args.agent]
     source = args.source or default_source()
     if not source.exists():
         return fail(f"{source} does not exist")

@@ -7,7 +7,6 @@ for it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import signal
 from typing import TYPE_CHECKING
@@ -104,6 +103,8 @@ def _run(args: argparse.Namespace) -> int:
     # Hosts stop servers with SIGTERM: leave through the normal path so the ledger is
     # flushed and the databases closed.
     signal.signal(signal.SIGTERM, _exit_cleanly)
+    import asyncio  # here, not at the top: every other command would pay for it
+
     try:
         asyncio.run(_serve(options))
     except OSError as error:  # the port is taken, the root is unwritable ...

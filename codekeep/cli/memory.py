@@ -17,39 +17,40 @@ import subprocess
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codekeep.cli.options import (
     damage_failure,
     emit_json,
     fail,
+    nothing_found,
     repair_first,
     root_of,
     store_options,
 )
 from codekeep.common.sqlite import SchemaTooNewError
-from codekeep.memory import (
-    KINDS,
-    SCOPES,
-    STATUSES,
-    Memory,
-    MemoryInputError,
-    MemoryService,
-    extraction,
-)
-from codekeep.memory.schema import MIGRATIONS
-from codekeep.memory.service import PURGEABLE_STATUSES
+
+if TYPE_CHECKING:
+    from codekeep.memory import Memory, MemoryService
 
 ORDER = 40
+# register() reads the kinds, scopes and statuses from the memory package: it runs
+# only for this group's commands (see codekeep.cli).
+COMMANDS = {"memory": "project and user memory for the agent"}
 
 
 def _open(args: argparse.Namespace) -> MemoryService:
+    from codekeep.memory import MemoryService
+
     return MemoryService.open(root_of(args))
 
 
 def _run(args: argparse.Namespace, body: Callable[[MemoryService], int]) -> int:
     """Run ``body`` on the opened service; a damaged database (at open or in the middle
     of the command) is one line naming the file and what to do, never a traceback."""
+    from codekeep.memory import MemoryInputError, MemoryService
+    from codekeep.memory.schema import MIGRATIONS
+
     files = MemoryService.files(root_of(args))
     try:
         repair_first(args, files, MIGRATIONS)
@@ -107,10 +108,10 @@ def _recall(args: argparse.Namespace) -> int:
             files=args.file,
             symbols=args.symbol,
         )
+        if not found:
+            return nothing_found(args, f"no memories match {args.query!r}", {"memories": []})
         if args.json:
             emit_json({"memories": [r.to_json() for r in found]})
-        elif not found:
-            print("no memories match")
         for recalled in [] if args.json else found:
             parts = recalled.parts
             print(
@@ -124,18 +125,20 @@ def _recall(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from codekeep.memory import STATUSES
+
     def body(service: MemoryService) -> int:
         statuses = list(STATUSES) if args.all else (args.status or None)
         found = service.list(
             kinds=args.kind or None, statuses=statuses, scope=args.scope, limit=args.limit
         )
+        if not found:
+            return nothing_found(args, "no memories", {"memories": []})
         if args.json:
             emit_json({"memories": [m.to_json() for m in found]})
         else:
             for memory in found:
                 print(_memory_line(memory))
-            if not found:
-                print("no memories")
         return 0
 
     return _run(args, body)
@@ -167,6 +170,7 @@ def _not_this(service: MemoryService, args: argparse.Namespace) -> bool:
 
 def _extract(args: argparse.Namespace) -> int:
     """On demand: the rule stage over a task's events (the model stage runs in the agent)."""
+    from codekeep.memory import extraction
 
     def body(service: MemoryService) -> int:
         if not service.events.events(args.task):
@@ -254,6 +258,8 @@ def _print_notes(args: argparse.Namespace, path: Any, report: dict[str, Any]) ->
 
 
 def _purge(args: argparse.Namespace) -> int:
+    from codekeep.memory.service import PURGEABLE_STATUSES
+
     def body(service: MemoryService) -> int:
         statuses = args.status or list(PURGEABLE_STATUSES)
         count = len(args.id) if args.id else service.count(statuses=statuses)
@@ -279,8 +285,10 @@ def _purge(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from codekeep.memory import KINDS, SCOPES, STATUSES
+
     common = store_options()
-    memory = subparsers.add_parser("memory", help="project and user memory for the agent")
+    memory = subparsers.add_parser("memory", help=COMMANDS["memory"])
     commands = memory.add_subparsers(dest="memory_command", metavar="ACTION")
 
     def usage(_args: argparse.Namespace) -> int:

@@ -65,3 +65,17 @@ def fail(message: str, code: int = 1) -> int:
     """Print a one-line error to stderr and return the exit code to use."""
     print(f"codekeep: {message}", file=sys.stderr)
     return code
+
+
+# Exit status of every command (README/docs say the same): 0 done, something found;
+# NOTHING_FOUND when a query had no answer (and for errors: stderr says which);
+# 2 a usage error (argparse); 3 a ledger call over a hard budget; 130 interrupted.
+NOTHING_FOUND = 1
+
+
+def nothing_found(args: argparse.Namespace, message: str, empty: dict[str, Any]) -> int:
+    """A query with no answer, the same way in every command: one line on stderr, and
+    with ``--json`` the usual object (``empty``, its lists empty) plus ``reason``."""
+    if getattr(args, "json", False):
+        emit_json({**empty, "reason": message})
+    return fail(message, NOTHING_FOUND)

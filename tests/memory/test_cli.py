@@ -63,8 +63,11 @@ def test_remember_recall_forget_round_trip(capsys, workspace: Path) -> None:
 
     code, out, _ = run(capsys, workspace, "forget", added["id"], "--json")
     assert code == 0 and json.loads(out) == {"ok": True, "id": added["id"]}
-    code, out, _ = run(capsys, workspace, "recall", "cli entry point", "--json")
-    assert json.loads(out) == {"memories": []}
+    code, out, err = run(capsys, workspace, "recall", "cli entry point", "--json")
+    # nothing found: exit 1 like every query, the usual object with a reason
+    reason = "no memories match 'cli entry point'"
+    assert (code, json.loads(out)) == (1, {"memories": [], "reason": reason})
+    assert reason in err
     code, out, _ = run(capsys, workspace, "list", "--all", "--json")
     assert [m["status"] for m in json.loads(out)["memories"]] == ["disabled"]
 

@@ -1,0 +1,134 @@
+"""CLI latency benchmark: how long ``codekeep find|refs|search`` take as a user types them.
+
+Prints ONE JSON object. The tree is Django's code (the package and its test suite,
+about 470k lines of Python), the sdist installed from PyPI by this script (``pip download --no-deps --no-binary :all:``)
+and indexed once. Then, in rounds (each round runs every command once, so a busy
+machine slows all of them alike), wall time of a fresh process for:
+
+* the interpreter's floor, ``python -c "import sqlite3, json"`` — the same interpreter,
+  measured in the same rounds: every figure is also given as a ratio to it;
+* ``codekeep --version`` and ``codekeep --help``;
+* ``find``, ``refs`` and ``search`` with ``--no-refresh`` (the index as it is), and as
+  typed (which first checks the tree for changes: a warm start stats every file).
+
+Goals (issue 18): ``--no-refresh`` within 4x the floor, as typed within 6x.
+
+Usage: python bench/cli_bench.py [--version 5.1.4] [--tree DIR] [--rounds 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+NO_REFRESH_GOAL = 4.0
+AS_TYPED_GOAL = 6.0
+QUERIES = {
+    "find": ["find", "Model"],
+    "refs": ["refs", "get_queryset", "--limit", "20"],
+    "search": ["search", "QuerySet", "--limit", "20"],
+}
+
+
+def fetch_django(version: str, into: Path) -> Path:
+    """Download Django's sdist from PyPI (the ordinary client) and unpack its code (the
+    package and its test suite; the reST docs are not code)."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
+         ":all:", f"django=={version}", "-d", str(into)],
+        check=True,
+    )
+    [archive] = list(into.glob("*.tar.gz"))
+    with tarfile.open(archive) as tar:
+        members = [m for m in tar.getmembers() if "/docs/" not in m.name]
+        tar.extractall(into, members=members, filter="data")
+    [tree] = [path for path in into.iterdir() if path.is_dir()]
+    return tree
+
+
+def python_lines(tree: Path) -> tuple[int, int]:
+    files = list(tree.rglob("*.py"))
+    return len(files), sum(path.read_bytes().count(b"\n") for path in files)
+
+
+def wall_ms(command: list[str]) -> float:
+    """Wall time of one fresh process, its output discarded; it must succeed."""
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - started) * 1000
+
+
+def summary(samples: list[float], floor: float | None) -> dict[str, float]:
+    median = statistics.median(samples)
+    ordered = sorted(samples)
+    result = {"median_ms": round(median, 1),
+              "p90_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.9))], 1)}
+    if floor is not None:
+        result["ratio"] = round(median / floor, 2)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", default="5.1.4", help="Django version to download")
+    parser.add_argument("--tree", type=Path, help="an unpacked source tree (skip download)")
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args(argv)
+
+    codekeep = shutil.which("codekeep", path=str(Path(sys.executable).parent)) or "codekeep"
+    workdir = Path(tempfile.mkdtemp(prefix="codekeep-cli-bench-"))
+    try:
+        source = args.tree or fetch_django(args.version, workdir / "download")
+        tree = workdir / "tree"
+        shutil.copytree(source, tree)  # its own .codekeep/, never the caller's
+        files, lines = python_lines(tree)
+        started = time.perf_counter()
+        subprocess.run([codekeep, "index", "--root", str(tree)], check=True,
+                       stdout=subprocess.DEVNULL)
+        cold_index = time.perf_counter() - started
+
+        commands: dict[str, list[str]] = {
+            "floor": [sys.executable, "-c", "import sqlite3, json"],
+            "--version": [codekeep, "--version"],
+            "--help": [codekeep, "--help"],
+        }
+        root = ["--root", str(tree)]
+        for name, query in QUERIES.items():
+            commands[f"{name} --no-refresh"] = [codekeep, *query, *root, "--no-refresh"]
+            commands[name] = [codekeep, *query, *root]
+        for command in commands.values():  # warm the page cache and the index
+            wall_ms(command)
+        samples: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(args.rounds):
+            for name, command in commands.items():
+                samples[name].append(wall_ms(command))
+
+        floor = statistics.median(samples["floor"])
+        results = {name: summary(values, None if name == "floor" else floor)
+                   for name, values in samples.items()}
+        no_refresh = max(results[f"{q} --no-refresh"]["ratio"] for q in QUERIES)
+        as_typed = max(results[q]["ratio"] for q in QUERIES)
+        print(json.dumps({
+            "tree": {"project": f"django {args.version}", "python_files": files,
+                     "lines": lines, "cold_index_s": round(cold_index, 1)},
+            "rounds": args.rounds,
+            "commands": results,
+            "worst_ratio": {"no_refresh": no_refresh, "as_typed": as_typed},
+            "goals": {"no_refresh": NO_REFRESH_GOAL, "as_typed": AS_TYPED_GOAL,
+                      "met": no_refresh <= NO_REFRESH_GOAL and as_typed <= AS_TYPED_GOAL},
+        }, indent=2))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
