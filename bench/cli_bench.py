@@ -1,9 +1,10 @@
 """CLI latency benchmark: how long ``codekeep find|refs|search`` take as a user types them.
 
 Prints ONE JSON object. The tree is Django's code (the package and its test suite,
-about 470k lines of Python), the sdist installed from PyPI by this script (``pip download --no-deps --no-binary :all:``)
-and indexed once. Then, in rounds (each round runs every command once, so a busy
-machine slows all of them alike), wall time of a fresh process for:
+about 470k lines of Python), the sdist installed from PyPI by this script
+(``pip download --no-deps --no-binary :all:``) and indexed once. Then, in rounds
+(each round runs every command once, so a busy machine slows all of them alike), wall
+time of a fresh process for:
 
 * the interpreter's floor, ``python -c "import sqlite3, json"`` — the same interpreter,
   measured in the same rounds: every figure is also given as a ratio to it;
@@ -13,6 +14,10 @@ machine slows all of them alike), wall time of a fresh process for:
 
 Goals (issue 18): ``--no-refresh`` within 4x the floor, as typed within 6x.
 
+The commands run with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` is
+dropped from their environment), as on a user's machine: without it every run compiles
+CodeKeep's modules from source again, which measures the compiler, not the CLI.
+
 Usage: python bench/cli_bench.py [--version 5.1.4] [--tree DIR] [--rounds 15]
 """
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -59,10 +65,14 @@ def python_lines(tree: Path) -> tuple[int, int]:
     return len(files), sum(path.read_bytes().count(b"\n") for path in files)
 
 
+ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
 def wall_ms(command: list[str]) -> float:
     """Wall time of one fresh process, its output discarded; it must succeed."""
     started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=ENV)
     return (time.perf_counter() - started) * 1000
 
 
@@ -88,11 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         source = args.tree or fetch_django(args.version, workdir / "download")
         tree = workdir / "tree"
-        shutil.copytree(source, tree)  # its own .codekeep/, never the caller's
+        # its own .codekeep/, never the caller's
+        shutil.copytree(source, tree, ignore=shutil.ignore_patterns(".codekeep"))
         files, lines = python_lines(tree)
         started = time.perf_counter()
         subprocess.run([codekeep, "index", "--root", str(tree)], check=True,
-                       stdout=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, env=ENV)
         cold_index = time.perf_counter() - started
 
         commands: dict[str, list[str]] = {

@@ -57,6 +57,7 @@ from codekeep.common.workspace import resolve_root, state_dir
 
 if TYPE_CHECKING:
     from codekeep.analysis.documents import Document
+    from codekeep.analysis.indexer import IndexPlan
     from codekeep.analysis.parsing import FileResult
 
 INDEX_FILE = "index.db"
@@ -166,10 +167,26 @@ class CodeMap:
 
     # ---- indexing --------------------------------------------------------------
     def index(self, progress: Callable[[int, int], None] | None = None) -> IndexStats:
-        """Bring the index up to date with the disk: parse new and changed files only."""
+        """Bring the index up to date with the disk: parse new and changed files only;
+        then count what the index holds."""
+        started = time.perf_counter()
+        plan, parsed, unchanged = self._update(progress)
+        with self._lock:
+            for reason, count in self._skip_reasons().items():
+                plan.skipped[reason] = plan.skipped.get(reason, 0) + count
+            files, symbols, refs, languages = self._store.counts()
+        return IndexStats(files, symbols, refs, languages, time.perf_counter() - started,
+                          parsed, plan.unchanged + unchanged, len(plan.removed), plan.skipped)
+
+    def refresh(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """Bring the index up to date, as :meth:`index` does, without the counting (what a
+        query does first: on a large tree the counts cost as much as the walk)."""
+        self._update(progress)
+
+    def _update(self, progress: Callable[[int, int], None] | None) -> tuple[IndexPlan, int, int]:
+        """Reconcile buffers, walk, parse what changed; (plan, parsed, unchanged)."""
         from codekeep.analysis.indexer import analyse_jobs, plan_index
 
-        started = time.perf_counter()
         self.reconcile_buffers()
         with self._lock:
             known = self._store.files()
@@ -182,9 +199,10 @@ class CodeMap:
         self._pending = total
         parsed = unchanged = done = 0
         changes = ChangeSet()
-        with self._lock, self._store.transaction():
-            for path in plan.removed:
-                self._merge(changes, self._delete(path))
+        if plan.removed:
+            with self._lock, self._store.transaction():
+                for path in plan.removed:
+                    self._merge(changes, self._delete(path))
         results = analyse_jobs(self.root, self.settings, plan.jobs, plan.sizes)
         # Write in chunks, each its own transaction, and let go of the lock in between:
         # the server keeps answering queries (from the part already indexed) meanwhile.
@@ -208,11 +226,7 @@ class CodeMap:
         with self._lock:
             if parsed >= COMPACT_AFTER_FILES and parsed * 2 >= len(known) + parsed:
                 self._store.compact()  # a (mostly) fresh index: pack its pages densely
-            for reason, count in self._skip_reasons().items():
-                plan.skipped[reason] = plan.skipped.get(reason, 0) + count
-            files, symbols, refs, languages = self._store.counts()
-        return IndexStats(files, symbols, refs, languages, time.perf_counter() - started,
-                          parsed, plan.unchanged + unchanged, len(plan.removed), plan.skipped)
+        return plan, parsed, unchanged
 
     def _skip_reasons(self) -> dict[str, int]:
         reasons: dict[str, int] = {}
@@ -377,11 +391,7 @@ class CodeMap:
 
     def _name_index(self) -> NameIndex:
         if self._names is None:
-            index = NameIndex()
-            for name, count in self._store.symbol_name_counts().items():
-                for _ in range(count):
-                    index.add(name)
-            self._names = index
+            self._names = NameIndex.from_counts(self._store.symbol_name_counts())
         return self._names
 
     # ---- live updates ------------------------------------------------------------

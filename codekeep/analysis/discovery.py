@@ -127,8 +127,16 @@ class IgnoreRules:
         return False
 
 
-def walk(root: Path, settings: IndexSettings, report: WalkReport) -> Iterator[Candidate]:
-    """Every regular file under ``root`` that is not ignored, in a stable order."""
+def walk(
+    root: Path, settings: IndexSettings, report: WalkReport,
+    skip: Callable[[str], str | None] | None = None,
+) -> Iterator[Candidate]:
+    """Every regular file under ``root`` that is not ignored, in a stable order.
+
+    ``skip(rel)`` may name a reason to pass a file over (noted in ``report``) before it
+    is stat'ed: a plain file's type comes with the directory listing, so a file the
+    caller does not want (no language reads it) costs no system call.
+    """
     rules = IgnoreRules(root, settings)
     root_text = str(root)  # string joins: pathlib costs more than the syscalls here
     seen_dirs: set[tuple[int, int]] = set()
@@ -153,11 +161,12 @@ def walk(root: Path, settings: IndexSettings, report: WalkReport) -> Iterator[Ca
                 is_link = entry.is_symlink()
                 if is_link and not settings.follow_symlinks:
                     continue
-                info = entry.stat(follow_symlinks=True)
+                info = None if not is_link and entry.is_file(follow_symlinks=False) else (
+                    entry.stat(follow_symlinks=True))
             except OSError:
                 report.note("broken symlink" if entry.is_symlink() else "unreadable")
                 continue
-            if stat.S_ISDIR(info.st_mode):
+            if info is not None and stat.S_ISDIR(info.st_mode):
                 if rules.ignored(rel, is_dir=True):
                     continue
                 key = (info.st_dev, info.st_ino)
@@ -166,9 +175,18 @@ def walk(root: Path, settings: IndexSettings, report: WalkReport) -> Iterator[Ca
                     continue
                 seen_dirs.add(key)
                 subdirs.append(rel)
-            elif stat.S_ISREG(info.st_mode):
-                if not rules.ignored(rel, is_dir=False):
-                    yield Candidate(rel, info.st_size, info.st_mtime_ns)
+            elif info is None or stat.S_ISREG(info.st_mode):
+                if rules.ignored(rel, is_dir=False):
+                    continue
+                if skip is not None and (reason := skip(rel)) is not None:
+                    report.note(reason)
+                    continue
+                try:
+                    info = info or entry.stat(follow_symlinks=False)
+                except OSError:
+                    report.note("unreadable")
+                    continue
+                yield Candidate(rel, info.st_size, info.st_mtime_ns)
             else:
                 report.note("not a regular file")
         stack.extend(reversed(subdirs))

@@ -125,6 +125,14 @@ class NameIndex:
         self._lines: list[str] = []  # lower-cased name per line of the blob
         self._originals: dict[str, list[str]] = {}
 
+    @classmethod
+    def from_counts(cls, counts: dict[str, int]) -> NameIndex:
+        """An index of names defined ``counts[name]`` times (one dict, no per-name calls:
+        a one-shot ``codekeep search`` builds it for ~50k names)."""
+        index = cls()
+        index._counts = {name: count for name, count in counts.items() if count > 0}
+        return index
+
     def add(self, name: str) -> None:
         count = self._counts.get(name, 0)
         self._counts[name] = count + 1

@@ -31,50 +31,57 @@ def top_level_name(symbol: Definition) -> str:
 
 
 class ImportGraph:
-    """Lazily computed, cached per file; dropped whenever files or imports change."""
+    """Lazily computed, cached per file; dropped whenever files or imports change.
+
+    A file's imports are read when a question is about that file: ``codekeep refs``
+    looks at the few files that use a name, and must not decode every file's imports.
+    """
 
     def __init__(self, store: IndexStore, registry: LanguageRegistry):
         self._store = store
         self._registry = registry
         self._resolver: ModuleResolver | None = None
-        self._raw: dict[str, list[ImportFact]] | None = None
+        self._ids: dict[str, int] = {}  # indexed path -> file id
+        self._raw: dict[str, list[ImportFact]] = {}
         self._languages: dict[str, str] = {}
         self._cache: dict[str, dict[str, set[str] | None]] = {}
 
     def invalidate(self) -> None:
         """Files came or went: every resolution may change."""
         self._resolver = None
-        self._raw = None
+        self._raw.clear()
         self._cache.clear()
 
     def update_file(self, path: str, imports: Sequence[ImportFact]) -> None:
         """One file's imports changed: only that file's resolution is stale."""
-        if self._raw is not None:
-            self._raw[path] = list(imports)
+        self._raw[path] = list(imports)
         self._cache.pop(path, None)
 
-    def _load(self) -> tuple[ModuleResolver, dict[str, list[ImportFact]]]:
-        if self._resolver is None or self._raw is None:
+    def _load(self) -> ModuleResolver:
+        if self._resolver is None:
             files = self._store.files()
             indexed = {path: row for path, row in files.items() if row.status == "indexed"}
-            by_id = {row.id: path for path, row in indexed.items()}
+            self._ids = {path: row.id for path, row in indexed.items()}
             self._languages = {path: row.language for path, row in indexed.items()}
             self._resolver = ModuleResolver(indexed)
-            self._raw = {
-                by_id[file_id]: imports
-                for file_id, imports in self._store.imports_by_file().items()
-                if file_id in by_id
-            }
-        return self._resolver, self._raw
+        return self._resolver
+
+    def _imports(self, path: str) -> list[ImportFact]:
+        found = self._raw.get(path)
+        if found is None:
+            file_id = self._ids.get(path)
+            found = [] if file_id is None else self._store.imports_of(file_id)
+            self._raw[path] = found
+        return found
 
     def imports_of(self, path: str) -> dict[str, set[str] | None]:
         """Files ``path`` imports -> the names it takes from each (None: all of them)."""
         found = self._cache.get(path)
         if found is None:
-            resolver, raw = self._load()
+            resolver = self._load()
             spec = self._registry.get(self._languages.get(path, ""))
             style = spec.import_style if spec else ""
-            found = resolver.imported_names(style, path, raw.get(path, ()))
+            found = resolver.imported_names(style, path, self._imports(path))
             self._cache[path] = found
         return found
 

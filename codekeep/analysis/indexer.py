@@ -7,22 +7,23 @@ re-parses nothing whose size and mtime are unchanged, and only re-hashes the res
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import select
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.parsing import TOO_LARGE, FileResult, analyse_batch, analyse_file
 from codekeep.analysis.registry import LanguageRegistry
 from codekeep.analysis.settings import IndexSettings
 from codekeep.analysis.store import FileRow
+
+if TYPE_CHECKING:
+    import multiprocessing.context
 
 BATCH_FILES = 24
 BATCH_BYTES = 256 * 1024  # a batch is this much source or BATCH_FILES files, whichever first
@@ -47,11 +48,12 @@ def plan_index(
     report = WalkReport({})
     result = IndexPlan(skipped=report.skipped)
     remaining = dict(known)
-    for candidate in walk(root, settings, report):
+    def unsupported(rel: str) -> str | None:
+        return None if registry.for_path(rel) else "unsupported language"
+
+    for candidate in walk(root, settings, report, skip=unsupported):
         spec = registry.for_path(candidate.rel)
-        if spec is None:
-            report.note("unsupported language")
-            continue
+        assert spec is not None  # walk skipped the others
         row = remaining.pop(candidate.rel, None)
         if candidate.rel in open_paths:
             result.unchanged += 1  # the editor buffer is the truth while it is open
@@ -107,6 +109,11 @@ def analyse_jobs(
         for rel, language in jobs:
             yield analyse_file(str(root), rel, language, settings.max_file_bytes)
         return
+    # The pool's modules load here, not at import: a warm start (what every CLI query
+    # does first) parses nothing and must not pay for them.
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     batches = _batches(jobs, sizes or {})
     remaining = {id(batch): batch for batch in batches}
     try:
@@ -179,6 +186,8 @@ def _context() -> multiprocessing.context.BaseContext:
     workers it forks for each index start ready: a pool's start-up measured ~60-140 ms
     instead of ~200-450 ms (each worker importing it anew) on a loaded 2-core machine.
     """
+    import multiprocessing
+
     if threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")

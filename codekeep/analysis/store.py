@@ -362,10 +362,7 @@ class IndexStore:
         refs = [ref for name, spans in self._ref_groups_of(file_id)
                 for ref in decode_spans(name, spans)]
         refs.sort(key=lambda r: (r.span.line, r.span.col))
-        row = self.conn.execute(
-            "SELECT facts FROM imports WHERE file_id = ?", (file_id,)).fetchone()
-        imports = decode_imports(row[0]) if row else []
-        return FileFacts(tuple(symbols), tuple(refs), tuple(imports))
+        return FileFacts(tuple(symbols), tuple(refs), tuple(self.imports_of(file_id)))
 
     # ---- queries -------------------------------------------------------------
     def symbols_named(
@@ -472,11 +469,10 @@ class IndexStore:
         found.sort(key=lambda r: (r.range.start.line, r.range.start.byte_col))
         return found
 
-    def imports_by_file(self) -> dict[int, list[ImportFact]]:
-        found: dict[int, list[ImportFact]] = {}
-        for file_id, facts in self.conn.execute("SELECT file_id, facts FROM imports"):
-            found[file_id] = decode_imports(facts)
-        return found
+    def imports_of(self, file_id: int) -> list[ImportFact]:
+        row = self.conn.execute(
+            "SELECT facts FROM imports WHERE file_id = ?", (file_id,)).fetchone()
+        return decode_imports(row[0]) if row else []
 
     def symbol_name_counts(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT name, COUNT(*) FROM symbols GROUP BY name"))

@@ -48,7 +48,7 @@ def _open(args: argparse.Namespace, refresh: bool = True) -> CodeMap:
     settings = IndexSettings(max_file_bytes=args.max_bytes)
     codemap = CodeMap.open(root_of(args), settings)
     if refresh and not getattr(args, "no_refresh", False):
-        codemap.index(progress=_progress if sys.stderr.isatty() else None)
+        codemap.refresh(progress=_progress if sys.stderr.isatty() else None)
     return codemap
 
 

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from codekeep.common.salvage import repair_damaged
 from codekeep.common.sqlite import explain_damage
 from codekeep.common.workspace import resolve_root
 
@@ -41,6 +40,8 @@ def repair_first(args: argparse.Namespace, paths: Sequence[Path],
     """With ``--repair``: salvage each damaged file of ``paths`` and say what was kept."""
     if not getattr(args, "repair", False):
         return
+    from codekeep.common.salvage import repair_damaged  # only when asked to repair
+
     for report in repair_damaged(paths, migrations):
         print(f"codekeep: {report.summary()}", file=sys.stderr)
 

@@ -36,8 +36,9 @@ SERVICES = ("codekeep.agent", "codekeep.tools", "codekeep.memory", "codekeep.led
             "codekeep.docs", "codekeep.server", "codekeep.mcp", "codekeep.testing")
 LIBRARIES = ("tree_sitter_language_pack", "tiktoken", "httpx", "jsonschema", "lsprotocol",
              "pygls", "mcp", "asyncio", "watchdog", "regex", "json_repair")
-# What a refresh (the as-typed query) adds: the walk, parsing changed files, workers.
-REFRESH = ("pathspec", "tree_sitter", "multiprocessing", "concurrent")
+# What a refresh (the as-typed query) adds: the walk and the parsing of changed files.
+REFRESH = ("pathspec", "tree_sitter")
+POOL = ("multiprocessing", "concurrent")  # only when files must be parsed
 
 
 def imported(*argv: str) -> tuple[int, list[str]]:
@@ -65,7 +66,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_help_and_version_load_no_service(argv: list[str]) -> None:
     status, modules = imported(*argv)
     assert status == (2 if not argv else 0)
-    assert loaded(modules, SERVICES + LIBRARIES + REFRESH + ("codekeep.analysis",)) == []
+    assert loaded(modules, SERVICES + LIBRARIES + REFRESH + POOL + ("codekeep.analysis",)) == []
 
 
 @pytest.mark.parametrize("query", [["find", "Circle"], ["refs", "area"], ["search", "circ"],
@@ -73,13 +74,13 @@ def test_help_and_version_load_no_service(argv: list[str]) -> None:
 def test_a_query_without_refresh_reads_the_index_only(project: Path, query: list[str]) -> None:
     status, modules = imported(*query, "--root", str(project), "--no-refresh")
     assert status == 0
-    assert loaded(modules, SERVICES + LIBRARIES + REFRESH) == []
+    assert loaded(modules, SERVICES + LIBRARIES + REFRESH + POOL) == []
 
 
 def test_a_query_as_typed_refreshes_without_grammars_or_services(project: Path) -> None:
     status, modules = imported("find", "Circle", "--root", str(project))
     assert status == 0
-    assert loaded(modules, SERVICES + LIBRARIES) == []
+    assert loaded(modules, SERVICES + LIBRARIES + POOL) == []
 
 
 def test_version_is_printed() -> None:
