@@ -21,7 +21,7 @@ from importlib import metadata
 from pathlib import Path
 
 from codekeep import __version__
-from codekeep.common.sqlite import BUSY_TIMEOUT_MS, quick_check
+from codekeep.common.sqlite import BUSY_TIMEOUT_MS, quick_check, schema_version
 from codekeep.common.workspace import STATE_DIR_NAME
 
 OK, INFO, PROBLEM = "ok", "info", "problem"
@@ -82,7 +82,7 @@ def check_store(store: Store) -> Finding:
         return Finding("databases", store.name, PROBLEM, f"{store.path}: cannot open: {error}")
     try:
         damage = quick_check(conn)
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0]) if not damage else -1
+        version = schema_version(conn) if not damage else -1
     except sqlite3.Error as error:
         damage, version = str(error), -1
     finally:

@@ -176,13 +176,18 @@ def _enable_wal(conn: sqlite3.Connection) -> None:
             time.sleep(0.01)
 
 
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The schema version a database is at (how many migrations it has seen)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
 def migrate(conn: sqlite3.Connection, migrations: Sequence[str]) -> int:
     """Apply the migrations the database has not seen yet; return the final version."""
     target = len(migrations)
     # BEGIN IMMEDIATE serialises concurrent first opens of the same file.
     conn.execute("BEGIN IMMEDIATE")
     try:
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        version = schema_version(conn)
         if version > target:
             raise SchemaTooNewError(
                 f"database schema version {version} is newer than this CodeKeep "

@@ -119,7 +119,10 @@ def test_damaged_memory_fails_in_one_line_and_repair_keeps_what_is_readable(
         assert outcomes["list"] == 0 and outcomes["recall"] == 0
 
     repaired = codekeep(project, "memory", "list", "--repair")
-    assert repaired.returncode == 0, repaired.stderr
+    # 0, or "nothing found" (1, "no memories") when the damage took every memory row
+    assert repaired.returncode == 0 or (
+        table == "memories" and repaired.stderr.endswith("codekeep: no memories\n")
+    ), repaired.stderr
     assert f"repaired {database}" in repaired.stderr
     kept = list((project / ".codekeep").glob("memory.db.damaged-*"))
     assert kept, "the damaged file is kept beside the repaired one"
