@@ -28,6 +28,7 @@ import codekeep.analysis.queries as queries
 from codekeep.analysis.encoding import decode_facts, symbol_fact
 from codekeep.analysis.errors import (
     DocumentNotOpenError,
+    IndexCancelled,
     InvalidLimitError,
     LineOutOfRangeError,
     UnknownPathError,
@@ -94,6 +95,7 @@ class CodeMap:
         self.registry = registry
         self._store = store
         self._lock = threading.RLock()
+        self._cancelled = threading.Event()
         self._documents: dict[str, Document] = {}
         self._listeners: list[Listener] = []
         self._names: NameIndex | None = None
@@ -114,6 +116,11 @@ class CodeMap:
         codemap = cls(root, store, settings, default_registry(settings.languages))
         codemap.reconcile_buffers()
         return codemap
+
+    def cancel(self) -> None:
+        """Stop a running index at its next file or chunk (any thread may call this: the
+        folder is going away); every later :meth:`index` stops at once too."""
+        self._cancelled.set()
 
     def close(self) -> None:
         """Put every still-open buffer's file back to its disk content, then close.
@@ -194,7 +201,7 @@ class CodeMap:
             held = {path for path, row in known.items()
                     if row.buffer_owner is not None and self._held(path, row.buffer_owner)}
             plan = plan_index(self.root, self.settings, self.registry, known,
-                              set(self._documents) | held)
+                              set(self._documents) | held, self._cancelled.is_set)
         total = len(plan.jobs)
         self._pending = total
         parsed = unchanged = done = 0
@@ -207,6 +214,9 @@ class CodeMap:
         # Write in chunks, each its own transaction, and let go of the lock in between:
         # the server keeps answering queries (from the part already indexed) meanwhile.
         while chunk := list(itertools.islice(results, WRITE_CHUNK_FILES)):
+            if self._cancelled.is_set():
+                results.close()  # stops the workers; the chunks written so far stay
+                raise IndexCancelled(f"indexing {self.root} was cancelled")
             with self._lock, self._store.transaction():
                 for result in chunk:
                     if result.rel in self._documents:

@@ -7,6 +7,11 @@ class CodeMapError(Exception):
     """Base class: a request the code map cannot answer, with a message for the user."""
 
 
+class IndexCancelled(CodeMapError):
+    """The index was stopped before it finished (its folder was removed, the server is
+    exiting); what was written so far stays, the next index continues from there."""
+
+
 class UnknownPathError(CodeMapError, KeyError):
     """The path is not in the index (or the root is not a directory)."""
 

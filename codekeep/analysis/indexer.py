@@ -11,12 +11,13 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codekeep.analysis.discovery import WalkReport, walk
+from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.parsing import TOO_LARGE, FileResult, analyse_batch, analyse_file
 from codekeep.analysis.registry import LanguageRegistry
 from codekeep.analysis.settings import IndexSettings
@@ -43,8 +44,10 @@ class IndexPlan:
 def plan_index(
     root: Path, settings: IndexSettings, registry: LanguageRegistry,
     known: dict[str, FileRow], open_paths: set[str],
+    stop: Callable[[], bool] = lambda: False,
 ) -> IndexPlan:
-    """Walk the workspace and sort files into "parse", "unchanged" and "gone"."""
+    """Walk the workspace and sort files into "parse", "unchanged" and "gone";
+    :class:`IndexCancelled` as soon as ``stop()`` says so (a huge tree takes long)."""
     report = WalkReport({})
     result = IndexPlan(skipped=report.skipped)
     remaining = dict(known)
@@ -52,6 +55,8 @@ def plan_index(
         return None if registry.for_path(rel) else "unsupported language"
 
     for candidate in walk(root, settings, report, skip=unsupported):
+        if stop():
+            raise IndexCancelled(f"indexing {root} was cancelled")
         spec = registry.for_path(candidate.rel)
         assert spec is not None  # walk skipped the others
         row = remaining.pop(candidate.rel, None)
@@ -102,7 +107,7 @@ def _batches(
 def analyse_jobs(
     root: Path, settings: IndexSettings, jobs: list[tuple[str, str]],
     sizes: dict[str, int] | None = None,
-) -> Iterator[FileResult]:
+) -> Generator[FileResult, None, None]:
     """Parse every job, in worker processes when there are enough of them."""
     workers = _worker_count(settings, len(jobs))
     if workers == 1:
@@ -117,8 +122,9 @@ def analyse_jobs(
     batches = _batches(jobs, sizes or {})
     remaining = {id(batch): batch for batch in batches}
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_context(),
-                                 initializer=die_with, initargs=(os.getpid(),)) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(),
+                                   initializer=die_with, initargs=(os.getpid(),))
+        try:
             pending = {
                 pool.submit(analyse_batch, str(root), batch, settings.max_file_bytes): batch
                 for batch in batches
@@ -130,6 +136,8 @@ def analyse_jobs(
                     results = future.result()
                     del remaining[id(batch)]
                     yield from results
+        finally:  # a consumer that stops early (a cancelled index) drops the queued batches
+            pool.shutdown(wait=True, cancel_futures=True)
     except BrokenProcessPool:
         # A worker died (killed, out of memory, a host that cannot start processes):
         # finish in this process rather than leave the index half built.

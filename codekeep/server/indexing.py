@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.model import IndexStats
 from codekeep.server.workspaces import WorkspaceHandle
 
@@ -88,6 +89,9 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
     except asyncio.CancelledError:
         reporter.end("cancelled")
         raise
+    except IndexCancelled:  # the folder was removed, or the server is exiting
+        reporter.end("cancelled")
+        return None
     except Exception as error:
         handle.progress.error = str(error)
         logger.exception("indexing %s failed", handle.root)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.model import IndexStats
 from codekeep.common.uris import uri_to_path
 from codekeep.server.worker import SerialWorker
@@ -55,6 +56,7 @@ class WorkspaceHandle:
         self.open_documents: dict[str, str] = {}
         self._services: WorkspaceServices | None = None
         self._open_error: str | None = None
+        self._closing = False
         # First job of the FIFO: everything queued later sees the opened services.
         self.worker.post(self._open, settings, what=f"opening {root}")
 
@@ -97,6 +99,8 @@ class WorkspaceHandle:
         decide how queries and edits interleave with it, and the worker's queue keeps
         its order. The docs failing is logged; the code map's answers still count.
         """
+        if self._closing:  # removed (or the server is exiting) before this index began
+            raise IndexCancelled(f"{self.root} is no longer a workspace folder")
         codemap, docs = await self.run(lambda services: (services.codemap, services.docs))
         stats = await asyncio.to_thread(codemap.index, progress)
         try:
@@ -115,7 +119,11 @@ class WorkspaceHandle:
         return None
 
     def close(self) -> None:
-        """Flush queued work, then close the databases (blocking; used at shutdown)."""
+        """Stop a running index, flush queued work, then close the databases (blocking;
+        used when the folder is removed and at shutdown)."""
+        self._closing = True
+        if self._services is not None:
+            self._services.codemap.cancel()
         self.worker.post(self._close_services, what="close")
         self.worker.close()
 

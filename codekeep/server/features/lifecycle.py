@@ -56,6 +56,13 @@ class Session:
         if not root.is_dir():  # a stale folder in the editor's workspace file
             logger.warning("workspace folder %s does not exist; skipped", root)
             return None
+        if (why := too_wide(root)) is not None:
+            message = (f"CodeKeep does not index {root}: it is {why}. Open the project "
+                       "folder itself (the one holding its code) instead.")
+            logger.warning("%s", message)
+            self.server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+            return None
         handle = self.server.workspaces.add(root, self.server.settings)
         if handle is None:
             return None
@@ -91,6 +98,20 @@ class Session:
         """Before the databases close: no more watcher events, no more indexing."""
         if self.watcher is not None:
             self.watcher.stop()
+
+
+def too_wide(root: Path) -> str | None:
+    """Why ``root`` is no project folder (the filesystem root, a home directory), or None.
+
+    Indexing one would walk the whole machine or a person's every file, create
+    ``/.codekeep`` or ``~/.codekeep``, and keep workers busy for minutes.
+    """
+    if root == Path(root.anchor):
+        return "the filesystem root"
+    homes = {Path.home().resolve(), Path("/root")}
+    if root in homes or root.parent == Path("/home"):
+        return "a home directory"
+    return None
 
 
 def folder_roots(params: types.InitializeParams) -> list[Path]:
