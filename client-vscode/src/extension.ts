@@ -8,7 +8,7 @@ import { BudgetTracker } from './budget';
 import { runAgentTask } from './commands/agent';
 import { searchDocs } from './commands/docs';
 import { LedgerReportPanel, recordUsage, setTaskBudget } from './commands/ledger';
-import { openMemoryNotes, recall, remember } from './commands/memory';
+import { openMemoryNotes, recall, remember, reviewLearned } from './commands/memory';
 import { findReferences } from './commands/references';
 import { RelatedTreeProvider, findRelated } from './commands/related';
 import { reindex } from './commands/reindex';
@@ -61,6 +61,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   command('searchDocs', 'Search Docs', () => searchDocs(server));
   command('remember', 'Remember', () => remember(server));
   command('recall', 'Recall', () => recall(server));
+  command('reviewLearned', 'Review Learned Memories', () => reviewLearned(server));
   command('openMemoryNotes', 'Open MEMORY.md', () => openMemoryNotes());
   command('ledgerReport', 'Ledger Report', () => ledgerPanel.show());
   command('setTaskBudget', 'Set Task Budget', () => setTaskBudget(server, budget));

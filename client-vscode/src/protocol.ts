@@ -16,6 +16,8 @@ export const Methods = {
   recall: 'codekeep/memory/recall',
   forget: 'codekeep/memory/forget',
   notThis: 'codekeep/memory/notThis',
+  confirm: 'codekeep/memory/confirm',
+  list: 'codekeep/memory/list',
   ledgerReport: 'codekeep/ledger/report',
   ledgerRecord: 'codekeep/ledger/record',
   ledgerBudget: 'codekeep/ledger/budget',

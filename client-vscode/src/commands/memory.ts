@@ -76,6 +76,23 @@ function fileUri(editor: vscode.TextEditor | undefined): { uri?: string } {
 
 const FORGET: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Forget (delete this memory)' };
 const NOT_THIS: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('thumbsdown'), tooltip: 'Not This (wrong for this query: rank it lower)' };
+const CONFIRM: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('check'), tooltip: 'Confirm (true: act on it from now on)' };
+
+/** A button on a memory in the pick list: the request it sends and what to say after. */
+interface MemoryAction {
+  button: vscode.QuickInputButton;
+  method: string;
+  done: string;
+}
+
+const RECALL_ACTIONS: MemoryAction[] = [
+  { button: NOT_THIS, method: Methods.notThis, done: 'will rank lower' },
+  { button: FORGET, method: Methods.forget, done: 'forgot' },
+];
+const REVIEW_ACTIONS: MemoryAction[] = [
+  { button: CONFIRM, method: Methods.confirm, done: 'confirmed' },
+  { button: FORGET, method: Methods.forget, done: 'forgot' },
+];
 
 export async function recall(connection: ServerConnection): Promise<void> {
   const query = await vscode.window.showInputBox({
@@ -98,27 +115,47 @@ export async function recall(connection: ServerConnection): Promise<void> {
     void vscode.window.showInformationMessage(`CodeKeep: nothing remembered about "${query.trim()}".`);
     return;
   }
-  await showMemories(connection, query.trim(), result.memories);
+  const title = `CodeKeep: ${result.memories.length} memories for "${oneLine(query.trim(), 40)}"`;
+  await showMemories(connection, title, 'Enter opens the linked file · trash = Forget · thumbs down = Not This',
+    result.memories, RECALL_ACTIONS, `from Recall "${query.trim()}"`);
 }
 
-function showMemories(connection: ServerConnection, query: string, memories: MemoryInfo[]): Promise<void> {
+/**
+ * What CodeKeep learned on its own (extracted from tasks, observed in summaries) and is
+ * not acting on yet: confirm what is true, forget what is not.
+ */
+export async function reviewLearned(connection: ServerConnection): Promise<void> {
+  const result = await connection.request<{ memories: MemoryInfo[] }>(Methods.list, {
+    statuses: ['observed'],
+    limit: 100,
+    ...fileUri(vscode.window.activeTextEditor),
+  });
+  if (result.memories.length === 0) {
+    void vscode.window.showInformationMessage('CodeKeep: nothing learned is waiting for confirmation.');
+    return;
+  }
+  await showMemories(connection, `CodeKeep: ${result.memories.length} learned, not yet confirmed`,
+    'check = Confirm (act on it) · trash = Forget', result.memories, REVIEW_ACTIONS, 'from Review Learned Memories');
+}
+
+function showMemories(connection: ServerConnection, title: string, placeholder: string, memories: MemoryInfo[],
+  actions: MemoryAction[], reason: string): Promise<void> {
   const pick = vscode.window.createQuickPick<MemoryPickItem & vscode.QuickPickItem>();
-  pick.title = `CodeKeep: ${memories.length} memories for "${oneLine(query, 40)}"`;
-  pick.placeholder = 'Enter opens the linked file · trash = Forget · thumbs down = Not This';
+  pick.title = title;
+  pick.placeholder = placeholder;
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
-  pick.items = memories.map((memory) => ({ ...memoryPickItem(memory), buttons: [NOT_THIS, FORGET] }));
+  pick.items = memories.map((memory) => ({ ...memoryPickItem(memory), buttons: actions.map((a) => a.button) }));
   return new Promise<void>((resolve) => {
     pick.onDidTriggerItemButton(async ({ button, item }) => {
-      const method = button === FORGET ? Methods.forget : Methods.notThis;
-      const verb = button === FORGET ? 'forgot' : 'will rank lower';
+      const action = actions.find((a) => a.button === button) ?? actions[0];
       try {
-        const response = await connection.request<{ ok: boolean }>(method, { id: item.memory.id, reason: `from Recall "${query}"` });
+        const response = await connection.request<{ ok: boolean }>(action.method, { id: item.memory.id, reason });
         if (!response.ok) {
-          throw new Error('the memory no longer exists');
+          throw new Error('the memory no longer exists or has changed');
         }
         pick.items = pick.items.filter((row) => row !== item);
-        void vscode.window.setStatusBarMessage(`CodeKeep ${verb}: ${oneLine(item.memory.content, 50)}`, 4000);
+        void vscode.window.setStatusBarMessage(`CodeKeep ${action.done}: ${oneLine(item.memory.content, 50)}`, 4000);
       } catch (error) {
         void vscode.window.showErrorMessage(`CodeKeep: ${(error as Error).message}`);
       }
