@@ -123,9 +123,9 @@ async def measure(root: Path, rounds: int, questions: int) -> dict[str, Any]:
             whole_files += sum(
                 token_len((root / f).read_text(encoding="utf-8")) for f in {path, *files}
             )
-        await client.call_tool("load_tools", {"category": "files"})
-        await client.call_tool("load_tools", {"category": "ledger"})
-        await client.call_tool("load_tools", {"category": "memory"})
+        listing = await client.call_tool("list_tool_categories", {})
+        for row in (listing.structured_content or {})["data"]["categories"]:
+            await client.call_tool("load_tools", {"category": row["category"]})
         every_tool = (await client.list_tools()).tools
     ping = statistics.median(timings["ping"])
     return {
