@@ -66,7 +66,8 @@ class WorkspaceHost:
         )
         self._index_task = asyncio.create_task(self._index())
         rules = IgnoreRules(self.root, self.settings.index_settings())
-        self._watcher = FolderWatcher(DiskChangeQueue(asyncio.get_running_loop()))
+        queue = _StalingQueue(asyncio.get_running_loop(), self.bump_generation)
+        self._watcher = FolderWatcher(queue)
         self._watcher.watch(self.handle, lambda: rules)
 
     async def _index(self) -> None:
@@ -151,3 +152,16 @@ class WorkspaceHost:
     async def read(self, fn: Callable[[WorkspaceServices], T]) -> T:
         """Run ``fn(services)`` on the worker (resources)."""
         return await self.handle.run(fn)
+
+
+class _StalingQueue(DiskChangeQueue):
+    """The watcher's queue, also marking cached answers stale when files change on disk
+    (docs included, which the code map does not announce)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_flush: Callable[[], None]) -> None:
+        super().__init__(loop)
+        self._on_flush = on_flush
+
+    def flush(self) -> None:
+        self._on_flush()
+        super().flush()

@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 
 MAX_ARGUMENT_CHARS = 2_000_000  # a write_file of a large source file fits; a flood does not
 INDEX_WAIT_SECONDS = 10.0  # a code map question right after start waits this long for the index
+INDEXED_CATEGORIES = frozenset({"code_map", "docs"})  # answered from the start-up index
 INSTRUCTIONS = (
     "CodeKeep knows this repository's symbols, who calls what, and what earlier tasks "
     "learned. Ask it before reading whole files: find_symbol (where is X), "
@@ -135,7 +136,7 @@ class McpDoor:
             )
             return self._answer(refusal(params.name, "request_size", reason))
         spec = self.host.toolkit.registry.get(params.name)
-        about_code = spec is not None and spec.category == "code_map"
+        about_code = spec is not None and spec.category in INDEXED_CATEGORIES
         if about_code:
             await self.host.index_ready(INDEX_WAIT_SECONDS)
         before = self._shown(session)
@@ -151,7 +152,8 @@ class McpDoor:
         return call_result(result, self.options.answer_chars)
 
     def _with_index_note(self, result: ToolResult) -> ToolResult:
-        """Answers given while the first index is still running say they may be partial."""
+        """Answers given while the first index (code, then docs) is still running say they
+        may be partial."""
         progress = self.host.progress
         if progress.ready:
             return result

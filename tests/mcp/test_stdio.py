@@ -216,3 +216,21 @@ async def test_a_host_that_leaves_mid_call_loses_nothing(project: Path) -> None:
     async with stdio_client(project) as client:
         recalled = await client.call_tool("recall", {"query": "invoice numbering"})
     assert not recalled.is_error
+
+
+async def test_a_repeated_question_is_answered_afresh_after_a_file_changes(project: Path) -> None:
+    query = {"query": "refund policy"}
+    async with stdio_client(project) as client:
+        before = await client.call_tool("search_docs", query)
+        repeated = await client.call_tool("search_docs", query)
+        policy = "# Shop\n\n## Refund policy\n\nRefunds within 30 days.\n"
+        (project / "README.md").write_text(policy)
+        for _ in range(100):
+            after = await client.call_tool("search_docs", query)
+            if "Refunds within 30 days" in text(after):
+                break
+            await asyncio.sleep(0.1)
+    assert repeated.structured_content["outcome"] == "cached"  # nothing changed in between
+    assert "Refunds within 30 days" not in text(before)
+    assert "Refunds within 30 days" in text(after)
+    assert after.structured_content["outcome"] == "ok"
