@@ -45,6 +45,10 @@ async def test_each_read_tool_answers_about_the_real_project(project: Path) -> N
         fuzzy = await client.call_tool("search_symbols", {"query": "comptot"})
         outline = await client.call_tool("repo_map", {"token_budget": 256})
         documented = await client.call_tool("search_docs", {"query": "billing checkout"})
+        grepped = await client.call_tool("search_code", {"pattern": "compute_total\\("})
+        listed = await client.call_tool("list_files", {"path": "pkg"})
+        spent = await client.call_tool("ledger_report", {"scope": "all"})
+        read = await client.call_tool("read_file", {"path": "pkg/checkout.py", "start_line": 4})
     assert not found.is_error
     assert found.structured_content["data"]["symbols"][0]["path"] == "pkg/billing.py"
     assert "pkg/billing.py:4" in text(found)
@@ -54,6 +58,10 @@ async def test_each_read_tool_answers_about_the_real_project(project: Path) -> N
     assert fuzzy.structured_content["data"]["symbols"][0]["name"] == "compute_total"
     assert "pkg/billing.py" in text(outline)
     assert not documented.is_error and "README.md" in text(documented)  # another area's tool
+    assert "pkg/checkout.py" in text(grepped) and "pkg/billing.py" in text(grepped)
+    assert "pkg/billing.py" in text(listed) and "README.md" not in text(listed)
+    assert not spent.is_error and "calls" in text(spent)
+    assert "def checkout(cart):" in text(read) and "import" not in text(read)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
