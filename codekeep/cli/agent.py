@@ -70,7 +70,22 @@ def _run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         for number, call in enumerate(result.tool_calls, 1):
             print(f"  {number}. {tool_call_line(call.to_json())}", file=sys.stderr)
+        for line in learned_lines(result.extracted):
+            print(line, file=sys.stderr)
     return 0
+
+
+def learned_lines(extracted: dict[str, Any] | None) -> list[str]:
+    """What memory took from the task (observed until seen again or confirmed)."""
+    if not extracted:
+        return []
+    kept = [w for w in extracted["written"] if w["action"] in ("ADD", "REINFORCE", "UPDATE",
+                                                                  "MERGE", "SUPERSEDE")]
+    lines = [f"  learned: {w['content']} [{w['id']}]" for w in kept]
+    if extracted["rejected"]:
+        lines.append(f"  not learned: {len(extracted['rejected'])} (codekeep agent --json "
+                     "lists each with its reason)")
+    return lines
 
 
 def tool_call_line(call: dict[str, Any]) -> str:

@@ -112,3 +112,16 @@ def test_agent_command_names_each_budget_mark_it_crosses(workspace: Path,
     assert len(budget_lines) == 2
     assert budget_lines[0].endswith("past the 75% mark")
     assert budget_lines[1].endswith("budget spent")
+
+
+@pytest.mark.slow
+def test_agent_command_says_what_memory_learned(workspace: Path,
+                                                 model_server: ScriptedModelServer):
+    model_server.push(say("Noted."), say('{"memories": []}'))  # the answer, then extraction
+    done = _codekeep("agent", "We use pnpm here and the tests run with `pnpm test`.",
+                     "--root", str(workspace), "--model", "scripted-model", "--base-url",
+                     model_server.base_url, env={})
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^  learned: package_manager: pnpm \[p\w+\]$", done.stderr, re.M)
+    assert re.search(r"^  learned: test_command: pnpm test \[p\w+\]$", done.stderr, re.M)
+    assert "not learned" not in done.stderr
