@@ -76,7 +76,15 @@ class ClientSessions:
         return self._toolkit.registry.visible(self._capability, loaded)
 
     def refresh(self, session: ClientSession, generation: int) -> None:
-        """Forget cached answers made before the workspace last changed."""
+        """Before each call: forget cached answers made before the workspace last changed,
+        and assume no earlier answer is still in the host's context.
+
+        The door cannot see a host's context window (it compacts it; Claude Code's
+        sub-agents share one connection but not one context), so a repeated call is
+        answered again in full, marked as a repeat, never with "already in your context".
+        """
+        state = session.context.state
+        state.in_context = set()
         if session.generation != generation:
-            session.context.state.cache.clear()
+            state.cache.clear()
             session.generation = generation

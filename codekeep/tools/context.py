@@ -57,7 +57,8 @@ class TaskToolState:
     ``unique_files`` / ``unique_patterns`` / ``unique_queries`` feed the exploration tracker.
     ``reads`` are the ranges read so far; ``in_context`` the call ids whose results the
     model still sees whole (the agent updates it after compressing its context; ``None``
-    when nobody tracks a context window, e.g. an MCP client: every result counts as seen).
+    when nobody tracks a context window: every result counts as seen; the MCP door, which
+    cannot see its host's context, empties it before every call: none does).
     """
 
     loaded: set[str] = field(default_factory=set)

@@ -239,6 +239,22 @@ async def test_a_repeated_question_is_answered_afresh_after_a_file_changes(proje
                 break
             await asyncio.sleep(0.1)
     assert repeated.structured_content["outcome"] == "cached"  # nothing changed in between
+    assert text(before) in text(repeated)  # a host's context is unknown: sent again in full
     assert "Refunds within 30 days" not in text(before)
     assert "Refunds within 30 days" in text(after)
     assert after.structured_content["outcome"] == "ok"
+
+
+async def test_a_repeated_read_is_sent_again_not_assumed_in_the_hosts_context(
+    project: Path,
+) -> None:
+    """Hosts compact their context and sub-agents share one connection: the door never
+    answers "already in your context"."""
+    async with stdio_client(project) as client:
+        first = await client.call_tool("read_file", {"path": "pkg/billing.py"})
+        second = await client.call_tool("read_file", {"path": "pkg/billing.py"})
+        narrower = await client.call_tool("read_file", {"path": "pkg/billing.py", "start_line": 4})
+    assert "def compute_total(items):" in text(first)
+    assert "def compute_total(items):" in text(second)
+    assert "def compute_total(items):" in text(narrower)
+    assert "already in your context" not in text(second) + text(narrower)
