@@ -25,8 +25,8 @@ from codekeep.docs.store import DocsStore
 from codekeep.docs.text import query_terms
 
 Ranking = list[int]
-# The vector source: (question, candidate ids) -> ids by similarity (empty: unavailable).
-VectorRanker = Callable[[str, Sequence[int]], Ranking]
+# The vector source: candidate ids -> ids by similarity to the (already embedded) question.
+VectorRanker = Callable[[Sequence[int]], Ranking]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,7 @@ def rankings(
         if by_symbol:
             found.append(by_symbol)
     if sources.vectors is not None:
-        by_vector = sources.vectors(query, candidates)[:pool]
+        by_vector = sources.vectors(candidates)[:pool]
         if by_vector:
             found.append(by_vector)
     return found

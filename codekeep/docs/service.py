@@ -30,7 +30,7 @@ from codekeep.docs.docstrings import is_python, parse_docstrings
 from codekeep.docs.errors import DocsClosedError, EmptyQueryError, InvalidLimitError
 from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, sniff_format
 from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
-from codekeep.docs.retrieval import Sources, diversify, rankings, rrf
+from codekeep.docs.retrieval import Sources, VectorRanker, diversify, rankings, rrf
 from codekeep.docs.settings import DocsSettings
 from codekeep.docs.store import DocsStore, FileRow, IndexedChunk
 from codekeep.docs.text import indexed_body, place_words, query_terms
@@ -57,7 +57,9 @@ class DocsIndex:
         self._store = store
         self._lock = threading.RLock()
         self._closed = False
-        self._vectors = VectorIndex(store, settings.embeddings) if settings.embeddings else None
+        self._vectors = (VectorIndex(store, settings.embeddings, self._lock,
+                                     lambda: not self._closed)
+                         if settings.embeddings else None)
 
     @classmethod
     def open(cls, root: Path, index_settings: IndexSettings | None = None,
@@ -106,11 +108,12 @@ class DocsIndex:
             if progress is not None:
                 progress(min(start + WRITE_CHUNK_FILES, len(stale)), len(stale))
         with self._lock:
-            if not self._closed:
-                with self._store.transaction():
-                    for path in removed:
-                        self._store.delete_file(path)
-                self._embed_missing()
+            if self._closed:  # nothing to count any more
+                return DocsStats(0, 0, parsed, 0, 0, time.perf_counter() - started, {}, {})
+            with self._store.transaction():
+                for path in removed:
+                    self._store.delete_file(path)
+        self._embed_missing()
         return self.stats(started, parsed, len(found) - parsed, len(removed))
 
     def stats(self, started: float, parsed: int, unchanged: int, removed: int) -> DocsStats:
@@ -131,9 +134,9 @@ class DocsIndex:
             return False
         with self._lock:
             changed = bool(self._refresh(path))
-            if changed:
-                self._embed_missing()  # outside the write: the endpoint may be slow
-            return changed
+        if changed:
+            self._embed_missing()  # outside the lock: the endpoint may be slow
+        return changed
 
     def delete_file(self, path: str) -> bool:
         with self._lock:
@@ -141,12 +144,11 @@ class DocsIndex:
 
     def rename_file(self, old: str, new: str) -> bool:
         """The page moved: its old chunks go and the new path is read, in one write."""
-        with self._lock:
-            with self._store.transaction():
-                dropped = self._store.delete_file(old)
-                added = self.is_doc(new) and self.settings.enabled and self._refresh(new)
-            if added:
-                self._embed_missing()
+        with self._lock, self._store.transaction():
+            dropped = self._store.delete_file(old)
+            added = self.is_doc(new) and self.settings.enabled and self._refresh(new)
+        if added:
+            self._embed_missing()
         return dropped or bool(added)
 
     def _refresh(self, path: str) -> int:
@@ -208,8 +210,9 @@ class DocsIndex:
         return int(existing is not None and existing.status == "indexed")
 
     def _embed_missing(self) -> None:
-        if self._vectors is not None and not self._closed:
-            self._vectors.embed_missing()
+        vectors = self._vectors
+        if vectors is not None and not self._closed:
+            vectors.embed_missing()
 
     # ---- questions --------------------------------------------------------------------
     def search(self, query: str, limit: int = DEFAULT_LIMIT, *,
@@ -235,12 +238,15 @@ class DocsIndex:
                 "add a word that names the topic"))
         settings = self.settings
         pool = max(settings.min_pool, limit * settings.pool_multiplier)
+        vectors = self._vectors
+        direction = vectors.question(query) if vectors is not None else None  # no lock held
         with self._lock:
+            self._check_open()
             sources = Sources(
                 symbol_names=_named_symbols(codemap, terms.identifiers),
                 focus_names=_focus_symbols(codemap, focus),
                 expansions=tuple(expansions),
-                vectors=self._vectors.rank if self._vectors is not None else None,
+                vectors=vector_ranker(vectors, direction),
             )
             fused = rrf(rankings(self._store, query, sources, settings.weights, pool),
                         settings.rrf_k)[:pool]
@@ -267,6 +273,14 @@ class DocsIndex:
         if self._closed:
             raise DocsClosedError("the docs index was closed (its settings changed); search "
                                   "again")
+
+
+def vector_ranker(vectors: VectorIndex | None,
+                  direction: Sequence[float] | None) -> VectorRanker | None:
+    """The embeddings' ranking of a search whose question was embedded (else None)."""
+    if vectors is None or direction is None:
+        return None
+    return lambda candidates: vectors.rank(direction, candidates)
 
 
 def _redacted(chunk: Chunk) -> IndexedChunk:
