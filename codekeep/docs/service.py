@@ -92,7 +92,9 @@ class DocsIndex:
         with self._lock:
             known = self._store.files()
         report = WalkReport({})
-        found = [c for c in walk(self.root, self.index_settings, report) if self.is_doc(c.rel)]
+        # Files that are not docs are passed over before they are stat'ed.
+        found = list(walk(self.root, self.index_settings, report,
+                          skip=lambda rel: None if self.is_doc(rel) else "not docs"))
         seen = {candidate.rel for candidate in found}
         stale = [c for c in found if (row := known.get(c.rel)) is None
                  or (row.size, row.mtime_ns) != (c.size, c.mtime_ns)]
