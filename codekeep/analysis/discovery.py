@@ -127,6 +127,10 @@ class IgnoreRules:
         return False
 
 
+def _inside(real: str, real_root: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
 def walk(
     root: Path, settings: IndexSettings, report: WalkReport,
     skip: Callable[[str], str | None] | None = None,
@@ -139,6 +143,7 @@ def walk(
     """
     rules = IgnoreRules(root, settings)
     root_text = str(root)  # string joins: pathlib costs more than the syscalls here
+    real_root = os.path.realpath(root_text)
     seen_dirs: set[tuple[int, int]] = set()
     try:
         root_stat = root.stat()
@@ -160,6 +165,9 @@ def walk(
             try:
                 is_link = entry.is_symlink()
                 if is_link and not settings.follow_symlinks:
+                    continue
+                if is_link and not _inside(os.path.realpath(entry.path), real_root):
+                    report.note("symlink out of the workspace")  # never indexed, never served
                     continue
                 info = None if not is_link and entry.is_file(follow_symlinks=False) else (
                     entry.stat(follow_symlinks=True))
@@ -185,6 +193,9 @@ def walk(
                     info = info or entry.stat(follow_symlinks=False)
                 except OSError:
                     report.note("unreadable")
+                    continue
+                if info.st_nlink > 1:  # its other names may lie outside (the path guard's rule)
+                    report.note("hard link")
                     continue
                 yield Candidate(rel, info.st_size, info.st_mtime_ns)
             else:

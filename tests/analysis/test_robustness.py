@@ -211,3 +211,27 @@ def test_missing_names_from_error_recovery_make_no_symbols(workspace, open_map) 
                                                        "int later(void) { return 0; }\n"})
     names = _names(codemap, "broken.c")
     assert "" not in names and "later" in names
+
+
+def test_links_out_of_the_workspace_are_never_indexed(workspace, open_map, tmp_path) -> None:
+    """A symlinked folder or file leading out of the workspace, or a hard link (whose
+    other name may be anywhere), is not indexed, so search and the repo map never
+    serve outside code; a symlink that stays inside is followed as before."""
+    outside = tmp_path / "elsewhere"
+    (outside / "lib").mkdir(parents=True)
+    (outside / "lib" / "private.py").write_text("def outside_secret_helper():\n    pass\n")
+    (outside / "alone.py").write_text("def outside_single_file():\n    pass\n")
+    root = workspace({"src/app.py": "def inside_function():\n    pass\n"})
+    os.symlink(outside / "lib", root / "vendor")
+    os.symlink(outside / "alone.py", root / "alone.py")
+    os.link(outside / "lib" / "private.py", root / "copy_of_private.py")
+    os.symlink(root / "src", root / "src_alias")
+    codemap = open_map(root)
+    stats = codemap.index()
+    assert codemap.find_symbol("outside_secret_helper") == []
+    assert codemap.find_symbol("outside_single_file") == []
+    assert codemap.search_symbols("outside")[:1] == []
+    assert "outside" not in codemap.repo_map(token_budget=2000).text
+    assert stats.skipped.get("symlink out of the workspace") == 2
+    assert stats.skipped.get("hard link") == 1
+    assert [s.path for s in codemap.find_symbol("inside_function")] == ["src/app.py"]

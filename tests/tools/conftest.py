@@ -59,6 +59,7 @@ def workspace(tmp_path: Path, outside: Path) -> Path:
     os.symlink(outside, root / "link_out")
     os.symlink(outside / "secret.txt", root / "escape.txt")
     os.symlink(root / ".env", root / "innocent.txt")
+    os.link(outside / "secret.txt", root / "mirror.txt")  # a hard link: one file, two names
     return root
 
 

@@ -30,6 +30,7 @@ PATH_READS = [
     ".ENV",
     ".env.production",
     "innocent.txt",
+    "mirror.txt",
     "keys/id_rsa",
     "keys/server.pem",
     "src/../.env",
@@ -48,6 +49,7 @@ PATH_WRITES = [
     "src/%2e%2e/%2e%2e/pwned.txt",
     ".env",
     "escape.txt",
+    "mirror.txt",
 ]
 
 COMMANDS = [
@@ -107,6 +109,22 @@ COMMANDS = [
     "git diff --output=.git/config",
     "git branch -D main",
     "git checkout -- .",
+    "cat mirror.txt",
+    "env -S 'cat ../outside/secret.txt'",
+    "env -C link_out cat secret.txt",
+    "env --chdir=.. cat outside/secret.txt",
+    "xargs -a .env echo",
+    "xargs cat",
+    "watch cat .env",
+    "time -o ../outside/pwned.txt ls",
+    "LD_PRELOAD=./evil.so ls",
+    "GIT_EXTERNAL_DIFF=id git diff",
+    "grep -R TOP link_out",
+    "grep -R TOP .",
+    "rg -L TOP",
+    "git grep API_KEY",
+    "tar cf - .",
+    "grep -r TOP link_out",
 ]
 
 

@@ -66,9 +66,11 @@ def test_deny_list_beats_the_allow_list(workspace: Path) -> None:
 
 def test_shell_mode_runs_operators_but_checks_each_part(workspace: Path) -> None:
     policy = _policy(workspace, allow_shell=True)
-    plan = policy.check("grep -rn helper src | wc -l")
-    assert plan.shell == "grep -rn helper src | wc -l" and plan.argv is None
+    plan = policy.check("grep -n helper src/util.py | wc -l")
+    assert plan.shell == "grep -n helper src/util.py | wc -l" and plan.argv is None
     assert plan.programs == ("grep", "wc")
+    with pytest.raises(CommandRefusedError, match="secret-file rules"):
+        policy.check("grep -rn helper src | wc -l")  # its exclusions cannot be added
     for command in ("ls && sudo id", "echo $HOME && ls", "cat ${IFS}/etc/passwd | wc", "ls | sh"):
         with pytest.raises(CommandRefusedError):
             policy.check(command)

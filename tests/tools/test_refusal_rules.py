@@ -24,6 +24,7 @@ PATH_CASES = {
     "path.git_internal": (".git/config", "write"),
     "path.state_dir": (".codekeep/memory.db", "write"),
     "path.root": (".", "write"),
+    "path.hardlink": ("mirror.txt", "read"),
 }
 
 COMMAND_CASES = {
@@ -40,8 +41,17 @@ COMMAND_CASES = {
     "command.exec_option": ["rg --pre=cat x"],
     "command.not_allowed": ["make"],
     "command.needs_shell": ["ls | wc -l"],
+    "command.env_injection": ["LD_PRELOAD=./x.so ls", "env GIT_PAGER=id git log",
+                              "PYTHONPATH=/tmp/evil pytest"],
+    "command.wrapper": ["env -S 'sudo id'", "env --split-string=id", "env -C /tmp ls",
+                        "env --chdir=src cat x", "xargs -a list.txt cat", "xargs cat",
+                        "watch ls"],
+    "command.tree_read": ["grep -R TOKEN .", "grep --dereference-recursive x .",
+                          "rg -L TOKEN", "rg --follow x", "git grep TOKEN", "tar cf - .",
+                          "tar --create -f x.tar src", "zip -r x.zip ."],
 }
-SHELL_MODE_CASES = {"command.expansion": ["ls $HOME | wc -l"]}
+SHELL_MODE_CASES = {"command.expansion": ["ls $HOME | wc -l"],
+                    "command.tree_read": ["grep -r TOKEN . | wc -l", "rg x | head"]}
 
 
 def _rules_in(*modules: object) -> set[str]:

@@ -75,5 +75,23 @@ def _skip_wrapper_options(program: str, rest: list[str]) -> list[str]:
     return rest[i + _POSITIONAL_WRAPPER_ARGS.get(program, 0) :]
 
 
+def wrapper_words(words: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """Each wrapper program ``words`` runs through, with the words it consumed itself
+    (its options, their values, assignments): what :func:`effective_argv` peels off."""
+    found: list[tuple[str, list[str]]] = []
+    argv = list(words)
+    while argv:
+        if _ASSIGNMENT.match(argv[0]):
+            found.append(("", [argv.pop(0)]))
+            continue
+        program = program_name(argv)
+        if program not in WRAPPERS:
+            break
+        rest = _skip_wrapper_options(program, argv[1:])
+        found.append((program, argv[1 : len(argv) - len(rest)]))
+        argv = rest
+    return found
+
+
 def program_name(argv: Sequence[str]) -> str:
     return PurePosixPath(argv[0]).name if argv else ""

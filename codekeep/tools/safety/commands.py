@@ -17,9 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from codekeep.tools.safety.argv import effective_argv, program_name
+from codekeep.tools.safety.argv import effective_argv, program_name, wrapper_words
 from codekeep.tools.safety.paths import (
     ENCODED_SPECIAL,
+    SECRET_DIRECTORIES,
+    SECRET_PATTERNS,
     PathGuard,
     PathRefusedError,
     is_secret_name,
@@ -68,6 +70,39 @@ OUTPUT_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Wrapper options the policy cannot follow: a command string with its own expansion
+# (env -S), another working directory for every relative path (env -C), arguments
+# read from a file or a pipe the policy never sees (xargs), a command run by a shell
+# (watch).
+REFUSED_WRAPPERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "env": (("-S", "--split-string", "-C", "--chdir"),
+            "env -S/-C run a command the policy cannot see as written"),
+    "xargs": ((), "xargs runs a command with arguments read from its input, which the "
+                  "policy never sees; run the command with its paths written out"),
+    "watch": ((), "watch runs its command through a shell; run the command directly"),
+}
+# Wrapper options that name a file the wrapper writes.
+WRAPPER_OUTPUTS: dict[str, tuple[str, ...]] = {
+    "time": ("-o", "--output"), "strace": ("-o",), "ltrace": ("-o",),
+}
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# Variables that make an ordinary program load or run other code.
+INJECTING_VARIABLES = re.compile(
+    r"^(?:LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|PAGER|GIT_PAGER|GIT_SSH|GIT_SSH_COMMAND|"
+    r"GIT_EXTERNAL_DIFF|GIT_EDITOR|GIT_EXEC_PATH|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PERL5OPT|"
+    r"PERL5LIB|PYTHONSTARTUP|PYTHONPATH|NODE_OPTIONS|RUBYOPT|SHELLOPTS|IFS)="
+)
+# Recursive search reads every file under a folder. ``grep -r`` and ``rg`` are run
+# with the secret-file rules of the file tools added as exclusions (neither follows a
+# symlink it was not given, and given paths are path-checked); variants that follow
+# symlinks, and searchers without such options, are refused in favour of search_code.
+GREP = frozenset({"grep", "egrep", "fgrep"})
+GREP_RECURSIVE = re.compile(r"^(?:-[A-Za-z]*r[A-Za-z]*|--recursive|--directories=recurse)$")
+GREP_FOLLOWING = re.compile(r"^(?:-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$")
+RG_FOLLOWING = re.compile(r"^(?:-[A-Za-z]*L[A-Za-z]*|--follow)$")
+TREE_SEARCH_REFUSED = frozenset({"ag", "ack", "ack-grep"})
+
+
 class CommandRefusedError(ValueError):
     def __init__(self, rule: str, reason: str) -> None:
         super().__init__(reason)
@@ -111,6 +146,12 @@ class CommandPolicy:
                     "operators (|, &&, ;, redirections) need a shell and this policy runs commands "
                     "without one; run one command per call",
                 )
+            if any(confined(argv) != argv for argv in effective):
+                raise CommandRefusedError(
+                    "command.tree_read",
+                    "a recursive grep or rg inside a shell line cannot be held to the "
+                    "secret-file rules; run it on its own or use the search_code tool",
+                )
             if parsed.expansions:
                 raise CommandRefusedError(
                     "command.expansion",
@@ -118,7 +159,7 @@ class CommandPolicy:
                     "is not allowed; use literal values",
                 )
             return CommandPlan(None, command, programs)
-        return CommandPlan(tuple(parsed.segments[0].words), None, programs)
+        return CommandPlan(tuple(confined(parsed.segments[0].words)), None, programs)
 
     # -- deny list (cannot be lifted by configuration) ----------------------------------
     def _deny(
@@ -129,6 +170,7 @@ class CommandPolicy:
         index: int,
         effective: list[list[str]],
     ) -> None:
+        self._deny_wrappers(segment.words)  # first: env -S 'cmd' leaves no command to see
         if not argv:
             raise CommandRefusedError(
                 "command.parse", "a command consists only of variable assignments"
@@ -136,6 +178,7 @@ class CommandPolicy:
         program = program_name(argv)
         if "$" in argv[0] or not program:
             raise CommandRefusedError("command.expansion", "the program name must be literal text")
+        self._deny_tree_reads(program, argv)
         if program in PRIVILEGE:
             raise CommandRefusedError(
                 "command.privilege", f"{program} raises privileges; never allowed"
@@ -200,6 +243,50 @@ class CommandPolicy:
                     "command.exec_option",
                     f"{program} {option} can make it run other programs; not allowed",
                 )
+
+    def _deny_wrappers(self, words: Sequence[str]) -> None:
+        """Check what the wrappers themselves take: refuse the options the policy cannot
+        follow, path-check the files they write, refuse variables that inject code."""
+        for wrapper, consumed in wrapper_words(words):
+            for word in consumed:
+                if _ASSIGNMENT.match(word) and INJECTING_VARIABLES.match(word):
+                    name = word.split("=", 1)[0]
+                    raise CommandRefusedError(
+                        "command.env_injection",
+                        f"setting {name} makes programs load or run other code; not allowed",
+                    )
+            if wrapper in REFUSED_WRAPPERS:
+                options, why = REFUSED_WRAPPERS[wrapper]
+                if not options or any(w in options or w.startswith(tuple(
+                        f"{o}=" for o in options if o.startswith("--"))) for w in consumed):
+                    raise CommandRefusedError("command.wrapper", why)
+            outputs = WRAPPER_OUTPUTS.get(wrapper, ())
+            for i, word in enumerate(consumed):
+                if word in outputs and i + 1 < len(consumed):
+                    self._guard(consumed[i + 1], "write", f"{wrapper} {word} file", False)
+            if wrapper == "flock" and consumed:  # its last word is the lock file
+                self._guard(consumed[-1], "write", f"flock lock file {consumed[-1]!r}", False)
+
+    def _deny_tree_reads(self, program: str, argv: list[str]) -> None:
+        """Recursive reads the policy cannot confine to the file tools' rules (symlinks
+        followed, tracked secret files, archives of a folder) are refused."""
+        options = [a for a in argv[1:] if a.startswith("-")]
+        recursive = (
+            program in TREE_SEARCH_REFUSED
+            or (program in GREP and any(GREP_FOLLOWING.match(a) for a in options))
+            or (program == "rg" and any(RG_FOLLOWING.match(a) for a in options))
+            or (program == "git" and "grep" in argv[1:2])
+            or (program == "tar" and len(argv) > 1 and (
+                "c" in argv[1].lstrip("-") or "--create" in argv))
+            or (program == "zip" and any(a in ("-r", "--recurse-paths") for a in argv))
+        )
+        if recursive:
+            raise CommandRefusedError(
+                "command.tree_read",
+                f"{' '.join(argv[:2])} reads every file under a folder, secret files and "
+                "symlinks out of the workspace included; use the search_code tool (it skips "
+                "them) or name the files",
+            )
 
     def _deny_recursive(self, program: str, argv: list[str]) -> None:
         flags = [a for a in argv[1:] if a.startswith("-")]
@@ -275,6 +362,22 @@ class CommandPolicy:
             f"{' '.join(argv[:2])!r} is not on the command allow list; "
             f"allowed: {', '.join(self.allow)}",
         )
+
+
+def confined(words: Sequence[str]) -> list[str]:
+    """``words`` with the secret-file rules added to a recursive ``grep`` or to ``rg``
+    (which searches recursively by default), as exclusions after the program name."""
+    effective = effective_argv(words)
+    at = len(words) - len(effective) + 1  # just after the program
+    program = program_name(effective)
+    if program in GREP and any(GREP_RECURSIVE.match(a) for a in effective[1:]):
+        extra = [f"--exclude={p}" for p in SECRET_PATTERNS]
+        extra += [f"--exclude-dir={d}" for d in sorted(SECRET_DIRECTORIES)]
+    elif program == "rg":
+        extra = [f"--glob=!{p}" for p in (*SECRET_PATTERNS, *sorted(SECRET_DIRECTORIES))]
+    else:
+        return list(words)
+    return [*words[:at], *extra, *words[at:]]
 
 
 def output_targets(argv: Sequence[str]) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -105,6 +106,12 @@ class PathGuard:
             )
         for rel in {self._relative(lexical), self._relative(real)}:
             self._check_relative(path, rel, access)
+        if _hard_linked(real):
+            raise PathRefusedError(
+                "path.hardlink",
+                f"{path!r} is a hard link (the same file has another name, possibly outside "
+                "the workspace or a secret file); tools treat it as outside",
+            )
         return real
 
     def relative(self, path: str, access: Access) -> str:
@@ -152,6 +159,17 @@ class PathGuard:
             )
         if access == "write" and rel == "":
             raise PathRefusedError("path.root", "the workspace root itself cannot be written")
+
+
+def _hard_linked(real: Path) -> bool:
+    """A regular file with more than one name. Its other names cannot be proven to lie
+    inside the workspace (or to be no secret) without scanning every mounted folder, so
+    it counts as outside: a link to ``~/.aws/credentials`` or ``.env`` reads the same."""
+    try:
+        info = real.stat()
+    except OSError:
+        return False  # missing: a file to be created
+    return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
 
 
 def _inside(path: Path, root: Path) -> bool:
