@@ -67,7 +67,7 @@ from codekeep.tools import ToolSettings
 
 REPO = Path(__file__).resolve().parent.parent
 SYMBOLS = ("count_tokens", "open_db", "resolve_root", "parse_tool_arguments", "path_to_uri",
-           "state_dir", "model_info", "infer_call_type")
+           "state_dir", "model_info", "classify_call_type")
 TARGET = 0.25
 _LOCATION = re.compile(r"(\S+\.py):(\d+)")
 _FILE_LINE = re.compile(r"^(\S+\.\w+) \(\d+\)$", re.MULTILINE)
