@@ -88,11 +88,15 @@ end
 --- Each store file is a SQLite database, and the server answers from each.
 local function check_databases(client)
   local root = require('codekeep').root(client)
+  local cache = 'a cache: move it away and the server builds it again'
   local probes = {
-    { file = 'index.db', method = 'codekeep/indexStatus' },
-    { file = 'memory.db', method = 'codekeep/memory/list', params = { limit = 1 } },
-    { file = 'ledger.db', method = 'codekeep/ledger/budget' },
-    { file = 'docs.db', method = 'codekeep/docs/search', params = { query = 'readme', limit = 1 } },
+    { file = 'index.db', method = 'codekeep/indexStatus', advice = cache },
+    { file = 'memory.db', method = 'codekeep/memory/list', params = { limit = 1 },
+      advice = 'stop the server and run `codekeep memory list --repair` (keeps every readable row)' },
+    { file = 'ledger.db', method = 'codekeep/ledger/budget',
+      advice = 'stop the server and run `codekeep ledger report --repair` (keeps every readable row)' },
+    { file = 'docs.db', method = 'codekeep/docs/search', params = { query = 'readme', limit = 1 },
+      advice = cache },
   }
   for _, probe in ipairs(probes) do
     local path = vim.fs.joinpath(root, '.codekeep', probe.file)
@@ -104,9 +108,8 @@ local function check_databases(client)
     local _, err = request(client, probe.method, probe.params)
     if not header then
       health.warn(('%s: missing (created on first use)'):format(path))
-    elseif header ~= 'SQLite format 3\0' then
-      health.error(('%s: not a SQLite database'):format(path),
-        { 'move it away; the server creates a fresh one (index.db is rebuilt from the code)' })
+    elseif header ~= 'SQLite format 3\0' then -- the server's reason says what to do
+      health.error(('%s: not a SQLite database'):format(path), { err or probe.advice })
     elseif err then
       health.error(('%s: the server cannot use it: %s'):format(path, err))
     else
