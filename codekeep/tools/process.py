@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codekeep.common.secrets import is_secret_name
+from codekeep.tools.command_sandbox import launch_argv
 from codekeep.tools.safety.commands import CommandPlan
 
 READ_CHUNK = 65536
@@ -35,10 +36,14 @@ def scrubbed_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not is_secret_name(k)}
 
 
-async def run_plan(plan: CommandPlan, cwd: Path, timeout: float, cap: int) -> ProcessResult:
-    """Run ``plan``; output beyond ``cap`` characters keeps its head and tail."""
+async def run_plan(plan: CommandPlan, cwd: Path, timeout: float, cap: int, *,
+                   allow_unsandboxed: bool = False) -> ProcessResult:
+    """Run ``plan`` in the sandbox (see :mod:`codekeep.tools.command_sandbox`); output
+    beyond ``cap`` characters keeps its head and tail."""
     started = time.perf_counter()
-    argv = plan.argv if plan.argv is not None else ("/bin/sh", "-c", plan.shell or "")
+    argv = launch_argv(
+        plan.argv if plan.argv is not None else ("/bin/sh", "-c", plan.shell or ""),
+        cwd, allow_unsandboxed)
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,

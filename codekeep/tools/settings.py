@@ -43,6 +43,8 @@ class ToolSettings:
     command_allow: tuple[str, ...] = DEFAULT_COMMAND_ALLOW
     command_allow_extra: tuple[str, ...] = ()
     allow_shell: bool = False
+    # Run commands without a sandbox when the machine has no working bubblewrap.
+    allow_unsandboxed: bool = False
     command_timeout: float = 60.0
     output_cap: int = 20_000  # characters of command output kept
     read_cap: int = 10_000  # characters (with line numbers) one read_file may return

@@ -30,7 +30,8 @@ async def run_command(
         command
     )  # checked again here: the handler never trusts its caller
     limit = min(timeout or ctx.settings.command_timeout, ctx.settings.command_timeout * 5)
-    outcome = await run_plan(plan, ctx.root, limit, ctx.settings.output_cap)
+    outcome = await run_plan(plan, ctx.root, limit, ctx.settings.output_cap,
+                             allow_unsandboxed=ctx.settings.allow_unsandboxed)
     status = "timed out and was killed" if outcome.timed_out else f"exit {outcome.exit_code}"
     header = f"$ {command}\n{status} after {outcome.duration_s:.1f}s"
     return ToolOutput(
