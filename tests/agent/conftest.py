@@ -82,7 +82,7 @@ class AgentHarness:
 def memory_settings() -> MemorySettings:
     """The model does not write summaries, distillations or extraction answers in the
     loop tests (their scripts end with the answer); tests that script those override this."""
-    return MemorySettings(embeddings=None, model_summaries=False)
+    return MemorySettings(model_summaries=False)
 
 
 @pytest.fixture

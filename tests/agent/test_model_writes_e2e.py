@@ -57,7 +57,7 @@ def kinds_of(body_list: list[dict[str, Any]]) -> list[str]:
 
 @pytest.fixture
 def memory_settings() -> MemorySettings:
-    return MemorySettings(embeddings=None, summary_threshold_tokens=500)
+    return MemorySettings(summary_threshold_tokens=500)
 
 
 async def test_extraction_learns_from_what_the_user_said(harness):
@@ -158,7 +158,7 @@ async def test_level_two_distillation_is_a_model_call(harness):
 
 
 async def test_model_summaries_off_means_no_memory_calls(harness):
-    harness.memory.settings = MemorySettings(embeddings=None, model_summaries=False,
+    harness.memory.settings = MemorySettings(model_summaries=False,
                                              summary_threshold_tokens=500)
     harness.server.set_responder(router([call("read_file", {"path": "pkg/billing.py"}),
                                          say("done")]))
