@@ -29,7 +29,8 @@ H.run(function()
   vim.cmd('helpclose')
   R.no_server = each(COMMANDS)
   R.cancel_idle = H.notes_of('CodeKeepAgentCancel', 1)
-  vim.cmd('checkhealth codekeep')
+  vim.lsp.config('codekeep', { cmd = { assert(os.getenv('CK_CODEKEEP')), 'serve' } })
+  vim.cmd('checkhealth codekeep') -- the executable's version without a server
   R.health_idle = H.text()
   vim.cmd('bwipeout!')
 

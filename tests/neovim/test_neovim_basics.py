@@ -4,6 +4,7 @@ and :help codekeep."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,13 +28,17 @@ COMMANDS = ("Find", "Refs", "Related", "Search", "Map", "Reindex", "Remember", "
 @pytest.mark.slow
 def test_bad_input_health_and_help(tmp_path: Path) -> None:
     root = write_project(tmp_path / "project")
-    r = run_scenario("basics.lua", root, tmp_path)
+    codekeep = Path(sys.executable).with_name("codekeep")  # the console script
+    r = run_scenario("basics.lua", root, tmp_path, {"CK_CODEKEEP": str(codekeep)})
     assert_one_line_notes(r)
 
     # Before any server ran: each command says so, once.
     assert r["no_server"] and all(notes == [NOT_RUNNING] for notes in r["no_server"].values())
     assert r["cancel_idle"] == [{"message": "CodeKeep: no agent task is running", "level": WARN}]
-    assert "server: not running" in r["health_idle"]
+    idle = r["health_idle"]
+    assert f"OK executable: {codekeep} ({codekeep} serve)" in idle
+    assert "OK version: codekeep 0.1.0" in idle  # from `codekeep --version`
+    assert "server: not running" in idle
 
     # Without a model the agent explains how to configure one; the rest works.
     [no_model] = r["no_model"]
