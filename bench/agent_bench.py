@@ -45,7 +45,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from codekeep.agent.config import ModelSettings
 from codekeep.agent.runner import build_loop
 from codekeep.analysis.codemap import CodeMap
 from codekeep.common.tokens import token_len
@@ -53,6 +52,7 @@ from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
 from codekeep.memory.extraction import MODEL_INSTRUCTIONS
 from codekeep.memory.layers import SUMMARY_TEMPLATE
+from codekeep.settings.agent import ModelSettings
 from codekeep.testing.scripted_server import (
     Reply,
     ScriptedCall,
@@ -151,7 +151,7 @@ async def _ask(root: Path, server: ScriptedModelServer, services: dict[str, Any]
     settings = ModelSettings(model="scripted-model", base_url=server.base_url,
                              context_window=1_000_000)  # no compression: raw strategy cost
     unlimited = {"result_chars": 10_000_000, "read_cap": 10_000_000}
-    tools = replace(ToolSettings.load(root), **unlimited) if uncapped else None
+    tools = replace(ToolSettings(), **unlimited) if uncapped else None
     loop = build_loop(root, settings, tool_settings=tools, **services)
     first_request = len(server.requests)
     started = time.perf_counter()

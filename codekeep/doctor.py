@@ -144,13 +144,16 @@ def watcher() -> Iterator[Finding]:
         yield Finding("watcher", "inotify watches", status, f"{watches:,}{hint}")
 
 
-def models() -> Iterator[Finding]:
-    """The agent's model and memory's embeddings as the environment configures them
-    (editor settings can add to them per folder); keys are reported as present only."""
-    from codekeep.agent.config import ModelSettings
-    from codekeep.memory.settings import EmbeddingSettings
+def models(root: Path) -> Iterator[Finding]:
+    """The agent's model and memory's embeddings as the folder's settings give them (user
+    and project config files, the environment; editor settings can add to them per
+    folder); keys are reported as present only, and refused values as warnings."""
+    from codekeep.settings import load_settings
 
-    model = ModelSettings.from_env()
+    layers = load_settings(root)
+    for report in layers.reports:
+        yield Finding("model", "settings", PROBLEM, str(report))
+    model, embeddings = layers.settings.agent, layers.settings.memory.embeddings
     if model.model:
         key = "an API key is set" if model.api_key else "no API key (fine for local servers)"
         yield Finding("model", "agent model", OK, f"{model.model} at {model.base_url}; {key}")
@@ -158,8 +161,7 @@ def models() -> Iterator[Finding]:
         yield Finding("model", "agent model", INFO,
                       "not configured: set CODEKEEP_MODEL (and CODEKEEP_BASE_URL, "
                       "CODEKEEP_API_KEY) to use `codekeep agent`")
-    embeddings = EmbeddingSettings.from_env()
-    if embeddings is not None:
+    if embeddings.endpoint is not None:
         yield Finding("model", "embeddings", OK, f"{embeddings.model} at {embeddings.url}")
     else:
         yield Finding("model", "embeddings", INFO,
@@ -202,7 +204,7 @@ def diagnose(root: Path) -> list[Finding]:
     """Every check, in report order."""
     findings = [*versions(), *grammars()]
     findings += [check_store(store) for store in workspace_stores(root)]
-    findings += [*watcher(), *models(), *editors(root)]
+    findings += [*watcher(), *models(root), *editors(root)]
     return findings
 
 

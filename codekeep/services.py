@@ -12,23 +12,22 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from codekeep.analysis.codemap import CodeMap
 from codekeep.analysis.model import ChangeSet
 from codekeep.analysis.reads import symbol_read
-from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES, IndexSettings
 from codekeep.common.sqlite import DatabaseDamagedError, explain_damage
 from codekeep.common.workspace import state_dir
-from codekeep.docs import DocsIndex, DocsSettings
+from codekeep.docs import DocsIndex
 from codekeep.ledger import BudgetEvent, Ledger
 from codekeep.ledger.ledger import DB_NAME
-from codekeep.ledger.settings import LedgerSettings
-from codekeep.ledger.settings import settings_from_json as ledger_settings
-from codekeep.memory import MemoryService, MemorySettings
+from codekeep.memory import MemoryService
+from codekeep.settings import Settings
+from codekeep.settings.ledger import LedgerSettings
+from codekeep.settings.memory import MemorySettings
 
 logger = logging.getLogger(__name__)
 
@@ -36,94 +35,6 @@ logger = logging.getLogger(__name__)
 OwnerRunner = Callable[[Callable[[], Any]], None]
 BudgetListener = Callable[[BudgetEvent], None]
 T = TypeVar("T")
-
-
-class SettingsError(ValueError):
-    """A setting has the wrong shape; the message names the key and what was expected."""
-
-
-@dataclass(frozen=True, slots=True)
-class WorkspaceSettings:
-    """User-facing settings (the ``codekeep`` section of an editor's configuration).
-
-    ``exclude`` adds gitignore-style globs to the built-in excludes, ``max_file_size``
-    is the byte cap above which files are not indexed, ``languages`` limits indexing to
-    the named languages (``None``: all). ``extra`` keeps the keys other areas read
-    (memory, ledger, agent) so one settings object travels through the server.
-    """
-
-    exclude: tuple[str, ...] = ()
-    max_file_size: int = DEFAULT_MAX_FILE_BYTES
-    languages: tuple[str, ...] | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_json(cls, data: Any) -> WorkspaceSettings:
-        """Parse ``{"exclude": [...], "maxFileSize": n, "languages": [...], ...}``."""
-        if data is None:
-            return cls()
-        if not isinstance(data, Mapping):
-            raise SettingsError(f"settings must be an object, got {type(data).__name__}")
-        known = {"exclude", "maxFileSize", "languages"}
-        settings = cls(
-            exclude=_string_tuple(data, "exclude") or (),
-            max_file_size=_positive_int(data, "maxFileSize", DEFAULT_MAX_FILE_BYTES),
-            languages=_string_tuple(data, "languages"),
-            extra={key: value for key, value in data.items() if key not in known},
-        )
-        try:  # reject a bad memory/ledger/docs section now, with the rest, not at open
-            settings.memory_settings()
-            settings.ledger_settings()
-            settings.docs_settings()
-        except ValueError as error:
-            raise SettingsError(str(error)) from error
-        return settings
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "exclude": list(self.exclude),
-            "maxFileSize": self.max_file_size,
-            "languages": None if self.languages is None else list(self.languages),
-            **self.extra,
-        }
-
-    def memory_settings(self) -> MemorySettings:
-        """The ``memory`` section (embedding endpoint; absent: from the environment)."""
-        return MemorySettings.from_json(self.extra.get("memory"))
-
-    def ledger_settings(self) -> LedgerSettings:
-        """The ``ledger`` section (flush interval, retention, warn ratios, models ...)."""
-        return ledger_settings(self.extra.get("ledger"))
-
-    def docs_settings(self) -> DocsSettings:
-        """The ``docs`` section (chunk sizes, expansion, embeddings; see DocsSettings)."""
-        return DocsSettings.from_json(self.extra.get("docs"))
-
-    def index_settings(self, base: IndexSettings | None = None) -> IndexSettings:
-        return replace(
-            base or IndexSettings(),
-            extra_exclude=self.exclude,
-            max_file_bytes=self.max_file_size,
-            languages=self.languages,
-        )
-
-
-def _string_tuple(data: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise SettingsError(f"'{key}' must be a list of strings, got {value!r}"[:120])
-    return tuple(value)
-
-
-def _positive_int(data: Mapping[str, Any], key: str, default: int) -> int:
-    value = data.get(key)
-    if value is None:
-        return default
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise SettingsError(f"'{key}' must be a positive integer, got {value!r}"[:120])
-    return value
 
 
 class WorkspaceServices:
@@ -138,7 +49,7 @@ class WorkspaceServices:
     def __init__(
         self,
         root: Path,
-        settings: WorkspaceSettings,
+        settings: Settings,
         codemap: CodeMap,
         memory: MemoryService,
         ledger: Ledger,
@@ -166,27 +77,26 @@ class WorkspaceServices:
     def open(
         cls,
         root: Path,
-        settings: WorkspaceSettings | None = None,
+        settings: Settings | None = None,
         *,
         on_owner: OwnerRunner | None = None,
     ) -> WorkspaceServices:
         """Open (creating if needed) every store under ``<root>/.codekeep/``.
 
-        Memory, the ledger and the docs read their sections of ``settings.extra``
-        (``memory``, ``ledger``, ``docs``); absent sections mean the defaults (embeddings
-        from the environment).
+        ``settings`` is the resolved tree (``codekeep.settings.load_settings(root)``);
+        None means the defaults, without reading any file or the environment.
         """
-        settings = settings or WorkspaceSettings()
+        settings = settings or Settings()
         opened: list[Any] = []
         try:
-            codemap = CodeMap.open(root, settings.index_settings())
+            codemap = CodeMap.open(root, settings.index)
             opened.append(codemap)
-            memory = _open_memory(codemap.root, settings.memory_settings())
+            memory = _open_memory(codemap.root, settings.memory)
             opened.append(memory)
-            ledger = _open_ledger(codemap.root, settings.ledger_settings())
+            ledger = _open_ledger(codemap.root, settings.ledger)
             opened.append(ledger)
-            docs = DocsIndex.open(codemap.root, settings.index_settings(),
-                                  settings.docs_settings())
+            docs = DocsIndex.open(codemap.root, settings.index,
+                                  settings.docs)
         except BaseException:
             _close_all(reversed(opened))  # a half-open bundle must not hold files open
             raise
@@ -219,7 +129,7 @@ class WorkspaceServices:
             except Exception:  # one broken listener must not silence the others
                 logger.exception("budget listener failed")
 
-    def reconfigure(self, settings: WorkspaceSettings, open_paths: Sequence[str] = ()) -> bool:
+    def reconfigure(self, settings: Settings, open_paths: Sequence[str] = ()) -> bool:
         """Apply new settings; returns True when the index must be brought up to date.
 
         A store's settings are fixed per instance, so a changed section reopens that
@@ -234,12 +144,12 @@ class WorkspaceServices:
         old = self.settings
         self.settings = settings
         self._apply_store_settings()
-        docs_changed = settings.docs_settings() != old.docs_settings()
-        if docs_changed or settings.index_settings() != old.index_settings():
+        docs_changed = settings.docs != old.docs
+        if docs_changed or settings.index != old.index:
             self.docs.close()
-            self.docs = DocsIndex.open(self.root, settings.index_settings(),
-                                       settings.docs_settings())
-        if settings.index_settings() == old.index_settings():
+            self.docs = DocsIndex.open(self.root, settings.index,
+                                       settings.docs)
+        if settings.index == old.index:
             return docs_changed
         buffers = {
             path: text
@@ -247,7 +157,7 @@ class WorkspaceServices:
             if self.codemap.is_open(path) and (text := self.codemap.document_text(path))
         }
         self.codemap.close()
-        self.codemap = CodeMap.open(self.root, settings.index_settings())
+        self.codemap = CodeMap.open(self.root, settings.index)
         self._wire()
         for path, data in buffers.items():
             self.codemap.open_document(path, data.decode("utf-8", "surrogatepass"))
@@ -272,12 +182,12 @@ class WorkspaceServices:
         if self._holders or self._closed:
             return
         wanted, opened = self.settings, self._stores_settings
-        if wanted.memory_settings() != opened.memory_settings():
+        if wanted.memory != opened.memory:
             self.memory.close()
-            self.memory = _open_memory(self.root, wanted.memory_settings())
-        if wanted.ledger_settings() != opened.ledger_settings():
+            self.memory = _open_memory(self.root, wanted.memory)
+        if wanted.ledger != opened.ledger:
             self.ledger.close()
-            self.ledger = _open_ledger(self.root, wanted.ledger_settings())
+            self.ledger = _open_ledger(self.root, wanted.ledger)
             self.ledger.subscribe(self._budget_crossed)
         self._stores_settings = wanted
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,12 @@ import pytest
 def isolated_user_data(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """User-scope data (memories that follow the developer) never touches the real home."""
+    """User-scope data (memories that follow the developer) never touches the real home,
+    and neither the developer's user config nor their CODEKEEP_* / OPENAI_API_KEY
+    variables change what a test sees (they are settings layers)."""
     data_home = tmp_path_factory.mktemp("xdg-data")
     monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+    for name in [n for n in os.environ if n.startswith("CODEKEEP_") or n == "OPENAI_API_KEY"]:
+        monkeypatch.delenv(name)
     return data_home

@@ -9,8 +9,7 @@ export interface ServerEnvSettings {
   model: string;
   baseUrl: string;
   apiKeyEnvVar: string;
-  taskBudget: number;
-  exclude: string[];
+  exclude: string[] | null;
 }
 
 export function serverEnvironment(settings: ServerEnvSettings, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -29,11 +28,13 @@ export function serverEnvironment(settings: ServerEnvSettings, base: NodeJS.Proc
   return env;
 }
 
-/** The `codekeep` settings object the server parses (WorkspaceSettings.from_json). */
+/**
+ * The `codekeep` settings object the server reads as its editor layer (before it asks
+ * with workspace/configuration). Only server settings: `taskBudget` is the extension's own.
+ */
 export function initializationOptions(settings: ServerEnvSettings): Record<string, unknown> {
   return {
-    exclude: settings.exclude,
-    taskBudget: settings.taskBudget,
+    ...(settings.exclude ? { exclude: settings.exclude } : {}),
     agent: {
       ...(settings.model.trim() ? { model: settings.model.trim() } : {}),
       ...(settings.baseUrl.trim() ? { baseUrl: settings.baseUrl.trim() } : {}),

@@ -16,7 +16,8 @@ export interface ExtensionSettings {
   baseUrl: string;
   apiKeyEnvVar: string;
   taskBudget: number;
-  exclude: string[];
+  /** Null when unset: the project's config file decides. */
+  exclude: string[] | null;
   nudgeDisplay: NudgeDisplay;
 }
 
@@ -29,7 +30,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): ExtensionSettin
     baseUrl: config.get<string | null>('agent.baseUrl') ?? '',
     apiKeyEnvVar: config.get<string>('apiKeyEnvVar', 'OPENAI_API_KEY'),
     taskBudget: config.get<number>('taskBudget', 150000),
-    exclude: config.get<string[]>('exclude', []),
+    exclude: config.get<string[] | null>('exclude') ?? null,
     nudgeDisplay: nudgeDisplay(config.get<string>('nudges.display')),
   };
 }

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from codekeep.agent.accounting import completion_text, prompt_text
 from codekeep.agent.model_client import Attempt, ChatResponse, ModelClient, ModelError
-from codekeep.docs.settings import Expansion
 from codekeep.ledger import BudgetExceeded, Ledger
+from codekeep.settings.docs import Expansion
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codekeep.agent.accounting import Carriage, LedgerAccounting, call_type
-from codekeep.agent.config import ModelSettings
 from codekeep.agent.context_window import ContextWindow, Rendered, window_for_model
 from codekeep.agent.exploration import (
     ExplorationBudget,
@@ -47,6 +46,7 @@ from codekeep.agent.writer import ModelWriter
 from codekeep.common.tokens import token_len
 from codekeep.ledger import Ledger, model_info
 from codekeep.memory import MemoryService
+from codekeep.settings.agent import ModelSettings
 from codekeep.tools import ToolKit, ToolResult
 from codekeep.tools.capabilities import capability as capability_preset
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from codekeep.agent.config import ModelSettings
+from codekeep.settings.agent import ModelSettings
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 _RETRY_AFTER_CAP = 120.0

@@ -1,19 +1,16 @@
 """Running one agent task from a front door: settings, services, loop, cleanup.
 
 The CLI calls :func:`run_task`; the language server builds its loop with
-:func:`build_loop` on the services it already holds. Both get the model from
-:func:`model_settings_from` so the editor settings and the environment mean the same.
+:func:`build_loop` on the services it already holds. Both take the model and the tools
+from the same settings tree (``codekeep.settings``), so a setting means the same in
+the editor and on the command line.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from codekeep.agent.config import ModelSettings
 from codekeep.agent.exploration import ExplorationBudget
 from codekeep.agent.loop import (
     AgentLoop,
@@ -27,16 +24,9 @@ from codekeep.docs import DocsIndex
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
 from codekeep.services import WorkspaceServices
+from codekeep.settings import Settings
+from codekeep.settings.agent import ModelSettings
 from codekeep.tools import ToolKit, ToolSettings
-
-
-def model_settings_from(section: Mapping[str, Any] | None = None,
-                        env: Mapping[str, str] | None = None,
-                        **overrides: Any) -> ModelSettings:
-    """Settings section (``codekeep.agent``) over the environment; explicit values win."""
-    settings = ModelSettings.from_settings(section, env)
-    given = {key: value for key, value in overrides.items() if value is not None}
-    return replace(settings, **given) if given else settings
 
 
 def build_loop(root: Path, model: ModelSettings, *, codemap: CodeMap | None,
@@ -52,20 +42,20 @@ def build_loop(root: Path, model: ModelSettings, *, codemap: CodeMap | None,
                      exploration_budget=exploration_budget)
 
 
-async def run_task(root: Path, task: str, *, model: ModelSettings, capability: str = "chat",
+async def run_task(root: Path, task: str, *, settings: Settings, capability: str = "chat",
                    token_budget: int | None = None, on_event: EventSink | None = None,
                    exploration_budget: ExplorationBudget | None = None) -> AgentResult:
     """Open the workspace, bring the index up to date, run the task, close everything."""
-    model.require_model()  # say how to configure a model before touching any store
+    settings.agent.require_model()  # say how to configure a model before touching a store
     checked_task(task)
-    services = WorkspaceServices.open(root)  # the one code map, memory and ledger
+    services = WorkspaceServices.open(root, settings)  # the one code map, memory and ledger
     try:
         await asyncio.to_thread(services.codemap.index)
         await asyncio.to_thread(services.docs.index)
-        loop = build_loop(services.root, model, codemap=services.codemap,
+        loop = build_loop(services.root, settings.agent, codemap=services.codemap,
                           memory=services.memory, ledger=services.ledger, docs=services.docs,
-                          on_event=on_event,
-                          exploration_budget=exploration_budget)
+                          on_event=on_event, exploration_budget=exploration_budget,
+                          tool_settings=settings.tools)
         try:
             return await loop.run(task, capability, token_budget=token_budget)
         finally:

@@ -22,7 +22,7 @@ from codekeep.analysis.model import (
     RepoMap,
     Symbol,
 )
-from codekeep.analysis.settings import IndexSettings
+from codekeep.settings.codemap import IndexSettings
 
 __all__ = [
     "ChangeSet",

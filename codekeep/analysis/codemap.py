@@ -49,12 +49,12 @@ from codekeep.analysis.model import (
 )
 from codekeep.analysis.ranking import RepoRanker
 from codekeep.analysis.registry import LanguageRegistry, LanguageSpec, default_registry
-from codekeep.analysis.settings import IndexSettings
 from codekeep.analysis.store import IndexStore
 from codekeep.analysis.writer import FactWriter, differing
 from codekeep.common.owners import is_running, this_process
 from codekeep.common.symbol_id import SymbolId
 from codekeep.common.workspace import resolve_root, state_dir
+from codekeep.settings.codemap import IndexSettings
 
 if TYPE_CHECKING:
     from codekeep.analysis.documents import Document

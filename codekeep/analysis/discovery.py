@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pathspec
 
-from codekeep.analysis.settings import IndexSettings
+from codekeep.settings.codemap import IndexSettings
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.parsing import TOO_LARGE, FileResult, analyse_batch, analyse_file
 from codekeep.analysis.registry import LanguageRegistry
-from codekeep.analysis.settings import IndexSettings
 from codekeep.analysis.store import FileRow
+from codekeep.settings.codemap import IndexSettings
 
 if TYPE_CHECKING:
     import multiprocessing.context

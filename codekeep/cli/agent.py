@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.cli.options import common_options, emit_json, fail, root_of, settings_of
 
 ORDER = 90
 
@@ -20,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "agent", parents=[common_options()],
         help="run the agent on a task (needs CODEKEEP_MODEL)",
         description="Run the CodeKeep agent on TASK with the code map, memory and tools. "
-                    "The model comes from CODEKEEP_MODEL / CODEKEEP_BASE_URL / "
+                    "The model comes from the settings (codekeep.agent in "
+                    ".codekeep/config.toml ...), CODEKEEP_MODEL / CODEKEEP_BASE_URL / "
                     "CODEKEEP_API_KEY (or OPENAI_API_KEY), or --model / --base-url.",
     )
     parser.add_argument("task", help="what the agent should do, in plain words")
@@ -47,15 +48,15 @@ def _positive_int(text: str) -> int:
 def _run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from codekeep.agent.config import ModelNotConfigured
     from codekeep.agent.model_client import ModelError
-    from codekeep.agent.runner import model_settings_from, run_task
+    from codekeep.agent.runner import run_task
+    from codekeep.settings.agent import ModelNotConfigured
 
-    settings = model_settings_from(model=args.model, base_url=args.base_url)
+    settings = settings_of(args, {"agent": {"model": args.model, "baseUrl": args.base_url}})
     on_event = None if args.json else _print_event
     try:
         result = asyncio.run(run_task(root_of(args), args.task, capability=args.capability,
-                                      model=settings, token_budget=args.budget,
+                                      settings=settings, token_budget=args.budget,
                                       on_event=on_event))
     except ModelNotConfigured as exc:
         return fail(str(exc), 2)

@@ -16,12 +16,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codekeep.cli.options import common_options, emit_json, fail, nothing_found, root_of
+from codekeep.cli.options import (
+    common_options,
+    emit_json,
+    fail,
+    nothing_found,
+    root_of,
+    settings_of,
+)
 from codekeep.common.sqlite import SchemaTooNewError, is_damage
 from codekeep.common.workspace import state_dir
 
 if TYPE_CHECKING:
     from codekeep.analysis import CodeMap, Symbol
+    from codekeep.settings import Settings
 
 ORDER = 10
 COMMANDS = {
@@ -42,11 +50,16 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-def _open(args: argparse.Namespace, refresh: bool = True) -> CodeMap:
-    from codekeep.analysis import CodeMap, IndexSettings
+def _settings(args: argparse.Namespace) -> Settings:
+    """The folder's settings with this command's code map flags on top."""
+    return settings_of(args, {"maxFileSize": args.max_bytes, "exclude": args.exclude})
 
-    settings = IndexSettings(max_file_bytes=args.max_bytes)
-    codemap = CodeMap.open(root_of(args), settings)
+
+def _open(args: argparse.Namespace, refresh: bool = True,
+          settings: Settings | None = None) -> CodeMap:
+    from codekeep.analysis import CodeMap
+
+    codemap = CodeMap.open(root_of(args), (settings or _settings(args)).index)
     if refresh and not getattr(args, "no_refresh", False):
         codemap.refresh(progress=_progress if sys.stderr.isatty() else None)
     return codemap
@@ -120,9 +133,10 @@ def _index(args: argparse.Namespace) -> int:
     """The code map, then the docs (``codekeep docs index`` alone does only the docs)."""
     from codekeep.docs import DocsIndex
 
-    with _open(args, refresh=False) as codemap:
+    settings = _settings(args)
+    with _open(args, refresh=False, settings=settings) as codemap:
         stats = codemap.index(progress=_progress if sys.stderr.isatty() else None)
-        with DocsIndex.open(codemap.root, codemap.settings) as docs:
+        with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
             docs_stats = docs.index()
     if args.json:
         payload = stats.to_json()
@@ -248,13 +262,18 @@ def _map(args: argparse.Namespace) -> int:
 
 # ---- wiring ---------------------------------------------------------------------------
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from codekeep.analysis.settings import DEFAULT_MAX_FILE_BYTES
+    from codekeep.settings.codemap import DEFAULT_MAX_FILE_BYTES
 
     parent = common_options()
     index_options = argparse.ArgumentParser(add_help=False)
     index_options.add_argument(
-        "--max-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
-        help=f"skip files larger than this (default {DEFAULT_MAX_FILE_BYTES})")
+        "--max-bytes", type=int, default=None,
+        help=f"skip files larger than this (setting maxFileSize, default "
+             f"{DEFAULT_MAX_FILE_BYTES})")
+    index_options.add_argument(
+        "--exclude", action="append", default=None, metavar="GLOB",
+        help="do not index what this gitignore-style glob matches (repeatable; replaces the "
+             "setting exclude)")
     query = argparse.ArgumentParser(add_help=False)
     query.add_argument("--no-refresh", action="store_true",
                        help="answer from the index as it is, without checking for changes")

@@ -17,11 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codekeep.cli.options import common_options, emit_json, fail, root_of
+from codekeep.cli.options import common_options, emit_json, fail, root_of, settings_of
 from codekeep.common.sqlite import SchemaTooNewError
 
 if TYPE_CHECKING:
-    from codekeep.docs.settings import Expansion
+    from codekeep.settings import Settings
+    from codekeep.settings.docs import Expansion
 
 ORDER = 15
 PREVIEW_LINES = 4
@@ -49,15 +50,17 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 def _search(args: argparse.Namespace) -> int:
     from codekeep.analysis import CodeMap
     from codekeep.docs import DocsIndex
-    from codekeep.docs.settings import EXPANSIONS, expansion
+    from codekeep.settings.docs import EXPANSIONS, expansion
 
-    root = root_of(args)
+    root, settings = root_of(args), settings_of(args)
     try:
-        mode = expansion(args.expand)
+        mode = expansion(args.expand or settings.docs.expand)
     except ValueError:
         return fail(f"--expand must be one of {', '.join(EXPANSIONS)}, got {args.expand!r}")
-    expansions, note = _expansions(args.query, mode, root) if mode != "off" else ([], None)
-    with CodeMap.open(root) as codemap, DocsIndex.open(root, codemap.settings) as docs:
+    expansions, note = (_expansions(args.query, mode, root, settings) if mode != "off"
+                        else ([], None))
+    with (CodeMap.open(root, settings.index) as codemap,
+          DocsIndex.open(root, settings.index, settings.docs) as docs):
         if not args.no_refresh:
             docs.index()
         outcome = docs.search(args.query, args.limit, codemap=codemap, expansions=expansions)
@@ -79,19 +82,20 @@ def _search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _expansions(query: str, mode: Expansion, root: Path) -> tuple[list[str], str | None]:
-    """The model's rewrites of the question (``CODEKEEP_MODEL`` ...), recorded in the
-    workspace's ledger; none and a note on stderr when no model answers."""
+def _expansions(query: str, mode: Expansion, root: Path,
+                settings: Settings) -> tuple[list[str], str | None]:
+    """The model's rewrites of the question (the ``agent`` settings: ``CODEKEEP_MODEL``
+    ...), recorded in the workspace's ledger; none and a note on stderr when no model
+    answers."""
     import asyncio
 
-    from codekeep.agent.config import ModelNotConfigured
     from codekeep.agent.docs_expansion import expand_question
     from codekeep.agent.model_client import ModelClient
-    from codekeep.agent.runner import model_settings_from
     from codekeep.ledger import Ledger
+    from codekeep.settings.agent import ModelNotConfigured
 
+    model = settings.agent
     try:
-        model = model_settings_from(None)
         model.require_model()
     except ModelNotConfigured as error:
         return [], f"--expand needs a model, searching without it: {error}"
@@ -101,15 +105,15 @@ def _expansions(query: str, mode: Expansion, root: Path) -> tuple[list[str], str
             expanded = await expand_question(query, mode, client, ledger)
         return expanded.texts, "; ".join(expanded.errors) or None
 
-    with Ledger.open(root) as ledger:
+    with Ledger.open(root, settings.ledger) as ledger:
         return asyncio.run(ask(ledger))
 
 
 def _index(args: argparse.Namespace) -> int:
-    from codekeep.analysis import IndexSettings
     from codekeep.docs import DocsIndex
 
-    with DocsIndex.open(root_of(args), IndexSettings()) as docs:
+    settings = settings_of(args)
+    with DocsIndex.open(root_of(args), settings.index, settings.docs) as docs:
         stats = docs.index()
     if args.json:
         emit_json(stats.to_json())
@@ -131,9 +135,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="The doc sections that best answer QUERY, best first.")
     search.add_argument("query", metavar="QUERY")
     search.add_argument("--limit", type=_positive, default=10, help="most results (default 10)")
-    search.add_argument("--expand", default="off", metavar="MODE",
-                        help="off (default), multi-query, hyde or both: the model "
-                             "(CODEKEEP_MODEL ...) rewrites the question first, in the ledger")
+    search.add_argument("--expand", default=None, metavar="MODE",
+                        help="off, multi-query, hyde or both (default: the setting "
+                             "docs.expand, off): the model (CODEKEEP_MODEL ...) rewrites the "
+                             "question first, in the ledger")
     search.add_argument("--no-refresh", action="store_true",
                         help="answer from the knowledge base as it is, without re-reading files")
     search.set_defaults(handler=_guarded(_search))

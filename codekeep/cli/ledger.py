@@ -22,6 +22,7 @@ from codekeep.cli.options import (
     fail,
     repair_first,
     root_of,
+    settings_of,
     store_options,
 )
 from codekeep.common.sqlite import SchemaTooNewError
@@ -102,7 +103,7 @@ def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int]
         files = [state_dir(root_of(args)) / DB_NAME]
         try:
             repair_first(args, files, MIGRATIONS)
-            ledger = Ledger.open(root_of(args), start_flusher=False)
+            ledger = Ledger.open(root_of(args), settings_of(args).ledger, start_flusher=False)
         except SchemaTooNewError as error:
             return fail(f"cannot open the ledger database .codekeep/ledger.db: {error}")
         except sqlite3.DatabaseError as error:

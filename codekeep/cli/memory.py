@@ -26,6 +26,7 @@ from codekeep.cli.options import (
     nothing_found,
     repair_first,
     root_of,
+    settings_of,
     store_options,
 )
 from codekeep.common.sqlite import SchemaTooNewError
@@ -42,7 +43,7 @@ COMMANDS = {"memory": "project and user memory for the agent"}
 def _open(args: argparse.Namespace) -> MemoryService:
     from codekeep.memory import MemoryService
 
-    return MemoryService.open(root_of(args))
+    return MemoryService.open(root_of(args), settings=settings_of(args).memory)
 
 
 def _run(args: argparse.Namespace, body: Callable[[MemoryService], int]) -> int:

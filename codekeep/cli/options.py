@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codekeep.common.sqlite import explain_damage
 from codekeep.common.workspace import resolve_root
+
+if TYPE_CHECKING:
+    from codekeep.settings import Settings
 
 
 def common_options() -> argparse.ArgumentParser:
@@ -55,6 +58,21 @@ def damage_failure(error: BaseException, paths: Sequence[Path]) -> int | None:
 
 def root_of(args: argparse.Namespace) -> Any:
     return resolve_root(args.root)
+
+
+def settings_of(args: argparse.Namespace, flags: Mapping[str, Any] | None = None) -> Settings:
+    """Every settings layer of ``--root`` with ``flags`` on top (wire names, None = not given).
+
+    The same layers the language server reads, so ``codekeep index`` and the editor
+    index by the same rules. What is not accepted is said on stderr, and the layers
+    below decide that key.
+    """
+    from codekeep.settings import load_settings  # read only by commands that need it
+
+    layers = load_settings(root_of(args), flags=flags)
+    for report in layers.reports:
+        print(f"codekeep: warning: {report}", file=sys.stderr)
+    return layers.settings
 
 
 def emit_json(payload: Any) -> None:

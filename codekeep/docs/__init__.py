@@ -7,7 +7,7 @@ Never imports ``server``, ``mcp`` or ``agent``; uses ``analysis`` for files and 
 from codekeep.docs.errors import DocsError, EmptyQueryError, InvalidLimitError
 from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
 from codekeep.docs.service import DocsIndex
-from codekeep.docs.settings import DocsSettings
+from codekeep.settings.docs import DocsSettings
 
 __all__ = [
     "Chunk",

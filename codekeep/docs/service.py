@@ -22,19 +22,19 @@ from typing import TYPE_CHECKING
 from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.errors import UnknownPathError
 from codekeep.analysis.parsing import content_hash, is_binary
-from codekeep.analysis.settings import IndexSettings
 from codekeep.common.secrets import redact_text
 from codekeep.common.workspace import resolve_root, state_dir
-from codekeep.docs.chunking import parse_document
+from codekeep.docs.chunking import ChunkSizes, parse_document
 from codekeep.docs.docstrings import is_python, parse_docstrings
 from codekeep.docs.errors import DocsClosedError, EmptyQueryError, InvalidLimitError
 from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, sniff_format
 from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
 from codekeep.docs.retrieval import Sources, VectorRanker, diversify, rankings, rrf
-from codekeep.docs.settings import DocsSettings
 from codekeep.docs.store import DocsStore, FileRow, IndexedChunk
 from codekeep.docs.text import indexed_body, place_words, query_terms
 from codekeep.docs.vectors import VectorIndex
+from codekeep.settings.codemap import IndexSettings
+from codekeep.settings.docs import DocsSettings
 
 if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
@@ -57,9 +57,9 @@ class DocsIndex:
         self._store = store
         self._lock = threading.RLock()
         self._closed = False
-        self._vectors = (VectorIndex(store, settings.embeddings, self._lock,
-                                     lambda: not self._closed)
-                         if settings.embeddings else None)
+        embeddings = settings.embeddings
+        self._vectors = (VectorIndex(store, embeddings, self._lock, lambda: not self._closed)
+                         if embeddings.endpoint else None)
 
     @classmethod
     def open(cls, root: Path, index_settings: IndexSettings | None = None,
@@ -188,7 +188,8 @@ class DocsIndex:
             parsed = parse_docstrings(path, text)
         else:
             fmt: DocFormat = sniff_format(data) if hint == "sniff" else hint
-            parsed = parse_document(path, text, fmt, self.settings.sizes)
+            sizes = ChunkSizes(self.settings.chunk_tokens, self.settings.overlap_tokens)
+            parsed = parse_document(path, text, fmt, sizes)
         self._store.replace_file(
             path, size=info.st_size, mtime_ns=info.st_mtime_ns, hash=digest, status="indexed",
             fmt=parsed.format, title=parsed.title, lines=parsed.lines, place=place_words(path),

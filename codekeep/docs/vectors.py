@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from codekeep.docs.store import DocsStore
 from codekeep.memory.embeddings import EmbeddingClient, EmbeddingError, pack, unpack
-from codekeep.memory.settings import EmbeddingSettings
+from codekeep.settings.memory import EmbeddingSettings
 
 logger = logging.getLogger(__name__)
 

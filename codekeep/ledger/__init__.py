@@ -11,7 +11,7 @@ from codekeep.ledger.records import (
     BudgetExceeded,
     CallRecord,
 )
-from codekeep.ledger.settings import LedgerSettings
+from codekeep.settings.ledger import LedgerSettings
 
 __all__ = [
     "CALL_TYPES",

@@ -35,10 +35,10 @@ from codekeep.ledger.insight import REREAD_TASKS, Suggester, rereads, summary_wa
 from codekeep.ledger.models import ModelInfo, ModelTable
 from codekeep.ledger.records import BudgetEvent, BudgetExceeded, CallRecord, classify_call_type
 from codekeep.ledger.reports import build_report
-from codekeep.ledger.settings import LedgerSettings
 from codekeep.ledger.store import GROUP_COLUMNS, Budget, Claim, LedgerStore, TaskRow
 from codekeep.ledger.tasks import TaskTracker
 from codekeep.ledger.window import SECONDS_PER_DAY, Window, day_of, day_start
+from codekeep.settings.ledger import LedgerSettings
 
 log = logging.getLogger(__name__)
 

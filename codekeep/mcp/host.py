@@ -22,8 +22,9 @@ from codekeep.analysis.discovery import IgnoreRules
 from codekeep.analysis.model import ChangeSet
 from codekeep.server.watcher import DiskChangeQueue, FolderWatcher
 from codekeep.server.workspaces import IndexProgress, WorkspaceHandle
-from codekeep.services import WorkspaceServices, WorkspaceSettings
-from codekeep.tools import ToolContext, ToolKit, ToolResult, ToolSettings
+from codekeep.services import WorkspaceServices
+from codekeep.settings import load_settings
+from codekeep.tools import ToolContext, ToolKit, ToolResult
 
 T = TypeVar("T")
 
@@ -40,8 +41,13 @@ class WorkspaceHost:
 
     def __init__(self, root: Path, answer_chars: int) -> None:
         self.root = root.resolve()
-        self.settings = WorkspaceSettings()
-        self.handle = WorkspaceHandle(self.root, self.settings)
+        # The same layers as every door (user and project config files, environment);
+        # MCP hosts send no settings of their own. Problems go to the log (stderr).
+        layers = load_settings(self.root)
+        for report in layers.reports:
+            logger.warning("%s", report)
+        self.settings = layers.settings
+        self.handle = WorkspaceHandle(self.root, layers)
         self._answer_chars = answer_chars
         self._toolkit: ToolKit | None = None
         self._index_task: asyncio.Task[None] | None = None
@@ -55,7 +61,7 @@ class WorkspaceHost:
         services = await self.handle.run(lambda s: s)
         services.codemap.subscribe(self._code_changed)
         # --max-answer-chars is the bound of every answer (compression target and read cap)
-        tool_settings = replace(ToolSettings.load(self.root), result_chars=self._answer_chars)
+        tool_settings = replace(self.settings.tools, result_chars=self._answer_chars)
         self._toolkit = ToolKit.open(
             self.root,
             codemap=services.codemap,
@@ -65,7 +71,7 @@ class WorkspaceHost:
             settings=tool_settings,
         )
         self._index_task = asyncio.create_task(self._index())
-        rules = IgnoreRules(self.root, self.settings.index_settings())
+        rules = IgnoreRules(self.root, self.settings.index)
         queue = _StalingQueue(asyncio.get_running_loop(), self.bump_generation)
         self._watcher = FolderWatcher(queue)
         self._watcher.watch(self.handle, lambda: rules)

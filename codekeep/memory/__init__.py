@@ -15,8 +15,8 @@ from codekeep.memory.model import (
     WriteResult,
 )
 from codekeep.memory.service import MemoryService, ScopedWriter
-from codekeep.memory.settings import EmbeddingSettings, MemorySettings
 from codekeep.memory.working import WorkingMemory
+from codekeep.settings.memory import EmbeddingSettings, MemorySettings
 
 __all__ = [
     "KINDS",

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import httpx
 
-from codekeep.memory.settings import EmbeddingSettings
 from codekeep.memory.store import MemoryStore
+from codekeep.settings.memory import EmbeddingSettings
 
 BACKFILL_BATCH = 64
 
@@ -26,14 +26,17 @@ class EmbeddingError(RuntimeError):
 
 class EmbeddingClient:
     def __init__(self, settings: EmbeddingSettings) -> None:
+        if settings.endpoint is None:
+            raise ValueError("embeddings need a url (memory.embeddings.url)")
         self.settings = settings
+        self._endpoint = settings.endpoint
         headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
         self._http = httpx.Client(timeout=settings.timeout, headers=headers)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         try:
             response = self._http.post(
-                f"{self.settings.url}/embeddings",
+                self._endpoint,
                 json={"model": self.settings.model, "input": list(texts)},
             )
             response.raise_for_status()

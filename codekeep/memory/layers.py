@@ -27,8 +27,8 @@ from typing import Any
 from codekeep.common.secrets import redact_text, redact_value
 from codekeep.common.tokens import token_len
 from codekeep.memory.model_json import parse_model_json
-from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryStore
+from codekeep.settings.memory import MemorySettings
 
 SUMMARY_FIELDS = ("files", "operations", "result")
 RESULT_CHARS = 2_000

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from codekeep.memory.model import LONG_TERM_KINDS, OBSERVING_SOURCES
-from codekeep.memory.settings import DAY, MemorySettings
 from codekeep.memory.store import MemoryFilter, MemoryStore
+from codekeep.settings.memory import DAY, MemorySettings
 
 EXEMPT_KINDS = ("preference", "note")
 DECAYING_KINDS = tuple(k for k in (*LONG_TERM_KINDS, "summary") if k not in EXEMPT_KINDS)

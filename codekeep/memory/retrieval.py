@@ -32,8 +32,8 @@ from codekeep.memory.embeddings import (
 )
 from codekeep.memory.model import RECALLABLE_STATUSES, Memory, RecalledMemory, ScoreParts
 from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
-from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryFilter, MemoryStore
+from codekeep.settings.memory import MemorySettings
 
 _PATHLIKE = re.compile(r"[\w.-]*[/\\][\w./\\-]+|[\w-]+\.[A-Za-z]{1,5}\b")
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[a-z0-9]*[A-Z]\w*|[A-Za-z]\w*_\w+)\b")

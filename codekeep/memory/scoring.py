@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 
 from codekeep.memory.model import ScoreParts
-from codekeep.memory.settings import DAY, MemorySettings
+from codekeep.settings.memory import DAY, MemorySettings
 
 
 def recency(age_seconds: float, half_life_days: float) -> float:

@@ -27,7 +27,6 @@ from codekeep.memory.model import (
     MemoryInputError,
     WriteResult,
 )
-from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryFilter, MemoryStore
 from codekeep.memory.text import (
     STOP_WORDS,
@@ -37,6 +36,7 @@ from codekeep.memory.text import (
     positive_form,
     raw_tokens,
 )
+from codekeep.settings.memory import MemorySettings
 
 LIVE_STATUSES = ("active", "observed", "confirmed_resolved")
 # What an inferred write (extraction, summaries) may only observe until it recurs.

@@ -29,7 +29,7 @@ from codekeep.server.extensions import Contributions
 from codekeep.server.protocol import CodeKeepProtocol, plain_params_converter
 from codekeep.server.rpc import read_messages, read_stdio
 from codekeep.server.workspaces import WorkspaceHandle, WorkspaceRegistry, WorkspaceUnavailable
-from codekeep.services import WorkspaceServices, WorkspaceSettings
+from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +60,6 @@ class CodeKeepServer(LanguageServer):
             converter_factory=plain_params_converter,
         )
         self.workspaces = WorkspaceRegistry(on_open=self._folder_opened)
-        self.settings = WorkspaceSettings()
         self.contributions = Contributions()
         self.loop: asyncio.AbstractEventLoop | None = None  # serving the client; set on initialize
         # Filled by registration; listed in capabilities.experimental.codekeep.

@@ -18,7 +18,8 @@ from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.model import IndexStats
 from codekeep.common.uris import uri_to_path
 from codekeep.server.worker import SerialWorker
-from codekeep.services import WorkspaceServices, WorkspaceSettings
+from codekeep.services import WorkspaceServices
+from codekeep.settings import Settings, SettingsLayers
 
 T = TypeVar("T")
 
@@ -45,10 +46,14 @@ class WorkspaceHandle:
     def __init__(
         self,
         root: Path,
-        settings: WorkspaceSettings,
+        layers: SettingsLayers,
         on_open: Callable[[WorkspaceServices], None] | None = None,
     ) -> None:
         self.root = root
+        # This folder's settings sources, and what its services were last given (both
+        # read and written on the event loop; the worker gets its own copy).
+        self.layers = layers
+        self.settings: Settings = layers.settings
         self._on_open = on_open
         self.worker = SerialWorker(f"codekeep-{root.name or 'root'}")
         self.progress = IndexProgress()
@@ -58,9 +63,9 @@ class WorkspaceHandle:
         self._open_error: str | None = None
         self._closing = False
         # First job of the FIFO: everything queued later sees the opened services.
-        self.worker.post(self._open, settings, what=f"opening {root}")
+        self.worker.post(self._open, self.settings, what=f"opening {root}")
 
-    def _open(self, settings: WorkspaceSettings) -> None:
+    def _open(self, settings: Settings) -> None:
         try:
             self._services = WorkspaceServices.open(
                 self.root,
@@ -148,11 +153,11 @@ class WorkspaceRegistry:
     def get(self, root: Path) -> WorkspaceHandle | None:
         return self._handles.get(root)
 
-    def add(self, root: Path, settings: WorkspaceSettings) -> WorkspaceHandle | None:
+    def add(self, root: Path, layers: SettingsLayers) -> WorkspaceHandle | None:
         """Open a folder (idempotent); returns the new handle, or None if already open."""
         if root in self._handles:
             return None
-        handle = WorkspaceHandle(root, settings, self._on_open)
+        handle = WorkspaceHandle(root, layers, self._on_open)
         self._handles[root] = handle
         return handle
 

@@ -10,8 +10,8 @@ still start), and inside the workspace every secret file (``.env``, keys, ``.ssh
 and every hard-linked file replaced by an empty one.
 
 Without a working ``bwrap`` the command is refused with a message saying how to get
-one, unless the user opted in to unsandboxed runs (``allow_unsandboxed = true`` in
-``.codekeep/tools.toml`` or ``CODEKEEP_ALLOW_UNSANDBOXED=1``).
+one, unless the user opted in to unsandboxed runs (the setting
+``tools.allowUnsandboxed``, or ``CODEKEEP_ALLOW_UNSANDBOXED=1``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ NO_SANDBOX = (
     "commands run in a bubblewrap sandbox and this machine has no working `bwrap` "
     "(Debian/Ubuntu: `apt-get install bubblewrap`); without it a command (or a test it "
     "runs) could read and change every file you can. To run commands unsandboxed anyway, "
-    f"set allow_unsandboxed = true in .codekeep/tools.toml or {UNSANDBOXED_ENV}=1"
+    "set the setting tools.allowUnsandboxed = true (allowUnsandboxed = true under [tools] "
+    f"in .codekeep/config.toml) or {UNSANDBOXED_ENV}=1"
 )
 
 

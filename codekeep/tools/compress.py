@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from codekeep.settings.tools import ToolSettings
 from codekeep.tools.result import FileSpan, ToolOutput, dumps
-from codekeep.tools.settings import ToolSettings
 from codekeep.tools.spec import ToolSpec
 
 SEARCH_FILES_SHOWN = 15

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from codekeep.settings.tools import ToolSettings
 from codekeep.tools.capabilities import Capability, capability
 from codekeep.tools.result import ToolResult
 from codekeep.tools.safety.commands import CommandPolicy
 from codekeep.tools.safety.paths import PathGuard
-from codekeep.tools.settings import ToolSettings
 
 if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
@@ -122,7 +122,7 @@ class ToolContext:
             capability=(
                 capability(capability_name) if isinstance(capability_name, str) else capability_name
             ),
-            settings=settings or ToolSettings.load(root.resolve()),
+            settings=settings or ToolSettings(),
             codemap=codemap,
             memory=memory,
             ledger=ledger,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from codekeep.settings.tools import ToolSettings
 from codekeep.tools.audit import AuditLog
 from codekeep.tools.builtin import builtin_tools
 from codekeep.tools.builtin.meta import disclosure_tools
@@ -21,7 +22,6 @@ from codekeep.tools.forge.tool import forge_tools
 from codekeep.tools.middleware.contract import ToolMiddleware
 from codekeep.tools.pipeline import ToolPipeline
 from codekeep.tools.registry import ToolRegistry
-from codekeep.tools.settings import ToolSettings
 
 if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
@@ -67,7 +67,7 @@ class ToolKit:
         registry = default_registry()
         audit = AuditLog.open(root)
         pipeline = ToolPipeline.default(registry, audit=audit, extra_after=extra_after)
-        settings = settings or ToolSettings.load(root)
+        settings = settings or ToolSettings()
         forge = ToolForge(registry, pipeline, settings)
         registry.register_all(forge_tools(forge))
         return cls(

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from codekeep.agent.config import ModelSettings
 from codekeep.agent.exploration import ExplorationBudget
 from codekeep.agent.loop import AgentLoop, AgentResult
 from codekeep.agent.runner import build_loop
 from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService, MemorySettings
+from codekeep.settings.agent import ModelSettings
 from codekeep.testing.scripted_server import ScriptedModelServer
 from tests.agent.projects import write_shop
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from codekeep.agent.config import ModelNotConfigured, ModelSettings
 from codekeep.agent.exploration import ExplorationBudget
+from codekeep.settings.agent import ModelNotConfigured
 from codekeep.testing.scripted_server import ScriptedCall, call, calls, http_error, say
 
 USAGE = {"prompt_tokens": 400, "completion_tokens": 25}
@@ -183,14 +183,6 @@ async def test_no_model_configured_is_a_clear_error(harness):
     with pytest.raises(ModelNotConfigured, match="CODEKEEP_MODEL"):
         await loop.run("anything")
     assert harness.server.requests == []
-
-
-def test_settings_section_validation():
-    assert ModelSettings.from_settings({"model": "m", "baseUrl": "http://x/v1"}, {}).model == "m"
-    with pytest.raises(ValueError, match="unknown agent settings"):
-        ModelSettings.from_settings({"modle": "m"}, {})
-    with pytest.raises(ValueError, match="must be a int"):
-        ModelSettings.from_settings({"maxRetries": "3"}, {})
 
 
 async def test_a_model_that_ignores_tool_choice_none_still_stops(harness):

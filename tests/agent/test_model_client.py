@@ -8,8 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from codekeep.agent.config import ModelNotConfigured, ModelSettings
 from codekeep.agent.model_client import ModelClient, ModelError
+from codekeep.settings import load_settings
+from codekeep.settings.agent import ModelNotConfigured, ModelSettings
 from codekeep.testing.scripted_server import Reply, ScriptedModelServer, call, http_error, say
 
 TOOLS = [{"type": "function", "function": {
@@ -118,19 +119,20 @@ async def test_cancelling_a_slow_response_propagates_promptly(model_server, mode
 
 
 def test_no_model_configured_explains_how_to_configure():
-    settings = ModelSettings.from_env({})
     with pytest.raises(ModelNotConfigured, match="CODEKEEP_MODEL"):
-        ModelClient(settings)
+        ModelClient(ModelSettings())
 
 
 def test_environment_configuration_and_api_key_fallback():
     env = {"CODEKEEP_MODEL": "qwen2.5-coder", "CODEKEEP_BASE_URL": "http://localhost:11434/v1",
            "OPENAI_API_KEY": "sk-fallback"}
-    settings = ModelSettings.from_env(env)
+    settings = load_settings(None, env=env).settings.agent
     assert (settings.model, settings.api_key) == ("qwen2.5-coder", "sk-fallback")
     assert settings.chat_url == "http://localhost:11434/v1/chat/completions"
-    assert ModelSettings.from_env({**env, "CODEKEEP_API_KEY": "own"}).api_key == "own"
-    assert ModelSettings.from_env(env, model="other").model == "other"
+    own = {**env, "CODEKEEP_API_KEY": "own"}
+    assert load_settings(None, env=own).settings.agent.api_key == "own"
+    flags = {"agent": {"model": "other"}}
+    assert load_settings(None, env=env, flags=flags).settings.agent.model == "other"
 
 
 async def test_error_object_with_status_200_is_retried_and_named(model_server, model_settings):

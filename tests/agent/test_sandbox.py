@@ -101,7 +101,7 @@ async def test_without_a_sandbox_commands_are_refused_unless_the_user_opts_in(
     await harness.run("List the files", "edit")
     refused = _tool_results(harness)
     assert any("REFUSED [command.no_sandbox]" in r and "bubblewrap" in r
-               and "allow_unsandboxed" in r for r in refused), refused
+               and "tools.allowUnsandboxed" in r for r in refused), refused
 
     monkeypatch.setenv(command_sandbox.UNSANDBOXED_ENV, "1")
     harness.server.push(call("run_command", {"command": "ls"}), say("done"), say("done"))

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codekeep.agent.config import ModelSettings
 from codekeep.agent.runner import build_loop
 from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
-from codekeep.ledger.settings import LedgerSettings
 from codekeep.memory import MemoryService
+from codekeep.settings.agent import ModelSettings
+from codekeep.settings.ledger import LedgerSettings
 from codekeep.testing.scripted_server import ScriptedCall, ScriptedModelServer, calls, say
 from tests.common.secret_corpus import CORPUS
 

@@ -8,7 +8,7 @@ import pathspec
 import pytest
 
 from codekeep.analysis.discovery import IgnoreList
-from codekeep.analysis.settings import IndexSettings
+from codekeep.settings.codemap import IndexSettings
 
 PATTERNS = [
     "*.pyc", "build/", "/dist", "docs/**/*.txt", "**/generated", "a/b", "secret?.py",

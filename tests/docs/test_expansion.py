@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.agent.config import ModelSettings
 from codekeep.agent.docs_expansion import expand_question
 from codekeep.agent.model_client import ModelClient
 from codekeep.docs import DocsIndex
 from codekeep.ledger import Ledger
+from codekeep.settings.agent import ModelSettings
 from codekeep.testing.scripted_server import ScriptedModelServer, http_error, say
 
 MIDDLEWARE = (

@@ -17,7 +17,7 @@ import pytest
 from codekeep.analysis import CodeMap, IndexSettings
 from codekeep.docs import DocsIndex, DocsSettings, EmptyQueryError, InvalidLimitError
 from codekeep.docs.errors import DocsClosedError
-from codekeep.memory.settings import EmbeddingSettings
+from codekeep.settings.memory import EmbeddingSettings
 from codekeep.testing.embeddings_server import ConceptEmbeddingServer
 
 CACHE = "Caching\n=======\n\nResponses are kept in ``memcached`` for an hour.\n"
@@ -213,12 +213,24 @@ def test_a_closed_index_says_so(root: Path) -> None:
 
 
 def test_settings_reject_bad_values() -> None:
-    assert DocsSettings.from_json({"chunkTokens": 200}).sizes.chunk_tokens == 200
-    assert DocsSettings.from_json({"docstrings": False}).docstrings is False
-    for bad in ({"chunkTokens": 10}, {"overlapTokens": 400}, {"enabled": "yes"}, {"x": 1}, [],
-                {"docstrings": 0}):
-        with pytest.raises(ValueError):
-            DocsSettings.from_json(bad)
+    from codekeep.settings import Settings
+    from codekeep.settings.docs import DocsSettings
+    from codekeep.settings.fields import structure
+
+    settings, problems = structure(Settings, {"docs": {"chunkTokens": 200}})
+    assert problems == [] and settings.docs.chunk_tokens == 200
+    assert structure(Settings, {"docs": {"docstrings": False}})[0].docs.docstrings is False
+    for bad, message in (({"chunkTokens": 10}, "docs.chunkTokens: must be at least 32"),
+                         ({"overlapTokens": 400},
+                          "docs: overlapTokens must be smaller than chunkTokens"),
+                         ({"enabled": "yes"}, "docs.enabled: must be true or false"),
+                         ({"x": 1}, "docs.x: is not a setting"),
+                         ([], "docs: must be an object"),
+                         ({"docstrings": 0}, "docs.docstrings: must be true or false"),
+                         ({"expand": "always"}, "docs.expand: must be one of 'off'")):
+        settings, problems = structure(Settings, {"docs": bad})
+        assert settings.docs == DocsSettings()
+        assert str(problems[0]).startswith(message), problems
 
 
 def test_embeddings_find_a_page_with_no_word_in_common(root: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.ledger import Ledger, LedgerSettings
+from codekeep.settings.fields import structure
 from tests.ledger.support import START, FakeClock, LedgerFactory
 
 DAY = 86_400.0
@@ -138,28 +139,28 @@ def test_a_newer_schema_is_refused_without_touching_data(tmp_path: Path) -> None
 
 
 def test_bad_settings_are_rejected() -> None:
-    with pytest.raises(ValueError, match="retention_days"):
+    with pytest.raises(ValueError, match="retentionDays"):
         LedgerSettings(retention_days=0)
-    with pytest.raises(ValueError, match="warn_ratios"):
+    with pytest.raises(ValueError, match="warnRatios"):
         LedgerSettings(warn_ratios=())
 
 
 def test_editor_settings_object_becomes_ledger_settings() -> None:
-    from codekeep.ledger.settings import settings_from_json
-
-    settings = settings_from_json({"retentionDays": 7, "storeContent": True,
-                                   "warnRatios": [0.5, 0.9, 1.0],
-                                   "models": [{"pattern": "my-*", "context_window": 4096,
-                                               "input": 1, "output": 2}]})
+    raw = {"retentionDays": 7, "storeContent": True, "warnRatios": [0.5, 0.9, 1.0],
+           "models": [{"pattern": "my-*", "context_window": 4096, "input": 1, "output": 2}]}
+    settings, problems = structure(LedgerSettings, raw, ("ledger",))
+    assert problems == []
     assert (settings.retention_days, settings.store_content) == (7, True)
-    assert tuple(settings.warn_ratios) == (0.5, 0.9, 1.0)
-    assert settings_from_json(None) == LedgerSettings()
-    for bad, message in (({"retentionDays": "x"}, "bad ledger settings"),
-                         ({"colour": 1}, "unknown ledger settings: colour"),
-                         ({"warnRatios": 0.5}, "must be a list"),
-                         ([1], "must be an object")):
-        with pytest.raises(ValueError, match=message):
-            settings_from_json(bad)
+    assert settings.warn_ratios == (0.5, 0.9, 1.0)
+    assert structure(LedgerSettings, None) == (LedgerSettings(), [])
+    for bad, message in (({"retentionDays": "x"}, "retentionDays: must be a whole number"),
+                         ({"colour": 1}, "colour: is not a setting"),
+                         ({"warnRatios": 0.5}, "warnRatios: must be a list of numbers"),
+                         ({"warnRatios": [0.5, -1]}, "warnRatios: must be more than 0"),
+                         ([1], "ledger: must be an object")):
+        settings, problems = structure(LedgerSettings, bad, ("ledger",))
+        assert settings == LedgerSettings()  # the bad value is not taken
+        assert message in str(problems[0]), problems
 
 
 def test_settings_warn_ratios_drive_the_thresholds(open_ledger: LedgerFactory) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.memory import MemoryService, MemorySettings
-from codekeep.memory.settings import DAY
+from codekeep.settings.memory import DAY
 
 START = 1_800_000_000.0
 

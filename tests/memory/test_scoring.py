@@ -8,7 +8,7 @@ import pytest
 
 from codekeep.memory import MemoryService
 from codekeep.memory.scoring import importance_norm, recency, rrf_relevance
-from codekeep.memory.settings import DAY
+from codekeep.settings.memory import DAY
 
 
 def test_recency_halves_every_seven_days() -> None:

@@ -33,6 +33,7 @@ SERVER_ENV = {
         if not key.startswith("CODEKEEP_") and key != "OPENAI_API_KEY"
     },
     "XDG_DATA_HOME": tempfile.mkdtemp(prefix="codekeep-xdg-"),
+    "XDG_CONFIG_HOME": tempfile.mkdtemp(prefix="codekeep-xdg-config-"),  # no user config
 }
 
 

@@ -1,55 +1,17 @@
-"""The per-workspace bundle both front doors use: settings parsing, wiring, closing."""
+"""The per-workspace bundle both front doors use: wiring, settings changes, closing.
+
+(How settings are read and checked: tests/settings.)"""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
-from codekeep.services import SettingsError, WorkspaceServices, WorkspaceSettings
-
-
-def test_settings_from_editor_json() -> None:
-    memory = {"embeddings": {"url": "http://127.0.0.1:9/v1/", "model": "nomic"}}
-    settings = WorkspaceSettings.from_json(
-        {
-            "exclude": ["gen/"],
-            "maxFileSize": 2048,
-            "languages": ["python"],
-            "memory": memory,
-            "ledger": {"retentionDays": 7},
-        }
-    )
-    assert settings.exclude == ("gen/",)
-    assert settings.index_settings().extra_exclude == ("gen/",)
-    assert settings.index_settings().max_file_bytes == 2048
-    assert settings.languages == ("python",)
-    assert settings.extra == {"memory": memory, "ledger": {"retentionDays": 7}}
-    embeddings = settings.memory_settings().embeddings
-    assert embeddings is not None
-    assert (embeddings.url, embeddings.model) == ("http://127.0.0.1:9/v1", "nomic")
-    assert settings.ledger_settings().retention_days == 7
-    assert WorkspaceSettings.from_json(None) == WorkspaceSettings()
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        ([], "settings must be an object"),
-        ({"exclude": "gen/"}, "'exclude' must be a list of strings"),
-        ({"maxFileSize": 0}, "'maxFileSize' must be a positive integer"),
-        ({"maxFileSize": True}, "'maxFileSize' must be a positive integer"),
-        ({"languages": [1]}, "'languages' must be a list of strings"),
-        ({"ledger": {"bogus": 1}}, "unknown ledger settings: bogus"),
-        ({"memory": {"bogus": 1}}, "unknown memory settings: bogus"),
-        ({"memory": []}, "memory settings must be an object"),
-        ({"memory": {"embeddings": {"url": 3}}}, "embeddings.url must be a non-empty string"),
-        ({"memory": {"embeddings": {"url": "http://x", "apiKey": 1}}}, "embeddings.apiKey"),
-    ],
-)
-def test_bad_settings_name_the_key(data: object, message: str) -> None:
-    with pytest.raises(SettingsError, match=message):
-        WorkspaceSettings.from_json(data)
+from codekeep.services import WorkspaceServices
+from codekeep.settings import Settings
+from codekeep.settings.codemap import IndexSettings
+from codekeep.settings.ledger import LedgerSettings
+from codekeep.settings.memory import EmbeddingSettings, MemorySettings
 
 
 def test_memory_follows_code_renames(tmp_path: Path) -> None:
@@ -80,16 +42,17 @@ def test_settings_change_reopens_the_code_map_and_keeps_buffers(tmp_path: Path) 
     (tmp_path / "gen").mkdir()
     (tmp_path / "gen" / "stub.py").write_text("def stub():\n    pass\n")
     (tmp_path / "app.py").write_text("def app():\n    pass\n")
-    services = WorkspaceServices.open(tmp_path, WorkspaceSettings(exclude=("gen/",)))
+    services = WorkspaceServices.open(
+        tmp_path, Settings(index=IndexSettings(extra_exclude=("gen/",))))
     try:
         services.codemap.index()
         assert services.codemap.find_symbol("stub") == []
         services.codemap.open_document("app.py", "def unsaved():\n    pass\n")
-        assert services.reconfigure(WorkspaceSettings(), open_paths=["app.py"])
+        assert services.reconfigure(Settings(), open_paths=["app.py"])
         services.codemap.index()
         assert [s.path for s in services.codemap.find_symbol("stub")] == ["gen/stub.py"]
         assert [s.name for s in services.codemap.find_symbol("unsaved")] == ["unsaved"]
-        assert not services.reconfigure(WorkspaceSettings(), open_paths=["app.py"])
+        assert not services.reconfigure(Settings(), open_paths=["app.py"])
     finally:
         services.close()
 
@@ -103,16 +66,15 @@ def test_changed_memory_and_ledger_sections_reopen_those_stores(tmp_path: Path) 
     try:
         memory, ledger = services.memory, services.ledger
         kept = memory.remember("Releases are cut on Tuesdays", kind="fact")
-        assert not services.reconfigure(
-            WorkspaceSettings(extra={"ledger": {"warnRatios": [0.5]}})
-        )  # the index is unaffected
+        ledger_changed = Settings(ledger=LedgerSettings(warn_ratios=(0.5,)))
+        assert not services.reconfigure(ledger_changed)  # the index is unaffected
         assert services.memory is memory and services.ledger is not ledger
         services.ledger.set_budget(daily=100)
         services.ledger.record(task_id="t", call_type="plan", model="gpt-4o", input_tokens=60)
         assert events == [("daily", 0.5)]  # the new warn ratio, heard by the old listener
 
-        memory_section = {"embeddings": {"url": "http://127.0.0.1:9/v1"}}
-        services.reconfigure(WorkspaceSettings(extra={"memory": memory_section}))
+        embeddings = EmbeddingSettings(url="http://127.0.0.1:9/v1")
+        services.reconfigure(replace(ledger_changed, memory=MemorySettings(embeddings=embeddings)))
         assert services.memory is not memory
         assert [m.id for m in services.memory.list()] == [kept.id]  # same database
     finally:
@@ -124,7 +86,7 @@ def test_a_held_ledger_is_replaced_only_once_released(tmp_path: Path) -> None:
     services = WorkspaceServices.open(tmp_path)
     try:
         _, memory, ledger = services.hold_stores()
-        services.reconfigure(WorkspaceSettings(extra={"ledger": {"retentionDays": 7}}))
+        services.reconfigure(Settings(ledger=LedgerSettings(retention_days=7)))
         assert services.ledger is ledger and services.memory is memory
         ledger.record(task_id="t", call_type="plan", model="gpt-4o", input_tokens=5)  # still open
         services.release_stores()

@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
+from codekeep.settings import load_settings
+from codekeep.settings.tools import DEFAULT_COMMAND_ALLOW, ToolSettings
 from codekeep.tools import ToolContext, ToolKit
 from codekeep.tools.safety.argv import effective_argv
 from codekeep.tools.safety.commands import CommandPolicy, CommandRefusedError
 from codekeep.tools.safety.paths import PathGuard
 from codekeep.tools.safety.shell_lexer import ShellSyntaxError, parse_command
-from codekeep.tools.settings import DEFAULT_COMMAND_ALLOW, ToolSettings
 
 
 def test_lexer_respects_quotes() -> None:
@@ -94,12 +95,12 @@ def test_globs_that_would_reach_secrets_are_refused_in_shell_mode(workspace: Pat
     assert policy.check("cat src/*.py | wc -l").programs == ("cat", "wc")
 
 
-def test_settings_file_configures_the_policy(workspace: Path) -> None:
+def test_project_config_configures_the_policy(workspace: Path) -> None:
     (workspace / ".codekeep").mkdir(exist_ok=True)
-    (workspace / ".codekeep" / "tools.toml").write_text(
-        'command_allow_extra = ["node --version"]\ncommand_timeout = 5\n'
+    (workspace / ".codekeep" / "config.toml").write_text(
+        '[tools]\ncommandAllowExtra = ["node --version"]\ncommandTimeout = 5\n'
     )
-    settings = ToolSettings.load(workspace)
+    settings = load_settings(workspace).settings.tools
     assert "node --version" in settings.allowed_commands and settings.command_timeout == 5.0
     ctx = ToolContext.create(workspace, "t", "edit", settings=settings)
     assert ctx.command_policy().check("node --version").argv == ("node", "--version")
@@ -108,28 +109,37 @@ def test_settings_file_configures_the_policy(workspace: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("command_timeout = -1", "positive number"),
-        ("allow_shell = 'yes'", "true or false"),
-        ("command_allow = 'ls'", "list of strings"),
-        ("nonsense = 1", "unknown tools setting"),
-        ("command_timeout = ", "tools.toml"),
+        ("commandTimeout = -1", "tools.commandTimeout must be more than 0"),
+        ("allowShell = 'yes'", "tools.allowShell must be true or false"),
+        ("commandAllow = 'ls'", "tools.commandAllow must be a list of strings"),
+        ("nonsense = 1", "tools.nonsense is not a setting"),
+        ("commandTimeout = ", "config.toml: cannot be read"),
     ],
 )
-def test_bad_settings_get_clear_errors(workspace: Path, text: str, message: str) -> None:
-    from codekeep.tools.settings import SettingsError
-
+def test_bad_settings_get_clear_errors_and_change_nothing(
+    workspace: Path, text: str, message: str
+) -> None:
     (workspace / ".codekeep").mkdir(exist_ok=True)
-    (workspace / ".codekeep" / "tools.toml").write_text(text + "\n")
-    with pytest.raises(SettingsError, match=message):
-        ToolSettings.load(workspace)
+    (workspace / ".codekeep" / "config.toml").write_text("[tools]\n" + text + "\n")
+    layers = load_settings(workspace)
+    assert any(message in str(report) for report in layers.reports), layers.reports
+    assert layers.settings.tools == ToolSettings()
+
+
+def test_a_leftover_tools_toml_is_pointed_out(workspace: Path) -> None:
+    (workspace / ".codekeep").mkdir(exist_ok=True)
+    (workspace / ".codekeep" / "tools.toml").write_text('command_allow_extra = ["make"]\n')
+    reports = [str(report) for report in load_settings(workspace).reports]
+    assert any("tools.toml is no longer read" in report and "commandAllowExtra" in report
+               for report in reports), reports
 
 
 def test_forge_generate_switch_from_environment(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert not ToolSettings.load(workspace).forge_generate
+    assert not load_settings(workspace).settings.tools.forge_generate
     monkeypatch.setenv("CODEKEEP_FORGE_GENERATE", "1")
-    assert ToolSettings.load(workspace).forge_generate
+    assert load_settings(workspace).settings.tools.forge_generate
 
 
 async def test_run_command_reports_exit_code_and_runs_in_the_workspace(

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from codekeep.settings.tools import ToolSettings
 from codekeep.tools import ToolContext, ToolKit
-from codekeep.tools.settings import ToolSettings
 
 
 async def test_read_file_range_and_attribution(call: Any) -> None:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from codekeep.settings.tools import ToolSettings
 from codekeep.tools import ToolContext, ToolKit, ToolPipeline
 from codekeep.tools.forge import ForgeError, ForgeTest, Step, ToolForge
-from codekeep.tools.settings import ToolSettings
 from codekeep.tools.toolkit import default_registry
 
 

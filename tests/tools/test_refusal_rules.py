@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from codekeep.settings.tools import DEFAULT_COMMAND_ALLOW
 from codekeep.tools.safety import commands, paths, shell_lexer
 from codekeep.tools.safety.commands import CommandPolicy, CommandRefusedError
 from codekeep.tools.safety.paths import PathGuard, PathRefusedError
-from codekeep.tools.settings import DEFAULT_COMMAND_ALLOW
 
 PATH_CASES = {
     "path.empty": ("  ", "read"),

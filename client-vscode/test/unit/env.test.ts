@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { initializationOptions, serverEnvironment } from '../../src/env';
 
-const settings = { model: ' qwen2.5-coder:7b ', baseUrl: 'http://127.0.0.1:11434/v1', apiKeyEnvVar: 'MY_KEY', taskBudget: 5000, exclude: ['**/gen/**'] };
+const settings = { model: ' qwen2.5-coder:7b ', baseUrl: 'http://127.0.0.1:11434/v1', apiKeyEnvVar: 'MY_KEY', exclude: ['**/gen/**'] };
 
 describe('server environment', () => {
   it('passes model, base URL and the key read from the NAMED variable', () => {
@@ -25,7 +25,9 @@ describe('server environment', () => {
 
   it('sends settings but never a key in initializationOptions', () => {
     const options = initializationOptions(settings);
-    expect(options).toEqual({ exclude: ['**/gen/**'], taskBudget: 5000, agent: { model: 'qwen2.5-coder:7b', baseUrl: 'http://127.0.0.1:11434/v1' } });
+    expect(options).toEqual({ exclude: ['**/gen/**'], agent: { model: 'qwen2.5-coder:7b', baseUrl: 'http://127.0.0.1:11434/v1' } });
+    // Unset settings are not sent: the server's project config file decides them.
+    expect(initializationOptions({ ...settings, exclude: null, model: '', baseUrl: '' })).toEqual({ agent: {} });
     expect(JSON.stringify(options)).not.toContain('MY_KEY');
   });
 });

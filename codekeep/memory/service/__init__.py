@@ -28,8 +28,8 @@ from codekeep.memory.service.feedback import Feedback
 from codekeep.memory.service.prompt import PromptContext, render_memory_line
 from codekeep.memory.service.upkeep import PURGEABLE_STATUSES, Upkeep
 from codekeep.memory.service.writing import ScopedWriter, Writing
-from codekeep.memory.settings import EmbeddingSettings, MemorySettings
 from codekeep.memory.store import MemoryStore
+from codekeep.settings.memory import MemorySettings
 
 __all__ = ["PURGEABLE_STATUSES", "MemoryService", "ScopedWriter", "render_memory_line"]
 
@@ -54,7 +54,7 @@ class MemoryService(Writing, Feedback, PromptContext, Upkeep):
         catalog: PreferenceCatalog | None = None,
     ) -> MemoryService:
         root = Path(root).resolve()
-        settings = settings or MemorySettings(embeddings=EmbeddingSettings.from_env())
+        settings = settings or MemorySettings()
         project_file, user_file = cls.files(root, user_dir)
         project = MemoryStore(project_file, ("project", "task"))
         user = MemoryStore(user_file, ("user",))

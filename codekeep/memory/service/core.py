@@ -20,10 +20,10 @@ from codekeep.memory.model import USER_SOURCES
 from codekeep.memory.notes_sync import NOTES_FILE, NotesSync
 from codekeep.memory.retrieval import Retriever
 from codekeep.memory.scope import ScopePolicy
-from codekeep.memory.settings import MemorySettings
 from codekeep.memory.store import MemoryStore
 from codekeep.memory.working import WorkingMemory
 from codekeep.memory.write import WritePath
+from codekeep.settings.memory import MemorySettings
 
 # Kinds whose keyed rows can set a catalog preference.
 _PREFERENCE_KINDS = ("preference", "fact")
@@ -48,7 +48,8 @@ class ServiceCore:
         self.scope_policy = scope_policy
         self.catalog = catalog
         self._deferred: set[str] = set()  # tasks whose summaries the agent's model writes
-        self.embedder = EmbeddingClient(settings.embeddings) if settings.embeddings else None
+        embeddings = settings.embeddings
+        self.embedder = EmbeddingClient(embeddings) if embeddings.endpoint else None
         self.events = layers.EventLog(project, settings)
         self.verifier = EvidenceVerifier(root, self.events.event_text)
         self._write = WritePath(

@@ -10,8 +10,8 @@ from typing import Any, TypedDict, Unpack
 from codekeep.memory.model import MemoryInputError, WriteResult
 from codekeep.memory.scope import ScopeRequest
 from codekeep.memory.service.core import ServiceCore
-from codekeep.memory.settings import DAY
 from codekeep.memory.write import WritePath, WriteRequest
+from codekeep.settings.memory import DAY
 
 
 class MemoryFields(TypedDict, total=False):

@@ -29,9 +29,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from codekeep.agent.config import ModelNotConfigured
 from codekeep.agent.model_client import ModelError
-from codekeep.agent.runner import build_loop, model_settings_from
+from codekeep.agent.runner import build_loop
 from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
@@ -39,6 +38,7 @@ from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import RequestFailed, custom_request, target_folder
 from codekeep.server.workspaces import WorkspaceHandle
+from codekeep.settings.agent import ModelNotConfigured
 
 logger = logging.getLogger(__name__)
 
@@ -126,10 +126,7 @@ async def held_stores(
 def register(server: CodeKeepServer) -> None:
     @custom_request(server, "agent/model")
     async def model(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        try:
-            settings = model_settings_from(ls.settings.extra.get("agent"))
-        except ValueError as error:
-            raise RequestFailed(f"the agent settings are invalid: {error}") from None
+        settings = target_folder(ls, params).settings.agent  # that folder's layers
         name = settings.model.strip() if settings.model else None
         return {"configured": bool(name), "model": name or None, "baseUrl": settings.base_url}
 
@@ -141,14 +138,12 @@ def register(server: CodeKeepServer) -> None:
             raise p.InvalidParams(f"capability must be one of {', '.join(CAPABILITIES)}")
         budget = p.optional_int(params, "budget", minimum=1)
         task_id = p.optional_str(params, "taskId")
+        handle = target_folder(ls, params)
+        settings = handle.settings  # this folder's: its files, the editor's answer for it
         try:
-            model = model_settings_from(ls.settings.extra.get("agent"))
-            model.require_model()
+            settings.agent.require_model()
         except ModelNotConfigured as error:
             raise RequestFailed(str(error)) from None
-        except ValueError as error:
-            raise p.InvalidParams(str(error)) from None
-        handle = target_folder(ls, params)
         docs = await handle.run(lambda services: services.docs)
         async with held_stores(handle) as (codemap, memory, ledger):
             progress = _Progress(ls, task)
@@ -161,13 +156,14 @@ def register(server: CodeKeepServer) -> None:
 
             loop = build_loop(
                 handle.root,
-                model,
+                settings.agent,
                 codemap=codemap,
                 memory=memory,
                 ledger=ledger,
                 docs=docs,
                 on_event=_event_sink(ls, progress),
                 services_runner=on_services,
+                tool_settings=settings.tools,
             )
             try:
                 await progress.begin(lambda: event_loop.call_soon_threadsafe(running.cancel))

@@ -19,21 +19,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from codekeep.agent.config import ModelNotConfigured
 from codekeep.agent.docs_expansion import Expanded, expand_question
 from codekeep.agent.model_client import ModelClient
-from codekeep.agent.runner import model_settings_from
 from codekeep.analysis.model import Symbol
 from codekeep.common.uris import path_to_uri
 from codekeep.docs import DocsError
 from codekeep.docs.service import DEFAULT_LIMIT, MAX_LIMIT
-from codekeep.docs.settings import Expansion, expansion
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import custom_request
 from codekeep.server.features.codemap import every_folder
 from codekeep.server.workspaces import WorkspaceHandle
 from codekeep.services import WorkspaceServices
+from codekeep.settings import Settings
+from codekeep.settings.agent import ModelNotConfigured
+from codekeep.settings.docs import Expansion, expansion
 
 HOVER_LINKS = 3
 
@@ -75,7 +75,7 @@ def register(server: CodeKeepServer) -> None:
             chosen = located[0]
         focus_uris = p.optional_str_list(params, "focus")
         try:
-            mode = expansion(params.get("expand") or ls.settings.docs_settings().expand)
+            mode = expansion(params.get("expand") or _settings(ls, chosen).docs.expand)
         except ValueError as error:
             raise p.InvalidParams(str(error)) from None
         expanded = await _expand(ls, query, mode, chosen)
@@ -116,15 +116,25 @@ async def _expand(ls: CodeKeepServer, query: str, mode: Expansion,
     """The model's rewrites of ``query`` (recorded in the folder's ledger), or why none."""
     if mode == "off":
         return Expanded()
+    target = _folder(ls, handle)
+    model = _settings(ls, handle).agent
     try:
-        model = model_settings_from(ls.settings.extra.get("agent"))
         model.require_model()
-    except (ModelNotConfigured, ValueError) as error:
+    except ModelNotConfigured as error:
         return Expanded(errors=[str(error)])
-    target = handle or next(iter(ls.workspaces), None)
     ledger = await target.run(lambda services: services.ledger) if target else None
     async with ModelClient(model) as client:
         return await expand_question(query, mode, client, ledger)
+
+
+def _folder(ls: CodeKeepServer, chosen: WorkspaceHandle | None) -> WorkspaceHandle | None:
+    """The folder whose settings a search follows: the one asked about, else the first."""
+    return chosen or next(iter(ls.workspaces), None)
+
+
+def _settings(ls: CodeKeepServer, chosen: WorkspaceHandle | None) -> Settings:
+    handle = _folder(ls, chosen)
+    return handle.settings if handle is not None else Settings()
 
 
 def rechunk_saved(services: WorkspaceServices, path: str) -> None:

@@ -1,6 +1,6 @@
 """Session lifecycle: folders opened on ``initialize``, indexed after ``initialized``,
-settings from ``initializationOptions`` and ``workspace/configuration`` (applied live),
-folders added/removed, databases flushed on ``shutdown``/``exit``.
+settings from every layer (``server/configuration.py`` keeps the editor's; changes apply
+live), folders added/removed, databases flushed on ``shutdown``/``exit``.
 """
 
 from __future__ import annotations
@@ -18,17 +18,19 @@ from codekeep.analysis.model import IndexStats
 from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.common.workspace import resolve_root
 from codekeep.server.app import CodeKeepServer
+from codekeep.server.configuration import EditorSettings
 from codekeep.server.extensions import custom_request
 from codekeep.server.indexing import index_in_background
 from codekeep.server.logs import attach_client_logging
-from codekeep.server.params import to_plain
 from codekeep.server.watcher import DiskChange, DiskChangeQueue, FolderWatcher, OpKind
 from codekeep.server.workspaces import WorkspaceHandle, WorkspaceUnavailable
-from codekeep.services import SettingsError, WorkspaceServices, WorkspaceSettings
+from codekeep.services import WorkspaceServices
+from codekeep.settings.sources import CONFIG_FILE
 
 logger = logging.getLogger(__name__)
 
-SECTION = "codekeep"
+# Saving one of these re-reads the folder's project settings.
+CONFIG_PATHS = frozenset({f".codekeep/{CONFIG_FILE}", "pyproject.toml"})
 
 
 class Session:
@@ -41,6 +43,7 @@ class Session:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.rules: dict[Path, IgnoreRules] = {}
         self.indexing: dict[Path, asyncio.Future[IndexStats | None]] = {}
+        self.editor = EditorSettings(server)
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self.queue = DiskChangeQueue(loop)
@@ -63,10 +66,12 @@ class Session:
             self.server.window_show_message(
                 types.ShowMessageParams(type=types.MessageType.Warning, message=message))
             return None
-        handle = self.server.workspaces.add(root, self.server.settings)
+        if self.server.workspaces.get(root) is not None:
+            return None
+        handle = self.server.workspaces.add(root, self.editor.layers_for(root))
         if handle is None:
             return None
-        self.rules[root] = IgnoreRules(root, self.server.settings.index_settings())
+        self.rules[root] = IgnoreRules(root, handle.settings.index)
         if self.watcher is not None:
             self.watcher.watch(handle, lambda: self.rules[root])
         logger.info("workspace folder %s", root)
@@ -130,37 +135,34 @@ def folder_roots(params: types.InitializeParams) -> list[Path]:
     return roots
 
 
-def parse_settings(raw: Any) -> WorkspaceSettings | None:
-    """Settings from a client payload; None (and a logged warning) if malformed."""
-    plain = to_plain(raw)
-    if isinstance(plain, dict) and isinstance(plain.get(SECTION), dict):
-        plain = plain[SECTION]  # {"codekeep": {...}} as some clients nest it
-    try:
-        return WorkspaceSettings.from_json(plain)
-    except SettingsError as error:
-        logger.warning("ignoring invalid codekeep settings: %s", error)
-        return None
-
-
 def register(server: CodeKeepServer) -> None:
     session = Session(server)
     server.on_close.append(session.stop)
+
+    def config_saved(services: WorkspaceServices, path: str) -> None:  # on the worker
+        if path in CONFIG_PATHS:
+            root = services.root
+
+            def reload() -> None:
+                session.spawn(reload_files(session, root))
+
+            server.call_on_loop(reload)
+
+    server.contributions.saved.append(config_saved)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: CodeKeepServer, params: types.InitializeParams) -> None:
         loop = ls.loop = asyncio.get_running_loop()
         attach_client_logging(ls, loop)
         session.start(loop)
-        settings = parse_settings(params.initialization_options)
-        if settings is not None:
-            ls.settings = settings
+        session.editor.init_options = params.initialization_options
         for root in folder_roots(params):
             session.open_folder(root)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: CodeKeepServer, params: types.InitializedParams) -> None:
         await register_watched_files(ls)
-        await pull_configuration(ls, session, reindex=False)
+        await refresh_settings(session, list(ls.workspaces), reindex=False)
         for handle in ls.workspaces:
             session.index(handle)
 
@@ -168,10 +170,9 @@ def register(server: CodeKeepServer) -> None:
     async def did_change_configuration(
         ls: CodeKeepServer, params: types.DidChangeConfigurationParams
     ) -> None:
-        if supports_configuration(ls):
-            await pull_configuration(ls, session, reindex=True)
-        elif (settings := parse_settings(params.settings)) is not None:
-            await apply_settings(ls, session, settings, reindex=True)
+        if not session.editor.can_ask():
+            session.editor.pushed = params.settings
+        await refresh_settings(session, list(ls.workspaces), reindex=True)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(
@@ -182,7 +183,7 @@ def register(server: CodeKeepServer) -> None:
         for folder in params.event.added:
             handle = session.open_folder(resolve_root(uri_to_path(folder.uri)))
             if handle is not None:
-                session.index(handle)
+                session.spawn(_settle_and_index(session, handle))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(
@@ -223,50 +224,49 @@ def register(server: CodeKeepServer) -> None:
         ls.close_workspaces()  # no-op after a clean shutdown; flushes if the client skipped it
 
 
-def supports_configuration(server: CodeKeepServer) -> bool:
-    workspace = server.client_capabilities.workspace
-    return bool(workspace and workspace.configuration)
+async def reload_files(session: Session, root: Path) -> None:
+    """A config file of ``root`` was saved: read the files again and apply the result."""
+    handle = session.server.workspaces.get(root)
+    if handle is not None:
+        session.editor.files_changed(handle)
+        await apply_settings(session, handle, reindex=True)
 
 
-async def pull_configuration(server: CodeKeepServer, session: Session, *, reindex: bool) -> None:
-    """Ask the client for the ``codekeep`` section (if it can answer) and apply it."""
-    if not supports_configuration(server):
-        return
-    try:
-        values = await server.workspace_configuration_async(
-            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
-        )
-    except Exception as error:
-        logger.info("client did not answer workspace/configuration: %s", error)
-        return
-    if values and values[0] is not None:
-        settings = parse_settings(values[0])
-        if settings is not None:
-            await apply_settings(server, session, settings, reindex=reindex)
+async def _settle_and_index(session: Session, handle: WorkspaceHandle) -> None:
+    """A folder added later: ask for its settings first, then index it by them."""
+    await refresh_settings(session, [handle], reindex=False)
+    session.index(handle)
 
 
-async def apply_settings(
-    server: CodeKeepServer, session: Session, settings: WorkspaceSettings, *, reindex: bool
+async def refresh_settings(
+    session: Session, handles: list[WorkspaceHandle], *, reindex: bool
 ) -> None:
-    """Make ``settings`` current in every folder without a restart."""
-    if settings == server.settings:
+    """Ask the editor for each folder's settings and apply what changed."""
+    await session.editor.refresh(handles)
+    for handle in handles:
+        await apply_settings(session, handle, reindex=reindex)
+
+
+async def apply_settings(session: Session, handle: WorkspaceHandle, *, reindex: bool) -> None:
+    """Make the folder's resolved settings current without a restart."""
+    settings = handle.layers.settings
+    if settings == handle.settings:
         return
-    server.settings = settings
-    logger.info("settings: %s", settings.to_json())
-    for handle in server.workspaces:
-        session.rules[handle.root] = IgnoreRules(handle.root, settings.index_settings())
-        try:
-            changed = await handle.run(
-                functools.partial(
-                    WorkspaceServices.reconfigure,
-                    settings=settings,
-                    open_paths=list(handle.open_documents),
-                )
+    handle.settings = settings
+    logger.info("settings of %s changed", handle.root)
+    session.rules[handle.root] = IgnoreRules(handle.root, settings.index)
+    try:
+        changed = await handle.run(
+            functools.partial(
+                WorkspaceServices.reconfigure,
+                settings=settings,
+                open_paths=list(handle.open_documents),
             )
-        except WorkspaceUnavailable:
-            continue  # reported by indexStatus; the other folders still get the settings
-        if changed and reindex:
-            session.index(handle)
+        )
+    except WorkspaceUnavailable:
+        return  # reported by indexStatus; the other folders still get their settings
+    if changed and reindex:
+        session.index(handle)
 
 
 async def register_watched_files(server: CodeKeepServer) -> None:

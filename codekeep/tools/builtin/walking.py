@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from codekeep.analysis.discovery import WalkReport, walk
-from codekeep.analysis.settings import IndexSettings
+from codekeep.settings.codemap import IndexSettings
 from codekeep.tools.safety.paths import PathGuard, PathRefusedError
 
 BINARY_SNIFF_BYTES = 8192

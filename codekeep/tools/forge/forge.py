@@ -22,6 +22,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from codekeep.settings.tools import ToolSettings
 from codekeep.tools.context import ToolContext
 from codekeep.tools.forge.references import (
     ReferenceResolutionError,
@@ -34,7 +35,6 @@ from codekeep.tools.normalize import ArgumentError, normalise_arguments
 from codekeep.tools.pipeline import ToolPipeline
 from codekeep.tools.registry import DuplicateToolError, ToolRegistry
 from codekeep.tools.result import FileSpan, ToolError, ToolOutput, ToolRefusedError, ToolResult
-from codekeep.tools.settings import ToolSettings
 from codekeep.tools.spec import JSON_SCHEMA_DRAFT, ToolSpec, is_snake_case
 
 FORGED_CATEGORY = "forged"
@@ -183,8 +183,8 @@ class ToolForge:
         """Register model-written ``tool_handler(args)`` once it passes ``tests`` in the sandbox."""
         if not self.settings.forge_generate:
             raise ForgeError(
-                "generating tools from code is disabled; set forge_generate = true in "
-                ".codekeep/tools.toml or CODEKEEP_FORGE_GENERATE=1 to enable it"
+                "generating tools from code is disabled; set tools.forgeGenerate = true in "
+                ".codekeep/config.toml or CODEKEEP_FORGE_GENERATE=1 to enable it"
             )
         if not tests:
             raise ForgeError("a generated tool needs at least one test case")

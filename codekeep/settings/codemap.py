@@ -1,0 +1,55 @@
+"""Knobs of the code map: what is indexed and how hard the machine is pushed.
+
+Fields declared with :func:`~codekeep.settings.fields.setting` are user settings (they
+sit at the top of the ``codekeep`` section: ``codekeep.exclude``, ``codekeep.maxFileSize``);
+the others are tuned by code and tests only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codekeep.settings.fields import check_bounds, setting
+
+# Directories that hold dependencies, build output or tool state rather than the
+# project's own code: indexing them costs time and drowns the project's symbols.
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    ".git", ".hg", ".svn", ".codekeep", "node_modules", "bower_components", "dist",
+    "build", "target", "out", ".venv", "venv", "env", ".env", "__pycache__", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".tox", ".nox", "vendor", "third_party", ".idea",
+    ".vscode", ".next", ".nuxt", ".gradle", "coverage", "site-packages", ".eggs",
+)
+
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSettings:
+    """``exclude`` entries are gitignore-style patterns (a bare name matches at any depth)."""
+
+    max_file_bytes: int = setting(
+        "Files larger than this many bytes are not indexed.",
+        default=DEFAULT_MAX_FILE_BYTES, wire="maxFileSize", minimum=1)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
+    extra_exclude: tuple[str, ...] = setting(
+        "Extra gitignore-style globs not to index, added to `.gitignore` and the built-in "
+        "list (`node_modules`, `dist`, `.venv`, ...).", default=(), wire="exclude")
+    respect_gitignore: bool = setting(
+        "Skip what `.gitignore` files (and `.git/info/exclude`) ignore.", default=True)
+    workers: int | None = setting(
+        "Worker processes for a cold index (null: one per CPU).", default=None, minimum=1)
+    # Below this many files to parse, worker processes cost more than they save.
+    parallel_min_files: int = 48
+    follow_symlinks: bool = setting(
+        "Follow symbolic links while walking the workspace (loops are detected).",
+        default=True)
+    languages: tuple[str, ...] | None = setting(
+        "Index only these languages, e.g. `[\"python\", \"go\"]` (null: every known one).",
+        default=None)
+
+    def __post_init__(self) -> None:
+        check_bounds(self)
+
+    @property
+    def all_excludes(self) -> tuple[str, ...]:
+        return self.exclude + self.extra_exclude

@@ -1,0 +1,58 @@
+"""The knowledge base's knobs (``codekeep.docs``; every key in docs/settings.md).
+
+``expand`` asks the agent's model to rewrite each question first (the doors do it,
+through the ledger: see ``codekeep.agent.docs_expansion``); off by default. Embeddings
+have memory's endpoint shape and environment variables (``CODEKEEP_EMBEDDINGS_*``), so
+one endpoint serves both unless ``docs.embeddings`` says otherwise.
+The ranking constants below the settings are tuned by code and tests only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from codekeep.settings.fields import SettingsError, check_bounds, section, setting
+from codekeep.settings.memory import EmbeddingSettings
+
+Expansion = Literal["off", "multi-query", "hyde", "both"]
+EXPANSIONS: tuple[Expansion, ...] = ("off", "multi-query", "hyde", "both")
+
+
+@dataclass(frozen=True, slots=True)
+class DocsSettings:
+    enabled: bool = setting("Index the project's documentation (Markdown, reST, AsciiDoc, "
+                            "text) for `codekeep docs` and the agent.", default=True)
+    docstrings: bool = setting("Python module and class docstrings are docs too.",
+                               default=True)
+    expand: Expansion = setting(
+        "Rewrite each question with the agent's model first (multi-query, HyDE or both; "
+        "recorded in the ledger).", default="off")
+    chunk_tokens: int = setting("Tokens per chunk a document is cut into.", default=350,
+                                minimum=32)
+    overlap_tokens: int = setting(
+        "Tokens a chunk repeats from the one before (smaller than `docs.chunkTokens`).",
+        default=60, minimum=0)
+    embeddings: EmbeddingSettings = section(
+        EmbeddingSettings, "Optional embedding relevance for docs search.")
+    # BM25 column weights: document title, words of the path, heading path, body.
+    weights: tuple[float, float, float, float] = (4.0, 2.0, 3.0, 1.0)
+    rrf_k: int = 60
+    # Candidates taken from each ranking before fusion, per result asked for (seed 003's
+    # candidate_pool_multiplier).
+    pool_multiplier: int = 4
+    min_pool: int = 40
+    per_page: int = 2  # chunks of one page before the other pages had their turn
+
+    def __post_init__(self) -> None:
+        check_bounds(self)
+        if self.overlap_tokens >= self.chunk_tokens:
+            raise SettingsError("overlapTokens must be smaller than chunkTokens")
+
+
+def expansion(value: Any) -> Expansion:
+    """``value`` as an expansion mode (a request's or a flag's); ``ValueError`` otherwise."""
+    for mode in EXPANSIONS:
+        if value == mode:
+            return mode
+    raise ValueError(f"docs expand must be one of {', '.join(EXPANSIONS)}, got {value!r}")
