@@ -159,7 +159,7 @@ def structure(cls: type[T], raw: Any, prefix: tuple[str, ...] = (), *,
             continue
         try:
             values[entry.name] = check_value(entry, _converter.structure(value, entry.type))
-        except (cattrs.BaseValidationError, SettingsError, TypeError, ValueError) as error:
+        except (cattrs.errors.CattrsError, TypeError, ValueError) as error:
             detail = str(error) if isinstance(error, SettingsError) else (
                 f"must be {describe(entry.type)}, got {_show(value)}")
             problems.append(Problem(key, detail))
