@@ -4,10 +4,10 @@ The command policy judges the command line, but an allowed ``pytest`` runs whate
 tests the agent just wrote, with every right the user has. So each command runs in a
 bubblewrap sandbox (Codex CLI's model): the machine read-only, the workspace
 read-write (CodeKeep's own ``.codekeep/`` read-only), no network, a private ``/tmp``,
-the home directories hidden (the toolchains on ``PATH`` that live there, and the
-interpreter running CodeKeep, are put back read-only so ``pytest`` or ``npm test``
-still start), and inside the workspace every secret file (``.env``, keys, ``.ssh/`` …)
-and every hard-linked file replaced by an empty one.
+the home directories hidden (the toolchains on ``PATH`` that live there or in ``/tmp``
+— a fresh clone's venv —, and the interpreter running CodeKeep, are put back read-only
+so ``pytest`` or ``npm test`` still start), and inside the workspace every secret file
+(``.env``, keys, ``.ssh/`` …) and every hard-linked file replaced by an empty one.
 
 Without a working ``bwrap`` the command is refused with a message saying how to get
 one, unless the user opted in to unsandboxed runs (the setting
@@ -74,7 +74,7 @@ def sandboxed(program: str, argv: Sequence[str], root: Path) -> list[str]:
     homes = _homes()
     for home in homes:
         args += ["--tmpfs", str(home)]
-    for toolchain in _toolchains(homes):
+    for toolchain in _toolchains([*homes, Path("/tmp")]):
         args += ["--ro-bind", str(toolchain), str(toolchain)]
     args += ["--bind", str(root), str(root)]
     state = root / ".codekeep"
@@ -92,9 +92,10 @@ def _homes() -> list[Path]:
 
 
 def _toolchains(homes: Sequence[Path]) -> list[Path]:
-    """Read-only folders to put back inside the hidden homes: each ``PATH`` entry there
-    (its parent when it is a ``bin`` folder, so the toolchain's libraries come along)
-    and the interpreter that runs CodeKeep (its venv's ``python`` points into it)."""
+    """Read-only folders to put back inside the hidden folders: each ``PATH`` entry there
+    (its parent when it is a ``bin`` folder, so the toolchain's libraries come along; the
+    whole tool for a ``shims`` folder, whose scripts run the tool: ``~/.pyenv``) and the
+    interpreter that runs CodeKeep (its venv's ``python`` points into it)."""
     wanted: set[Path] = set()
     entries = [Path(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p]
     for entry in [*entries, Path(sys.prefix), Path(sys.base_prefix)]:
@@ -105,6 +106,8 @@ def _toolchains(homes: Sequence[Path]) -> list[Path]:
             top = candidate
             if candidate.name == "bin" and candidate.parent.parent != home:
                 top = candidate.parent  # ~/.pyenv/versions/3.11/bin: its lib/ too, not ~/.local
+            elif candidate.name == "shims":
+                top = home / candidate.relative_to(home).parts[0]  # ~/.pyenv/shims: ~/.pyenv
             wanted.add(top)
     return sorted(wanted)
 
