@@ -22,7 +22,7 @@ FORGE_GENERATE_ENV = "CODEKEEP_FORGE_GENERATE"
 DEFAULT_COMMAND_ALLOW: tuple[str, ...] = (
     "ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "echo", "pwd", "sort", "uniq",
     "diff", "stat", "file", "tree", "true", "false", "which",
-    "git status", "git log", "git diff", "git show", "git blame", "git grep", "git ls-files",
+    "git status", "git log", "git diff", "git show", "git blame", "git ls-files",
     "git rev-parse", "git branch --list", "git branch --show-current",
     "pytest", "python -m pytest", "python3 -m pytest", "ruff", "mypy",
 )
