@@ -14,6 +14,7 @@ import tree_sitter as ts
 
 from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, Span, SymbolFact
 from codekeep.analysis.registry import LanguageSpec
+from codekeep.common.secrets import redact_text
 from codekeep.common.symbol_id import numbered
 
 SIGNATURE_MAX = 200
@@ -81,6 +82,16 @@ def is_local(node: ts.Node, local_scopes: frozenset[str]) -> bool:
     return False
 
 
+_TELLING = re.compile(r"pass|secret|token|key|auth|pwd|bearer|credential")
+
+
+def _may_hold_secret(signature: str) -> bool:
+    """In code a credential sits in a string literal, a URL or next to a telling name;
+    a signature with none of them (almost all) skips the detector's ~40 searches."""
+    return ('"' in signature or "'" in signature or "`" in signature or "://" in signature
+            or _TELLING.search(signature.lower()) is not None)
+
+
 def signature_of(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str:
     """The definition's text up to its body (or its first line), whitespace collapsed."""
     end = None
@@ -97,6 +108,8 @@ def signature_of(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str
         # a multi-line parameter list collapses to "f(a, b)", not "f( a, b, )"
         text = _OPEN_SPACE.sub(r"\1", _CLOSE_SPACE.sub(r"\1", text))
     text = text.rstrip(_TRAILING) if len(text) > 1 else text
+    if _may_hold_secret(text):  # `def connect(token="ghp_…")` must not reach index.db
+        text = redact_text(text)
     return text[:SIGNATURE_MAX]
 
 

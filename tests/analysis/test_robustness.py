@@ -235,3 +235,21 @@ def test_links_out_of_the_workspace_are_never_indexed(workspace, open_map, tmp_p
     assert stats.skipped.get("symlink out of the workspace") == 2
     assert stats.skipped.get("hard link") == 1
     assert [s.path for s in codemap.find_symbol("inside_function")] == ["src/app.py"]
+
+
+def test_secrets_in_signatures_never_reach_index_db(workspace, open_map) -> None:
+    """The code map stores signatures; a credential in a default value or a constant is
+    redacted there (the source file keeps it, index.db under .codekeep/ does not)."""
+    from tests.common.secret_corpus import CORPUS
+
+    lines = [f"SETTING_{n} = {text!r}\n\ndef connect_{n}(value={text!r}):\n    pass\n\n"
+             for n, (_kind, text, _secret) in enumerate(CORPUS)]
+    root = workspace({"conf.py": "".join(lines)})
+    codemap = open_map(root)
+    codemap.index()
+    (found,) = codemap.find_symbol("connect_0")
+    assert "[REDACTED:" in found.signature
+    codemap.close()
+    stored = b"".join(p.read_bytes() for p in (root / ".codekeep").glob("index.db*"))
+    leaked = [kind for kind, _text, secret in CORPUS if secret.encode() in stored]
+    assert leaked == []
