@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from codekeep.settings.fields import check_bounds, setting
 
 FORGE_GENERATE_ENV = "CODEKEEP_FORGE_GENERATE"
+UNSANDBOXED_ENV = "CODEKEEP_ALLOW_UNSANDBOXED"
 
 # Programs (or program + leading arguments) the agent may run by default: read-only
 # inspection, version control queries and the usual test/lint runners.
@@ -44,7 +45,7 @@ class ToolSettings:
     allow_unsandboxed: bool = setting(
         "Run commands without the bubblewrap sandbox when the machine has no working "
         "bubblewrap (off: such commands are refused).", default=False,
-        env=("CODEKEEP_ALLOW_UNSANDBOXED",))
+        env=(UNSANDBOXED_ENV,))
     command_timeout: float = setting("Seconds a command may run.", default=60.0, above=0)
     output_cap: int = setting("Characters of command output kept (head and tail).",
                               default=20_000, minimum=1)

@@ -24,10 +24,10 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from codekeep.settings.tools import UNSANDBOXED_ENV
 from codekeep.tools.safety.commands import CommandRefusedError
 from codekeep.tools.safety.paths import SECRET_DIRECTORIES, is_secret_name
 
-UNSANDBOXED_ENV = "CODEKEEP_ALLOW_UNSANDBOXED"
 # Folders of generated or vendored files: no secret file of the project lives there.
 _PRUNE = frozenset({".git", "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache",
                     ".tox", ".venv", "venv", ".codekeep"})
@@ -62,7 +62,7 @@ def launch_argv(argv: Sequence[str], root: Path, allow_unsandboxed: bool) -> lis
     program = bwrap()
     if program is not None:
         return sandboxed(program, argv, root.resolve())
-    if allow_unsandboxed or os.environ.get(UNSANDBOXED_ENV, "").lower() in {"1", "true", "yes"}:
+    if allow_unsandboxed:  # the setting tools.allowUnsandboxed (or its variable)
         return list(argv)
     raise CommandRefusedError("command.no_sandbox", NO_SANDBOX)
 

@@ -17,6 +17,7 @@ from codekeep.analysis.codemap import CodeMap
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService, MemorySettings
 from codekeep.settings.agent import ModelSettings
+from codekeep.settings.tools import ToolSettings
 from codekeep.testing.scripted_server import ScriptedModelServer
 from tests.agent.projects import write_shop
 
@@ -52,16 +53,18 @@ class AgentHarness:
     ledger: Ledger
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
-    def loop(self, budget: ExplorationBudget | None = None, **model: Any) -> AgentLoop:
+    def loop(self, budget: ExplorationBudget | None = None, tools: ToolSettings | None = None,
+             **model: Any) -> AgentLoop:
         settings = replace(self.settings, **model) if model else self.settings
         return build_loop(self.root, settings, codemap=self.codemap, memory=self.memory,
                           ledger=self.ledger, on_event=self._on_event,
-                          exploration_budget=budget)
+                          exploration_budget=budget, tool_settings=tools)
 
     async def run(self, task: str, capability: str = "chat", **options: Any) -> AgentResult:
         budget = options.pop("budget", None)
         token_budget = options.pop("token_budget", None)
-        return await self.loop(budget, **options).run(task, capability,
+        tools = options.pop("tools", None)
+        return await self.loop(budget, tools, **options).run(task, capability,
                                                       token_budget=token_budget)
 
     def _on_event(self, kind: str, payload: dict[str, Any]) -> None:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from codekeep.settings import load_settings
+from codekeep.settings.tools import UNSANDBOXED_ENV
 from codekeep.testing.scripted_server import call, say
 from codekeep.tools import command_sandbox
 from tests.agent.conftest import AgentHarness
@@ -103,9 +105,12 @@ async def test_without_a_sandbox_commands_are_refused_unless_the_user_opts_in(
     assert any("REFUSED [command.no_sandbox]" in r and "bubblewrap" in r
                and "tools.allowUnsandboxed" in r for r in refused), refused
 
-    monkeypatch.setenv(command_sandbox.UNSANDBOXED_ENV, "1")
+    # The opt-in is the setting tools.allowUnsandboxed; its variable sets it like any other.
+    env = {UNSANDBOXED_ENV: "1"}
+    tools = load_settings(harness.root, env=env).settings.tools
+    assert tools.allow_unsandboxed
     harness.server.push(call("run_command", {"command": "ls"}), say("done"), say("done"))
-    await harness.run("List the files again", "edit")
+    await harness.run("List the files again", "edit", tools=tools)
     assert any(r.startswith("$ ls\nexit 0") and "pkg" in r for r in _tool_results(harness))
 
 
