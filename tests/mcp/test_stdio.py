@@ -258,3 +258,16 @@ async def test_a_repeated_read_is_sent_again_not_assumed_in_the_hosts_context(
     assert "def compute_total(items):" in text(second)
     assert "def compute_total(items):" in text(narrower)
     assert "already in your context" not in text(second) + text(narrower)
+
+
+async def test_the_workspace_settings_apply_through_the_door(project: Path) -> None:
+    """The project's .codekeep/config.toml is read like every door reads it: an excluded
+    folder is not in the code map the host asks."""
+    (project / "generated").mkdir()
+    (project / "generated" / "stubs.py").write_text("def compute_total_stub():\n    pass\n")
+    (project / ".codekeep").mkdir(exist_ok=True)
+    (project / ".codekeep" / "config.toml").write_text('exclude = ["generated/"]\n')
+    async with stdio_client(project) as client:
+        found = await client.call_tool("search_symbols", {"query": "compute_total"})
+    names = [s["name"] for s in found.structured_content["data"]["symbols"]]
+    assert "compute_total" in names and "compute_total_stub" not in names
