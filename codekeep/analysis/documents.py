@@ -387,4 +387,4 @@ class _Edit:
 
     def shift_ref(self, ref: RefFact) -> RefFact:
         span = self.shift(ref.span)
-        return ref if span is ref.span else RefFact(ref.name, ref.kind, span)
+        return ref if span is ref.span else ref._replace(span=span)

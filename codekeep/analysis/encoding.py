@@ -110,7 +110,8 @@ def encode_spans(refs: Iterable[RefFact]) -> str:
     """Uses of one name in one file, as short text: ``;``-separated items.
 
     An item is ``line_delta,col,length`` (line relative to the previous item), then
-    ``/kind`` unless the kind is ``call``, then ``|ucol,ulength[,end_line]`` only when
+    ``/kind`` unless the kind is ``call``, then ``^receiver`` for a member use (the
+    receiver is an identifier or empty), then ``|ucol,ulength[,end_line]`` only when
     UTF-16 columns differ or the use spans lines. Numbers are written in base 36.
     """
     parts = []
@@ -121,6 +122,8 @@ def encode_spans(refs: Iterable[RefFact]) -> str:
         previous = span.line
         if ref.kind != "call":
             text += "/" + _KIND_CODES.get(ref.kind, ref.kind)
+        if ref.receiver is not None:
+            text += "^" + ref.receiver
         if span.end_line != span.line:
             text += (f"|{_b36(span.ucol)},{_b36(span.end_ucol - span.ucol)},"
                      f"{_b36(span.end_line)}")
@@ -149,6 +152,7 @@ def decode_spans(name: str, spans: str) -> list[RefFact]:
     line = 0
     for item in spans.split(";"):
         item, _bar, wide = item.partition("|")
+        item, member, receiver = item.partition("^")
         item, _slash, code = item.partition("/")
         delta, col_text, length = item.split(",")
         line += int(delta, 36)
@@ -162,7 +166,8 @@ def decode_spans(name: str, spans: str) -> list[RefFact]:
             end_ucol = ucol + int(fields[1], 36)
             if len(fields) > 2:
                 end_line = int(fields[2], 36)
-        refs.append(RefFact(name, kind, Span(line, col, ucol, end_line, end_col, end_ucol)))
+        refs.append(RefFact(name, kind, Span(line, col, ucol, end_line, end_col, end_ucol),
+                            receiver if member else None))
     return refs
 
 

@@ -21,6 +21,7 @@ SIGNATURE_MAX = 200
 _OPEN_SPACE = re.compile(r"([(\[{]) ")
 _UNTIDY = ("( ", "[ ", "{ ", " )", " ]", " }")
 _NAME_DECORATION = frozenset(":'\"`")
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _CLOSE_SPACE = re.compile(r",? ([)\]}])")
 _TRAILING = " \t:{=("
 
@@ -37,6 +38,12 @@ class Definition(NamedTuple):
 
 def text_of(src: bytes, node: ts.Node) -> str:
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def receiver_of(src: bytes, node: ts.Node) -> str:
+    """The receiver of a member use: its text when it is one identifier, else ""."""
+    text = text_of(src, node)
+    return text if _IDENTIFIER.fullmatch(text) else ""
 
 
 def name_of(src: bytes, node: ts.Node) -> str:
@@ -198,7 +205,9 @@ def run_query(
                 span = Span(line, col, col, end_line, end_col, end_col)
             else:
                 span = positions.span(name_node)
-            refs[key] = RefFact(name_of(src, name_node), role, span)
+            receivers = captures.get("receiver")
+            refs[key] = RefFact(name_of(src, name_node), role, span,
+                                receiver_of(src, receivers[0]) if receivers else None)
             continue
         if within is not None and not with_definitions:
             continue

@@ -34,6 +34,9 @@ class RefFact(NamedTuple):
     name: str
     kind: str
     span: Span
+    # A member use (`x.m()`): the receiver's text when it is one identifier, "" when it
+    # is an expression; None for a plain use (`m()`). See codekeep/analysis/receivers.py.
+    receiver: str | None = None
 
 
 class ImportFact(NamedTuple):

@@ -8,6 +8,7 @@ else with the same name is a *name* match only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -28,6 +29,26 @@ class Definition(Protocol):
 
 def top_level_name(symbol: Definition) -> str:
     return symbol.container.split(".", 1)[0] if symbol.container else symbol.name
+
+
+def qualifier_of(style: str, imp: ImportFact) -> str | None:
+    """The name a whole-module import binds (``pkg`` of ``pkg.F()``), if it binds one.
+
+    Go: the alias, else the last path element (``.../v2`` major versions skipped). Other
+    styles: the alias of a whole-module import (``import * as pkg``, ``import m as pkg``).
+    """
+    if imp.alias in ("_", "."):
+        return None
+    if imp.alias:
+        return imp.alias if imp.name in (None, "*") else None
+    if style != "go":
+        return None
+    parts = imp.module.rstrip("/").split("/")
+    if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
+        parts.pop()
+    last = re.sub(r"\.v\d+$", "", parts[-1])  # gopkg.in/yaml.v3 is package yaml
+    # `go-isatty` cannot be a package name: the package declares its own (unknown here)
+    return last if re.fullmatch(r"[A-Za-z_]\w*", last) else None
 
 
 class ImportGraph:
@@ -84,6 +105,36 @@ class ImportGraph:
             found = resolver.imported_names(style, path, self._imports(path))
             self._cache[path] = found
         return found
+
+    def style_of(self, path: str) -> str:
+        """The import style of ``path``'s language ("" when unknown)."""
+        self._load()
+        spec = self._registry.get(self._languages.get(path, ""))
+        return spec.import_style if spec else ""
+
+    def qualifier_files(self, path: str, receiver: str) -> set[str] | None:
+        """Files of the package ``receiver`` names in ``path`` (``pkg`` in ``pkg.F()``:
+        a Go import, a namespace import), or None when it names no imported package.
+        An import of a package outside the workspace gives an empty set."""
+        if not receiver:
+            return None
+        resolver = self._load()
+        style = self.style_of(path)
+        found: set[str] | None = None
+        for imp in self._imports(path):
+            if qualifier_of(style, imp) == receiver:
+                found = (found or set()) | set(resolver.targets(style, path, imp))
+        return found
+
+    def unnamed_packages(self, path: str) -> set[str]:
+        """Files of whole-package imports of ``path`` whose bound name is not known
+        (Go ``github.com/x/go-isatty`` without an alias)."""
+        resolver = self._load()
+        style = self.style_of(path)
+        return {target for imp in self._imports(path)
+                if imp.name is None and qualifier_of(style, imp) is None
+                and imp.alias not in ("_", ".")
+                for target in resolver.targets(style, path, imp)}
 
     def resolves(self, use_path: str, definition: Definition) -> bool:
         if use_path == definition.path:

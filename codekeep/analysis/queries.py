@@ -7,11 +7,13 @@ adds locking and the public signatures.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from codekeep.analysis.encoding import decode_spans
+from codekeep.analysis.facts import RefFact
 from codekeep.analysis.imports import ImportGraph, top_level_name
 from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
+from codekeep.analysis.receivers import MEMBER_KINDS, SELF_RECEIVERS, label_use
 from codekeep.analysis.store import DefinitionKey, IndexStore, RefRow
 from codekeep.common.symbol_id import SymbolId
 
@@ -76,7 +78,7 @@ def _target_in(
 
 def resolve_use(graph: ImportGraph, row: RefRow, definitions: list[DefinitionKey]) -> Reference:
     """Label one use with the single definition it follows to, if there is one."""
-    target = _target_in(graph, row.path, _by_path(definitions))
+    target = _member_target(graph, row.path, row.receiver, _by_path(definitions))
     return row.as_reference(target, target is not None)
 
 
@@ -93,29 +95,83 @@ def find_references(
 ) -> tuple[list[Reference], int]:
     """Uses resolved first, then name-only, each by path and position.
 
-    Whether a use resolves depends only on the file it is in, so files are labelled
-    first and only the files needed to fill ``limit`` are decoded; ``total`` is counted
-    from the packed rows without decoding them.
+    Whether a plain use resolves depends only on the file it is in, so such files are
+    labelled whole and only the files needed to fill ``limit`` are decoded; ``total``
+    is counted from the packed rows without decoding them. Files with member uses
+    (``x.m()``) are decoded and labelled use by use (see ``receivers.label_use``).
     """
     wanted = target.name if target else name
     if not wanted:
         return [], 0
     groups = store.ref_groups_named(wanted)
-    if target is not None:
-        labelled = [(target.id if graph.resolves(path, target) else None, path, spans)
-                    for path, spans in groups]
-    else:
-        by_path = _by_path(store.definition_keys(wanted))
-        labelled = [(_target_in(graph, path, by_path), path, spans) for path, spans in groups]
-    labelled.sort(key=lambda item: (item[0] is None, item[1]))
-    total = sum(spans.count(";") + 1 for _target, _path, spans in labelled)
+    by_path = None if target is not None else _by_path(store.definition_keys(wanted))
+    labelled: list[tuple[bool, str, int, Callable[[], list[Reference]]]] = []
+    for path, spans in groups:
+        if "^" in spans or (target is not None and _bare_calls_excluded(graph, path, target)):
+            labelled += _labelled_uses(graph, path, decode_spans(wanted, spans), target, by_path)
+            continue
+        symbol_id = (target.id if graph.resolves(path, target) else None) if target else (
+            _target_in(graph, path, by_path or {}))
+        labelled.append((symbol_id is None, path, spans.count(";") + 1,
+                         _decoder(path, wanted, spans, symbol_id)))
+    labelled.sort(key=lambda item: (item[0], item[1]))
+    total = sum(count for _name, _path, count, _refs in labelled)
     refs: list[Reference] = []
-    for symbol_id, path, spans in labelled:
+    for _name, _path, _count, load in labelled:
         if limit is not None and len(refs) >= limit:
             break
-        refs += [RefRow.of(path, fact).as_reference(symbol_id, symbol_id is not None)
-                 for fact in decode_spans(wanted, spans)]
+        refs += load()
     return (refs[:limit] if limit is not None else refs), total
+
+
+def _decoder(
+    path: str, name: str, spans: str, symbol_id: str | None
+) -> Callable[[], list[Reference]]:
+    return lambda: [RefRow.of(path, fact).as_reference(symbol_id, symbol_id is not None)
+                    for fact in decode_spans(name, spans)]
+
+
+def _bare_calls_excluded(graph: ImportGraph, path: str, target: Symbol) -> bool:
+    """Go: a bare call never calls a method, so such files are labelled use by use."""
+    return target.kind in MEMBER_KINDS and graph.style_of(path) == "go"
+
+
+def _labelled_uses(
+    graph: ImportGraph, path: str, facts: list[RefFact], target: Symbol | None,
+    by_path: dict[str, list[DefinitionKey]] | None,
+) -> list[tuple[bool, str, int, Callable[[], list[Reference]]]]:
+    """One file's uses labelled one by one: (resolved ones), (name ones)."""
+    sure: list[Reference] = []
+    unsure: list[Reference] = []
+    for fact in facts:
+        row = RefRow.of(path, fact)
+        if target is not None:
+            label = label_use(graph, path, fact.receiver, fact.kind, target)
+            if label is None:
+                continue
+            symbol_id = target.id if label == "resolved" else None
+        else:
+            symbol_id = _member_target(graph, path, fact.receiver, by_path or {})
+        (sure if symbol_id is not None else unsure).append(
+            row.as_reference(symbol_id, symbol_id is not None))
+    return [(name_only, path, len(found), lambda found=found: found)  # type: ignore[misc]
+            for name_only, found in ((False, sure), (True, unsure)) if found]
+
+
+def _member_target(
+    graph: ImportGraph, path: str, receiver: str | None,
+    by_path: dict[str, list[DefinitionKey]],
+) -> str | None:
+    """The definition a use follows to, given its receiver: a plain or ``self.`` use as
+    any use; ``pkg.F`` only into that package's files; other receivers: none."""
+    if receiver is None or receiver in SELF_RECEIVERS:
+        return _target_in(graph, path, by_path)
+    package = graph.qualifier_files(path, receiver)
+    if package is None:
+        return None
+    found = [d for file in package for d in by_path.get(file, ())
+             if d.container is None]
+    return found[0].id if len(found) == 1 else None
 
 
 def reference_at(

@@ -103,6 +103,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE files ADD COLUMN buffer_owner TEXT;
     CREATE INDEX files_from_buffers ON files(buffer_owner) WHERE buffer_owner IS NOT NULL;
     """,
+    # References now record the receiver of member uses (`x.m()`): re-extract every file.
+    """
+    UPDATE files SET hash = '', mtime_ns = -1;
+    """,
 )
 
 _SYMBOL_COLUMNS = (
@@ -152,13 +156,14 @@ class RefRow:
     name: str
     kind: str
     range: Range
+    receiver: str | None = None  # see RefFact.receiver
 
     @classmethod
     def of(cls, path: str, ref: RefFact) -> RefRow:
         span = ref.span
         return cls(path, ref.name, ref.kind, Range(
             Position(span.line, span.col, span.ucol),
-            Position(span.end_line, span.end_col, span.end_ucol)))
+            Position(span.end_line, span.end_col, span.end_ucol)), ref.receiver)
 
     def as_reference(self, symbol_id: str | None, confident: bool) -> Reference:
         return Reference(

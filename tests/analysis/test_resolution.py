@@ -99,3 +99,91 @@ def test_typescript_imports_resolve_across_files(
     refs, _ = codemap.find_references(symbol_id="src/other/format.ts::format")
     assert ("src/index.js", 1, "resolved") in {
         (r.path, r.range.start.line, r.confidence) for r in refs}
+
+
+def _uses(codemap: CodeMap, symbol_id: str) -> set[tuple[str, int, str]]:
+    refs, total = codemap.find_references(symbol_id=symbol_id)
+    assert total == len(refs)
+    return {(r.path, r.range.start.line, r.confidence) for r in refs}
+
+
+GO_MODULE = {
+    "go.mod": "module example.com/m\n",
+    "cmd/command.go": (
+        "package cmd\n"
+        "type Command struct{ name string }\n"
+        "func (c *Command) Name() string { return c.name }\n"
+        "func (c *Command) MarkFlagDirname(n string) {}\n"
+        "func MarkFlagDirname(n string) {}\n"),
+    "cmd/other.go": "package cmd\nfunc setup() {\n\tMarkFlagDirname(\"d\")\n}\n",
+    "flags/flags.go": (
+        "package flags\n"
+        "type FlagSet struct{}\n"
+        "func (f *FlagSet) String() string { return \"\" }\n"
+        "func String(name string) *string { return nil }\n"),
+    "main.go": (
+        "package main\n"
+        "import (\n\t\"os\"\n\t\"example.com/m/cmd\"\n\tfl \"example.com/m/flags\"\n)\n"
+        "func main() {\n"
+        "\tfile, _ := os.Open(\"x\")\n"            # line 7
+        "\t_ = file.Name()\n"                       # 8: os.File, not Command.Name
+        "\tfl.String(\"a\")\n"                      # 9: the function, through the alias
+        "\tcmd.MarkFlagDirname(\"d\")\n"            # 10: the function
+        "\tvar c cmd.Command\n"
+        "\tc.MarkFlagDirname(\"d\")\n"              # 12: the method, type unknown to us
+        "}\n"),
+}
+
+
+def test_go_functions_and_methods_of_one_name_are_different_symbols(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = open_map(workspace(GO_MODULE))
+    codemap.index()
+    assert _uses(codemap, "cmd/command.go::MarkFlagDirname") == {
+        ("main.go", 10, "resolved"), ("cmd/other.go", 2, "resolved")}
+    # through a receiver whose type the map does not know: a name match, never resolved
+    assert _uses(codemap, "cmd/command.go::Command.MarkFlagDirname") == {
+        ("main.go", 12, "name")}
+    assert _uses(codemap, "flags/flags.go::String") == {("main.go", 9, "resolved")}
+    assert _uses(codemap, "flags/flags.go::FlagSet.String") == set()
+
+
+def test_member_calls_with_common_names_on_unknown_receivers_are_not_uses(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = open_map(workspace(GO_MODULE))
+    codemap.index()
+    assert _uses(codemap, "cmd/command.go::Command.Name") == set()
+    ref = codemap.reference_at("main.go", 8, 10)
+    assert ref is not None and ref.name == "Name" and ref.confidence == "name"
+    assert ref.symbol_id is None
+
+
+def test_typescript_member_calls_follow_only_known_receivers(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({
+        "src/ops/filter.ts": "export function filter<T>(p: (x: T) => boolean) { return p; }\n",
+        "src/ops/from.ts": "export function from<T>(xs: T[]) { return xs; }\n",
+        "src/cart.ts": (
+            "export class Cart {\n"
+            "  checkout(): void { this.checkout(); }\n"
+            "  static empty(): Cart { return new Cart(); }\n"
+            "}\n"),
+        "src/app.ts": (
+            'import { Cart } from "./cart";\n'
+            'import * as ops from "./ops/filter";\n'
+            "const kept = [1, 2].filter((x) => x > 1);\n"    # 2: Array.prototype.filter
+            "const copy = Array.from(kept);\n"               # 3: Array.from
+            "ops.filter((x: number) => x > 0);\n"            # 4: the function
+            "const cart = Cart.empty();\n"                   # 5: static, through its class
+            "cart.checkout();\n"),                           # 6: type unknown to us
+    })
+    codemap = open_map(root)
+    codemap.index()
+    assert _uses(codemap, "src/ops/filter.ts::filter") == {("src/app.ts", 4, "resolved")}
+    assert _uses(codemap, "src/ops/from.ts::from") == set()
+    assert _uses(codemap, "src/cart.ts::Cart.empty") == {("src/app.ts", 5, "resolved")}
+    assert _uses(codemap, "src/cart.ts::Cart.checkout") == {
+        ("src/cart.ts", 1, "resolved"), ("src/app.ts", 6, "name")}

@@ -47,8 +47,11 @@
 (call_expression
   function: (identifier) @name) @reference.call
 
+; `x.m()` / `ns.f()`: the receiver decides what it can be a use of
+; (codekeep/analysis/receivers.py).
 (call_expression
   function: (member_expression
+    object: (_) @receiver
     property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
 
 (new_expression
@@ -56,6 +59,7 @@
 
 (new_expression
   constructor: (member_expression
+    object: (_) @receiver
     property: (property_identifier) @name)) @reference.call
 
 (import_specifier
@@ -80,7 +84,7 @@
 
 ; default and namespace imports bring in the whole module
 (import_statement
-  (import_clause [(identifier) (namespace_import)])
+  (import_clause [(identifier) (namespace_import (identifier)? @import.alias)])
   source: (string (string_fragment) @import.module)) @import
 
 (export_statement

@@ -52,10 +52,14 @@
 ; ----------------------------------------------------------------- references
 
 (call_expression
-  function: [
-    (identifier) @name
-    (selector_expression field: (field_identifier) @name)
-  ]) @reference.call
+  function: (identifier) @name) @reference.call
+
+; `x.M()` / `pkg.F()`: the receiver decides what it can be a use of
+; (codekeep/analysis/receivers.py).
+(call_expression
+  function: (selector_expression
+    operand: (_) @receiver
+    field: (field_identifier) @name)) @reference.call
 
 ; Composite literals (`Store{...}`, `&pkg.Config{...}`) instantiate a type.
 (composite_literal

@@ -1,0 +1,93 @@
+"""How sure is a member use (``x.m()``, ``pkg.F()``) of one definition?
+
+The map knows no variable types, so a member call is only as good as its receiver:
+
+- ``pkg.F()`` where ``pkg`` is an imported package or namespace (Go import, TS/JS
+  ``import * as pkg``) follows that import: ``resolved`` when it leads to the
+  definition's file, and no use at all of a method or of another package's ``F``;
+- ``self.m()`` / ``this.m()`` / ``Type.m()`` (``Type`` being the method's own
+  container) follow the enclosing class's file like a plain use;
+- any other receiver (``file.Name()``, ``items.filter(...)``) has a type we do not
+  know: it is at best a ``name`` match, only to a method or field (or, in Go, to a
+  function of a package imported from a path like ``x/go-isatty`` whose package name
+  we do not know), and for methods only
+  when the name is distinctive — not one of :data:`COMMON_METHOD_NAMES`, which standard
+  types share and which would match every list, string and file in the workspace.
+
+A bare call ``F()`` in Go never calls a method (methods need a receiver), so it is not
+a use of one.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from codekeep.analysis.imports import ImportGraph
+
+Label = Literal["resolved", "name"]
+
+# Names of methods that standard types of the indexed languages have (Go's fmt.Stringer,
+# error, io.Reader/Writer/Closer, flag.Value, sort.Interface, sync types; JS/TS Array,
+# Map, Set, String, Object, Promise; Java/C# Object and collections; Python dict/list).
+# A member call with one of these names on a receiver of unknown type tells nothing.
+COMMON_METHOD_NAMES = frozenset({
+    # Go: fmt.Stringer, error, io.Reader/Writer/Closer/Seeker, flag.Value, sort.Interface,
+    # sync.Mutex/WaitGroup, bytes.Buffer, os.File, reflect, errors
+    "String", "Name", "Error", "Set", "Get", "Len", "Less", "Swap", "Close", "Read",
+    "Write", "WriteString", "Seek", "Flush", "Reset", "Bytes", "Lock", "Unlock", "Wait",
+    "Done", "Type", "Unwrap", "Is", "As", "Err", "Next",
+    # JS / TS: Array, Map, Set, String, Object, Promise, Function
+    "filter", "from", "map", "push", "pop", "shift", "unshift", "slice", "splice",
+    "concat", "join", "split", "find", "findIndex", "some", "every", "reduce", "forEach",
+    "includes", "indexOf", "sort", "reverse", "flat", "flatMap", "fill", "of", "then",
+    "catch", "finally", "resolve", "reject", "all", "toString", "valueOf", "toJSON",
+    "trim", "replace", "match", "assign", "entries", "has", "clear", "next", "call",
+    "apply", "bind",
+    # Python dict/list/str/file, Java/C# Object and collections, Ruby, Rust std
+    "get", "set", "keys", "values", "items", "append", "extend", "insert", "remove",
+    "copy", "close", "read", "write", "format", "strip", "lower", "upper", "encode",
+    "decode", "equals", "hashCode", "compareTo", "clone", "iterator", "contains",
+    "isEmpty", "ToString", "Equals", "GetHashCode", "Dispose", "Contains", "Remove",
+    "Clear", "each", "to_s", "to_string", "unwrap", "len", "iter", "into", "is_empty",
+})
+SELF_RECEIVERS = frozenset({"self", "this", "cls", "super", "Self", "static"})
+MEMBER_KINDS = frozenset({"method", "field"})
+BARE_CALL_KINDS = frozenset({"call"})
+
+
+class Target(Protocol):
+    @property
+    def path(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def container(self) -> str | None: ...
+    @property
+    def kind(self) -> str: ...
+
+
+def distinctive(name: str) -> bool:
+    """Whether a member call's name alone says which method it is (see module doc)."""
+    return name not in COMMON_METHOD_NAMES
+
+
+def label_use(
+    graph: ImportGraph, use_path: str, receiver: str | None, use_kind: str, target: Target
+) -> Label | None:
+    """``resolved``, ``name``, or None: this use is not a use of ``target`` at all."""
+    is_member = target.kind in MEMBER_KINDS
+    if receiver is None:
+        if is_member and use_kind in BARE_CALL_KINDS and graph.style_of(use_path) == "go":
+            return None
+        return "resolved" if graph.resolves(use_path, target) else "name"
+    own_type = target.container.rsplit(".", 1)[-1] if target.container else None
+    if receiver in SELF_RECEIVERS or (receiver and receiver == own_type):
+        return "resolved" if graph.resolves(use_path, target) else "name"
+    package = graph.qualifier_files(use_path, receiver)
+    if package is not None:
+        return "resolved" if not is_member and target.path in package else None
+    if not is_member:
+        # A Go package imported from a path whose last element is no identifier
+        # (`go-isatty`) binds a name we do not know: it may be what ``receiver`` names.
+        return "name" if target.path in graph.unnamed_packages(use_path) else None
+    return "name" if distinctive(target.name) else None
