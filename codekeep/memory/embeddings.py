@@ -4,6 +4,12 @@ Only used when :class:`EmbeddingSettings` is configured; any failure (network, b
 reply) makes the caller fall back to lexical relevance, never fail the recall.
 Vectors are stored as float32 blobs; cosine similarity is computed in Python over a
 bounded candidate set (the most recently seen memories), so no numeric library is needed.
+
+The network request is an :class:`EmbeddingJob`: prepared from the store (on the thread
+that owns it), sent from any thread (the server sends it off the folder's worker, so a
+keystroke never waits for the endpoint), its :class:`Embedded` outcome handed back to
+recall. Writes never call the endpoint: a memory without a vector is embedded by the next
+recall, in the same request as the query.
 """
 
 from __future__ import annotations
@@ -11,10 +17,10 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import httpx
 
-from codekeep.memory.store import MemoryStore
 from codekeep.settings.memory import EmbeddingSettings
 
 BACKFILL_BATCH = 64
@@ -70,18 +76,40 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
-def store_vectors(store: MemoryStore, client: EmbeddingClient, ids: Sequence[str]) -> int:
-    """Embed the content of ``ids`` and keep the vectors; 0 when the endpoint fails."""
-    rows = [(m.id, m.content) for m in store.load_many(ids)]
-    if not rows:
-        return 0
-    try:
-        vectors = client.embed([content for _, content in rows])
-    except EmbeddingError:
-        return 0  # lexical relevance still works; the vectors are retried on the next recall
-    with store.transaction():
-        store.vectors.put(
-            client.settings.model,
-            [(memory_id, pack(v)) for (memory_id, _), v in zip(rows, vectors, strict=True)],
-        )
-    return len(rows)
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """What the endpoint gave a recall: the query's vector and, per database, the vectors of
+    memories embedded with it; ``vector`` None (with ``reason``) when it gave nothing."""
+
+    vector: list[float] | None
+    fresh: list[list[tuple[str, bytes]]] = field(default_factory=list)
+    reason: str | None = None
+
+    @classmethod
+    def unavailable(cls, reason: str) -> Embedded:
+        return cls(None, [], reason)
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingJob:
+    """One recall's request: the query plus, per database, memories still without a vector.
+
+    Holds only plain data and the (thread-safe) HTTP client, so :meth:`run` may be called
+    from any thread while the store stays with its own.
+    """
+
+    client: EmbeddingClient
+    query: str
+    pending: list[list[tuple[str, str]]]  # per database: (memory id, content)
+
+    def run(self) -> Embedded:
+        """Ask the endpoint (bounded by the client's timeout); never raises."""
+        texts = [content for rows in self.pending for _, content in rows]
+        try:
+            (vector, *fresh) = self.client.embed([self.query, *texts])
+        except EmbeddingError as error:
+            return Embedded.unavailable(str(error))
+        per_store: list[list[tuple[str, bytes]]] = []
+        for rows in self.pending:
+            per_store.append([(memory_id, pack(fresh.pop(0))) for memory_id, _ in rows])
+        return Embedded(vector, per_store)

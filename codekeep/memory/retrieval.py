@@ -5,7 +5,10 @@ Lists consulted (each only when it has something to go on):
 1. FTS5 BM25 over content and key (both databases, merged by BM25 value);
 2. structured matches — memories linked to the given files/symbols, or to file names
    and identifiers written in the query (``http_client.py``, ``RetryPolicy``);
-3. embedding cosine similarity, when an endpoint is configured and answers.
+3. embedding cosine similarity, when an endpoint is configured and answers. The request
+   is an :class:`~codekeep.memory.embeddings.EmbeddingJob` from :meth:`Retriever.embedding_job`;
+   a caller that must not wait for the network (the server's folder worker) sends it on
+   another thread and passes the outcome to :meth:`Retriever.recall`, else recall sends it.
 
 Only ``active`` and ``confirmed_resolved`` memories are ever returned; superseded,
 observed, archived and disabled rows stay in the database for audit.
@@ -24,10 +27,10 @@ from dataclasses import dataclass
 
 from codekeep.memory.embeddings import (
     BACKFILL_BATCH,
+    Embedded,
     EmbeddingClient,
-    EmbeddingError,
+    EmbeddingJob,
     cosine,
-    pack,
     unpack,
 )
 from codekeep.memory.model import RECALLABLE_STATUSES, Memory, RecalledMemory, ScoreParts
@@ -61,17 +64,33 @@ class Retriever:
         self.settings = settings
         self.embedder = embedder
 
-    def recall(self, query: RecallQuery) -> list[RecalledMemory]:
+    def embedding_job(self, query: RecallQuery) -> EmbeddingJob | None:
+        """The endpoint request this recall needs (None: no endpoint, or nothing to embed)."""
+        if self.embedder is None or not query.text.strip():
+            return None
+        model = self.embedder.settings.model
+        pending = [
+            store.vectors.missing(model, RECALLABLE_STATUSES, BACKFILL_BATCH)
+            for store in self.stores
+        ]
+        return EmbeddingJob(self.embedder, query.text, pending)
+
+    def recall(
+        self, query: RecallQuery, embedded: Embedded | None = None
+    ) -> list[RecalledMemory]:
+        """Ranked memories; ``embedded`` is the outcome of this query's
+        :meth:`embedding_job` when the caller sent it, else it is sent here."""
+        if embedded is None:
+            job = self.embedding_job(query)
+            embedded = job.run() if job is not None else None
         lists: list[list[str]] = []
         if query.text.strip():
             lists.append(self._fts(query))
         structured = self._structured(query)
         if structured is not None:
             lists.append(structured)
-        embedded_now: dict[int, list[tuple[str, bytes]]] = {}  # store index -> new vectors
-        embedded = self._embedded(query, embedded_now)
-        if embedded is not None:
-            lists.append(embedded)
+        if embedded is not None and embedded.vector is not None:
+            lists.append(self._by_similarity(embedded.vector, embedded.fresh))
         ranks: dict[str, list[int | None]] = {}
         for index, ranked in enumerate(lists):
             for rank, memory_id in enumerate(ranked, start=1):
@@ -100,7 +119,7 @@ class Retriever:
         chosen = [
             RecalledMemory(memories[i], score, parts) for score, i, parts in top if i in memories
         ]
-        self._record(chosen, embedded_now, now)
+        self._record(chosen, embedded.fresh if embedded else [], now)
         return chosen
 
     # ---- candidate lists ------------------------------------------------------------------
@@ -134,29 +153,15 @@ class Retriever:
         hits.sort()
         return [memory_id for _, memory_id in hits[:_POOL]]
 
-    def _embedded(
-        self, query: RecallQuery, embedded_now: dict[int, list[tuple[str, bytes]]]
-    ) -> list[str] | None:
-        """Cosine ranking; memories without a vector yet are embedded in the same request
-        as the query (a batch per database), their vectors left in ``embedded_now``."""
-        if self.embedder is None or not query.text.strip():
-            return None
-        model = self.embedder.settings.model
-        pending = [
-            store.vectors.missing(model, RECALLABLE_STATUSES, BACKFILL_BATCH)
-            for store in self.stores
-        ]
-        texts = [content for rows in pending for _, content in rows]
-        try:
-            (vector, *fresh) = self.embedder.embed([query.text, *texts])
-        except EmbeddingError:
-            return None
+    def _by_similarity(
+        self, vector: list[float], fresh: list[list[tuple[str, bytes]]]
+    ) -> list[str]:
+        """Cosine ranking over the recent vectors and those just embedded (``fresh``)."""
+        assert self.embedder is not None  # an Embedded comes only from our embedder's job
         scored: list[tuple[float, str]] = []
         limit = self.embedder.settings.candidates
         for index, store in enumerate(self.stores):
-            new = [(memory_id, pack(fresh.pop(0))) for memory_id, _ in pending[index]]
-            if new:
-                embedded_now[index] = new
+            new = fresh[index] if index < len(fresh) else []
             rows = store.vectors.recent(RECALLABLE_STATUSES, limit) + new
             scored.extend((-cosine(vector, unpack(blob)), memory_id) for memory_id, blob in rows)
         scored.sort()
@@ -182,13 +187,13 @@ class Retriever:
     def _record(
         self,
         chosen: list[RecalledMemory],
-        embedded_now: dict[int, list[tuple[str, bytes]]],
+        fresh: list[list[tuple[str, bytes]]],
         now: float,
     ) -> None:
         """The recall's one write per database: access counts and new vectors together."""
         for index, store in enumerate(self.stores):
             ids = [r.memory.id for r in chosen if store.owns(r.memory.id)]
-            vectors = embedded_now.get(index, [])
+            vectors = fresh[index] if index < len(fresh) else []
             if not ids and not vectors:
                 continue
             with store.transaction():

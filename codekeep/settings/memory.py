@@ -30,7 +30,9 @@ class EmbeddingSettings:
     api_key: str | None = setting(
         "Key sent as a bearer token.", default=None, secret=True,
         env=("CODEKEEP_EMBEDDINGS_API_KEY", "OPENAI_API_KEY"))
-    timeout: float = 10.0
+    timeout: float = setting(
+        "Seconds an embeddings request may take before recall answers lexically.",
+        default=10.0, above=0.0, env=("CODEKEEP_EMBEDDINGS_TIMEOUT",))
     candidates: int = 500  # most recently seen memories scored by cosine per recall
 
     @property

@@ -3,8 +3,9 @@
 Each text's vector counts the words it has from each *concept* (``{"car", "automobile"}``
 …) on that concept's axis, and spreads every other word thinly over a few spare axes,
 so a test knows which texts are close without a model: "car" and "automobile" are, "car"
-and "invoice" are not. ``fail = True`` answers 500, as an endpoint that is down. Requests
-are recorded (path, auth header, body).
+and "invoice" are not. ``fail = True`` answers 500, as an endpoint that is down;
+``delay`` seconds are slept before answering, as a slow one. Requests are recorded (path,
+auth header, body).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -24,6 +26,7 @@ class ConceptEmbeddingServer:
         self.concepts = [frozenset(concept) for concept in concepts]
         self.requests: list[dict[str, Any]] = []
         self.fail = False
+        self.delay = 0.0
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
@@ -63,6 +66,7 @@ def _handler_for(server: ConceptEmbeddingServer) -> type[BaseHTTPRequestHandler]
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             server.requests.append(
                 {"path": self.path, "auth": self.headers.get("Authorization"), **body})
+            time.sleep(server.delay)
             if server.fail:
                 self.send_response(500)
                 self.end_headers()

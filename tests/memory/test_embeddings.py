@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
 
 from codekeep.memory import EmbeddingSettings, MemoryService
+from codekeep.memory.embeddings import Embedded
 from codekeep.testing.embeddings_server import ConceptEmbeddingServer
 
 CONCEPTS = [{"car", "cars", "automobile", "automobiles", "vehicle"}, {"invoice", "bill", "billing"}]
@@ -39,7 +41,8 @@ def test_embeddings_find_what_lexical_search_misses(
     assert hit.memory.content == "Automobile records live in the fleet table"
     # first of the embedding list, absent from the (consulted, empty) FTS list: (1/11) / (2/11)
     assert hit.parts.relevance == pytest.approx(0.5)
-    first = embedder.requests[0]  # the write of the invoice memory
+    (first,) = embedder.requests  # the recall's one request: the query and both memories
+    assert first["input"][0] == "where are cars kept" and len(first["input"]) == 3
     assert first["path"] == "/v1/embeddings" and first["model"] == "tiny-embed"
     assert first["auth"] == "Bearer test-key"
 
@@ -96,3 +99,34 @@ def test_a_recall_writes_once_per_database(
     for statements in traced.values():
         assert not any("memory_vectors" in s for s in _writes(statements))
         assert [s for s in statements if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE"]
+
+
+def test_a_recall_can_send_its_embeddings_request_from_another_thread(
+    make_service, endpoint: str, embedder: ConceptEmbeddingServer
+) -> None:
+    """The server's split: prepare on the store's thread, send elsewhere, rank with it."""
+    service: MemoryService = make_service(embeddings=EmbeddingSettings(url=endpoint, model="m"))
+    written = service.remember("Automobile records live in the fleet table")
+    assert embedder.requests == []  # a write never waits for the endpoint
+    job = service.recall_embedding("where are cars kept")
+    assert job is not None and embedder.requests == []  # preparing sends nothing
+    outcome: list[Embedded] = []
+    sender = threading.Thread(target=lambda: outcome.append(job.run()))
+    sender.start()
+    sender.join()
+    (hit,) = service.recall("where are cars kept", embedded=outcome[0])
+    assert hit.memory.id == written.id and len(embedder.requests) == 1
+    # vectors kept by that recall: the next job has nothing left to backfill
+    again = service.recall_embedding("cars")
+    assert again is not None and again.pending == [[], []]
+
+
+def test_vectors_not_in_time_leave_recall_lexical_without_a_request(
+    make_service, endpoint: str, embedder: ConceptEmbeddingServer
+) -> None:
+    service: MemoryService = make_service(embeddings=EmbeddingSettings(url=endpoint, model="m"))
+    written = service.remember("The fleet table stores automobile records")
+    late = Embedded.unavailable("no answer within 3 s")
+    assert service.recall("where are cars kept", embedded=late) == []  # no lexical match
+    (hit,) = service.recall("fleet table", embedded=late)
+    assert hit.memory.id == written.id and embedder.requests == []

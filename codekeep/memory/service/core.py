@@ -14,7 +14,7 @@ import codekeep.memory.layers as layers
 import codekeep.memory.lifecycle as lifecycle
 from codekeep.common.workspace import state_dir
 from codekeep.memory.catalog import PreferenceCatalog
-from codekeep.memory.embeddings import EmbeddingClient, store_vectors
+from codekeep.memory.embeddings import EmbeddingClient
 from codekeep.memory.evidence import EvidenceVerifier
 from codekeep.memory.model import USER_SOURCES
 from codekeep.memory.notes_sync import NOTES_FILE, NotesSync
@@ -87,8 +87,7 @@ class ServiceCore:
         if grew:  # only a new row can push a scope over capacity
             now = self.settings.clock()
             lifecycle.enforce_capacity(store, scope, self.settings.capacity_per_scope, now)
-        if self.embedder is not None:
-            store_vectors(store, self.embedder, [memory_id])
+        # no vector here: a write never waits for the endpoint; the next recall embeds it
 
     # ---- MEMORY.md and the preferences it states ------------------------------------------
 

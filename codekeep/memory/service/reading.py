@@ -7,6 +7,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
+from codekeep.memory.embeddings import Embedded, EmbeddingJob
 from codekeep.memory.model import (
     KINDS,
     RECALLABLE_STATUSES,
@@ -31,16 +32,25 @@ class Reading(ServiceCore):
         kinds: Sequence[str] | None = None,
         files: Sequence[str] = (),
         symbols: Sequence[str] = (),
+        embedded: Embedded | None = None,
     ) -> builtins.list[RecalledMemory]:
+        """Ranked memories. ``embedded``: the outcome of :meth:`recall_embedding`'s job for
+        this query, sent by a caller that must not wait for the network; else sent here."""
         if limit < 0:
             raise MemoryInputError("limit must not be negative")
         unknown = [k for k in kinds or () if k not in KINDS]
         if unknown:
             raise MemoryInputError(f"unknown kind {unknown[0]!r}")
         self.refresh_notes()
-        return self._retriever.recall(
-            RecallQuery(query, limit, tuple(kinds) if kinds else None, tuple(files), tuple(symbols))
+        wanted = RecallQuery(
+            query, limit, tuple(kinds) if kinds else None, tuple(files), tuple(symbols)
         )
+        return self._retriever.recall(wanted, embedded)
+
+    def recall_embedding(self, query: str) -> EmbeddingJob | None:
+        """The embeddings request a recall of ``query`` needs (None: lexical only); its
+        ``run()`` may go on any thread, its outcome back to :meth:`recall`."""
+        return self._retriever.embedding_job(RecallQuery(query))
 
     def get(self, memory_id: str) -> Memory | None:
         store = self._store_for_id(memory_id)

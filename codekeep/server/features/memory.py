@@ -5,8 +5,12 @@ Requests (each also the command ``codekeep.memory.<name>`` taking the same objec
 * ``codekeep/memory/remember`` ``{content, kind?, key?, importance?, scope?, files?,
   symbols?, evidence?, ttlDays?, uri?}`` -> ``{id, action, reason?}`` (files may be URIs or
   workspace-relative paths; a rejection is a normal result with ``action: "REJECT"``);
-* ``codekeep/memory/recall`` ``{query, limit?, kinds?, uri?}`` -> ``{memories}`` best
-  first, each with ``score`` and ``scoreParts`` (``uri`` adds a structured file match);
+* ``codekeep/memory/recall`` ``{query, limit?, kinds?, uri?}`` -> ``{memories, relevance,
+  embeddingsUnavailable?}`` best first, each with ``score`` and ``scoreParts`` (``uri`` adds
+  a structured file match). With an embeddings endpoint, its request is sent off the
+  folder's worker (edits and code-map requests go on meanwhile) and bounded by
+  ``memory.embeddings.timeout``; when it gives nothing in time, ``relevance`` is
+  ``"lexical"`` and ``embeddingsUnavailable`` says why;
 * ``codekeep/memory/forget`` / ``notThis`` ``{id, reason?, undo?}`` -> ``{ok}``;
 * ``codekeep/memory/confirm`` ``{id}`` -> ``{ok}``: an observed (inferred) memory, e.g.
   a preference extraction found in a task, is confirmed by the user and acted on;
@@ -27,6 +31,7 @@ could not be used as a warning diagnostic on that line (none: the warnings clear
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,6 +41,7 @@ from lsprotocol import types
 from codekeep.analysis.model import Symbol
 from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.memory import KINDS, MemoryInputError, MemoryService
+from codekeep.memory.embeddings import Embedded, EmbeddingJob
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import CustomHandler, custom_request, target_folder
@@ -92,18 +98,44 @@ def _remember(memory: MemoryService, handle: WorkspaceHandle, params: dict[str, 
     return result.to_json()
 
 
-def _recall(memory: MemoryService, handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
+def _query(params: dict[str, Any]) -> str:
     query = params.get("query")
     if query is not None and not isinstance(query, str):
         raise p.InvalidParams("'query' must be a string")
+    return query or ""
+
+
+def _recall(
+    memory: MemoryService,
+    handle: WorkspaceHandle,
+    params: dict[str, Any],
+    embedded: Embedded | None,
+) -> Any:
     uri = p.optional_str(params, "uri")
     found = memory.recall(
-        query or "",
+        _query(params),
         limit=_default(p.optional_int(params, "limit", minimum=0, maximum=200), 10),
         kinds=_kinds(params),
         files=_paths(handle, [uri]) if uri else (),
+        embedded=embedded or Embedded.unavailable("no embeddings endpoint"),
     )
-    return {"memories": [r.to_json() for r in found]}
+    reply: dict[str, Any] = {
+        "memories": [r.to_json() for r in found],
+        "relevance": "lexical" if embedded is None or embedded.vector is None else "embeddings",
+    }
+    if embedded is not None and embedded.reason:
+        reply["embeddingsUnavailable"] = embedded.reason
+    return reply
+
+
+async def embed_off_worker(job: EmbeddingJob) -> Embedded:
+    """Send a recall's embeddings request on a thread of its own, never the folder's worker
+    (which applies keystrokes), and give up after the endpoint's timeout."""
+    timeout = job.client.settings.timeout
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(job.run), timeout)
+    except TimeoutError:
+        return Embedded.unavailable(f"embeddings endpoint gave no answer within {timeout:g} s")
 
 
 def _list(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
@@ -206,16 +238,30 @@ def on_folder_memory(action: Action) -> CustomHandler:
 
     async def handle(server: CodeKeepServer, params: dict[str, Any]) -> Any:
         folder = target_folder(server, params)
-
-        def run(services: WorkspaceServices) -> Any:
-            try:
-                return action(services.memory, folder, params)
-            except MemoryInputError as error:
-                raise p.InvalidParams(str(error)) from None
-
-        return await folder.run(run)
+        return await folder.run(lambda services: _answer(action, services, folder, params))
 
     return handle
+
+
+def _answer(
+    action: Action, services: WorkspaceServices, folder: WorkspaceHandle, params: dict[str, Any]
+) -> Any:
+    try:
+        return action(services.memory, folder, params)
+    except MemoryInputError as error:
+        raise p.InvalidParams(str(error)) from None
+
+
+async def recall_request(server: CodeKeepServer, params: dict[str, Any]) -> Any:
+    """Recall in three steps so the worker never waits for the network: prepare the
+    embeddings request (worker), send it (another thread), rank (worker)."""
+    folder = target_folder(server, params)
+    query = _query(params)
+    job = await folder.run(lambda services: services.memory.recall_embedding(query))
+    embedded = await embed_off_worker(job) if job is not None else None
+    return await folder.run(lambda services: _answer(
+        lambda memory, handle, given: _recall(memory, handle, given, embedded),
+        services, folder, params))
 
 
 def register(server: CodeKeepServer) -> None:
@@ -228,13 +274,13 @@ def register(server: CodeKeepServer) -> None:
     server.contributions.saved.append(notes_saved(server))
     for name, action in (
         ("remember", _remember),
-        ("recall", _recall),
         ("forget", _forget),
         ("notThis", _not_this),
         ("confirm", _confirm),
         ("list", _list),
     ):
         custom_request(server, f"memory/{name}")(on_folder_memory(action))
+    custom_request(server, "memory/recall")(recall_request)
 
     @custom_request(server, "memory/notes")
     async def notes(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:

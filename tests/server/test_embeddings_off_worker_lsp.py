@@ -1,0 +1,49 @@
+"""A slow embeddings endpoint never holds up the folder's worker: while a recall waits
+on it, a keystroke is applied and the code map answers with the new symbol; the recall
+then comes back lexically, saying why. A prompt endpoint still ranks by embeddings."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from codekeep.testing.embeddings_server import ConceptEmbeddingServer
+from tests.server.lsp_harness import change_document, open_document, request, session
+
+SLOW = 6.0  # the endpoint's delay, well beyond the recall's timeout
+TIMEOUT = 3.0
+
+
+async def test_a_keystroke_does_not_wait_for_a_slow_embeddings_endpoint(tmp_path: Path) -> None:
+    (tmp_path / "fleet.py").write_text("def park(car):\n    return car\n", encoding="utf-8")
+    with ConceptEmbeddingServer([{"car", "automobile"}]) as endpoint:
+        configuration = {"codekeep": {"memory": {"embeddings": {
+            "url": endpoint.base_url, "timeout": TIMEOUT}}}}
+        async with session(tmp_path, configuration=configuration) as lsp:
+            written = await request(lsp, "codekeep/memory/remember",
+                                    {"content": "Automobile records live in the fleet table"})
+            assert written["action"] == "ADD"
+            assert endpoint.requests == []  # a write never calls the endpoint
+
+            # prompt endpoint: the recall embeds the memory with the query and ranks by it
+            semantic = await request(lsp, "codekeep/memory/recall", {"query": "car"})
+            assert semantic["relevance"] == "embeddings"
+            assert [m["id"] for m in semantic["memories"]] == [written["id"]]
+
+            endpoint.delay = SLOW
+            asked = len(endpoint.requests)
+            recall = asyncio.create_task(
+                request(lsp, "codekeep/memory/recall", {"query": "fleet table"}))
+            while len(endpoint.requests) == asked:  # the recall is now waiting on the endpoint
+                await asyncio.sleep(0.02)
+
+            uri = open_document(lsp, tmp_path / "fleet.py")
+            change_document(lsp, uri, 2, "\ndef tow_truck():\n    pass\n", (2, 0))
+            found = await request(lsp, "codekeep/findSymbol", {"name": "tow_truck"})
+            assert [s["name"] for s in found["symbols"]] == ["tow_truck"]
+            assert not recall.done()  # answered while the recall still waits on the network
+
+            lexical = await recall
+            assert lexical["relevance"] == "lexical"
+            assert lexical["embeddingsUnavailable"]  # why: no answer within the timeout
+            assert [m["id"] for m in lexical["memories"]] == [written["id"]]
