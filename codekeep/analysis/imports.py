@@ -136,6 +136,18 @@ class ImportGraph:
                 and imp.alias not in ("_", ".")
                 for target in resolver.targets(style, path, imp)}
 
+    def aliases_of(self, path: str, definition: Definition) -> set[str]:
+        """Names ``path`` binds ``definition`` to (``import { a as b }``, ``from m import
+        a as b``): uses of ``b`` there are uses of ``a``. Only top-level definitions."""
+        if definition.container is not None:
+            return set()
+        resolver = self._load()
+        style = self.style_of(path)
+        return {imp.alias for imp in self._imports(path)
+                if imp.alias and imp.name and imp.alias != definition.name
+                and imp.name.rsplit(".", 1)[-1] == definition.name
+                and definition.path in resolver.targets(style, path, imp)}
+
     def resolves(self, use_path: str, definition: Definition) -> bool:
         if use_path == definition.path:
             return True

@@ -103,17 +103,19 @@ def find_references(
     wanted = target.name if target else name
     if not wanted:
         return [], 0
-    groups = store.ref_groups_named(wanted)
+    groups = [(path, wanted, spans) for path, spans in store.ref_groups_named(wanted)]
+    if target is not None:
+        groups += _alias_groups(store, graph, target, [path for path, _n, _s in groups])
     by_path = None if target is not None else _by_path(store.definition_keys(wanted))
     labelled: list[tuple[bool, str, int, Callable[[], list[Reference]]]] = []
-    for path, spans in groups:
+    for path, used, spans in groups:
         if "^" in spans or (target is not None and _bare_calls_excluded(graph, path, target)):
-            labelled += _labelled_uses(graph, path, decode_spans(wanted, spans), target, by_path)
+            labelled += _labelled_uses(graph, path, decode_spans(used, spans), target, by_path)
             continue
         symbol_id = (target.id if graph.resolves(path, target) else None) if target else (
             _target_in(graph, path, by_path or {}))
         labelled.append((symbol_id is None, path, spans.count(";") + 1,
-                         _decoder(path, wanted, spans, symbol_id)))
+                         _decoder(path, used, spans, symbol_id)))
     labelled.sort(key=lambda item: (item[0], item[1]))
     total = sum(count for _name, _path, count, _refs in labelled)
     refs: list[Reference] = []
@@ -122,6 +124,19 @@ def find_references(
             break
         refs += load()
     return (refs[:limit] if limit is not None else refs), total
+
+
+def _alias_groups(
+    store: IndexStore, graph: ImportGraph, target: Symbol, paths: list[str]
+) -> list[tuple[str, str, str]]:
+    """Uses under an import alias, in the files whose import line names ``target``."""
+    found = []
+    for path in paths:
+        for alias in graph.aliases_of(path, target):
+            spans = store.ref_spans(path, alias)
+            if spans is not None:
+                found.append((path, alias, spans))
+    return found
 
 
 def _decoder(

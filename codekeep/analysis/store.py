@@ -459,6 +459,13 @@ class IndexStore:
             "WHERE r.name = ?", (name,),
         ).fetchall()
 
+    def ref_spans(self, path: str, name: str) -> str | None:
+        """Packed spans of the uses of ``name`` in one file (None: it has none)."""
+        row = self.conn.execute(
+            "SELECT r.spans FROM refs r JOIN files f ON f.id = r.file_id "
+            "WHERE f.path = ? AND r.name = ?", (path, name)).fetchone()
+        return row[0] if row else None
+
     def definition_keys(self, name: str) -> list[DefinitionKey]:
         rows = self.conn.execute(
             "SELECT f.path, s.name, s.container, s.dup FROM symbols s "

@@ -187,3 +187,29 @@ def test_typescript_member_calls_follow_only_known_receivers(
     assert _uses(codemap, "src/cart.ts::Cart.empty") == {("src/app.ts", 5, "resolved")}
     assert _uses(codemap, "src/cart.ts::Cart.checkout") == {
         ("src/cart.ts", 1, "resolved"), ("src/app.ts", 6, "name")}
+
+
+def test_uses_through_an_import_alias_and_re_export_lines_are_references(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({
+        "src/operators/refCount.ts": "export function refCount() { return 1; }\n",
+        "src/index.ts": 'export { refCount } from "./operators/refCount";\n',
+        "src/share.ts": (
+            'import { refCount as higherOrderRefCount } from "./operators/refCount";\n'
+            "export function share() {\n"
+            "  return higherOrderRefCount();\n"
+            "}\n"),
+        "py/pricing.py": "def total(xs):\n    return sum(xs)\n",
+        "py/cart.py": "from pricing import total as grand_total\n\nprint(grand_total([1]))\n",
+    })
+    codemap = open_map(root)
+    codemap.index()
+    uses = _uses(codemap, "src/operators/refCount.ts::refCount")
+    assert {("src/index.ts", 0), ("src/share.ts", 0), ("src/share.ts", 2)} <= {
+        (path, line) for path, line, _label in uses}
+    assert ("src/share.ts", 2, "resolved") in uses
+    refs, _ = codemap.find_references(symbol_id="src/operators/refCount.ts::refCount")
+    assert {r.name for r in refs if r.path == "src/share.ts"} == {
+        "refCount", "higherOrderRefCount"}
+    assert ("py/cart.py", 2, "resolved") in _uses(codemap, "py/pricing.py::total")

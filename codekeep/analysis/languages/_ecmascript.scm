@@ -65,6 +65,10 @@
 (import_specifier
   name: (identifier) @name) @reference.import
 
+; `export { x } from './x'` and `export { x }`: the exported symbol is used there
+(export_specifier
+  name: (identifier) @name) @reference.import
+
 ; ---- imports -------------------------------------------------------------------------
 (import_statement
   (import_clause
