@@ -91,7 +91,7 @@ class WorkspaceServices:
         try:
             codemap = CodeMap.open(root, settings.index)
             opened.append(codemap)
-            memory = _open_memory(codemap.root, settings.memory)
+            memory = _open_memory(codemap.root, settings.memory, settings.team.dsn)
             opened.append(memory)
             ledger = _open_ledger(codemap.root, settings.ledger)
             opened.append(ledger)
@@ -182,9 +182,9 @@ class WorkspaceServices:
         if self._holders or self._closed:
             return
         wanted, opened = self.settings, self._stores_settings
-        if wanted.memory != opened.memory:
+        if (wanted.memory, wanted.team) != (opened.memory, opened.team):
             self.memory.close()
-            self.memory = _open_memory(self.root, wanted.memory)
+            self.memory = _open_memory(self.root, wanted.memory, wanted.team.dsn)
         if wanted.ledger != opened.ledger:
             self.ledger.close()
             self.ledger = _open_ledger(self.root, wanted.ledger)
@@ -238,8 +238,9 @@ def store_files(root: Path) -> list[Path]:
     return [*MemoryService.files(root), state_dir(root) / DB_NAME]
 
 
-def _open_memory(root: Path, settings: MemorySettings) -> MemoryService:
-    return _opened_or_damaged(lambda: MemoryService.open(root, settings=settings),
+def _open_memory(root: Path, settings: MemorySettings, team_dsn: str | None) -> MemoryService:
+    return _opened_or_damaged(lambda: MemoryService.open(root, settings=settings,
+                                                         team_dsn=team_dsn),
                               MemoryService.files(root), "codekeep memory list")
 
 

@@ -1,5 +1,5 @@
-"""``codekeep memory …``: remember, recall, list, forget, not-this, confirm, extract,
-history, notes, purge.
+"""``codekeep memory …``: remember, recall, list, forget, not-this, confirm, promote,
+extract, history, notes, purge (``--scope team``: the team database, see docs/team.md).
 
 A thin door onto :class:`codekeep.memory.MemoryService`: parse arguments, call one
 service method, print text or ``--json``. Rejections and bad input exit with 1 and a
@@ -32,7 +32,7 @@ from codekeep.cli.options import (
 from codekeep.common.sqlite import SchemaTooNewError
 
 if TYPE_CHECKING:
-    from codekeep.memory import Memory, MemoryService
+    from codekeep.memory import Memory, MemoryService, WriteResult
 
 ORDER = 40
 # register() reads the kinds, scopes and statuses from the memory package: it runs
@@ -69,6 +69,8 @@ def _run(args: argparse.Namespace, body: Callable[[MemoryService], int]) -> int:
 def _memory_line(memory: Memory) -> str:
     flags = f" [{', '.join(memory.flags)}]" if memory.flags else ""
     links = ", ".join(memory.files + memory.symbols)
+    if memory.author:
+        flags += f" (by {memory.author})"
     return (
         f"{memory.id}  {memory.kind:<15} {memory.status:<10} {memory.scope:<7} "
         f"{memory.content}{flags}" + (f"  ({links})" if links else "")
@@ -89,15 +91,18 @@ def _remember(args: argparse.Namespace) -> int:
             source="explicit_command",
             ttl_days=args.ttl_days,
         )
-        if args.json:
-            emit_json(result.to_json())
-        elif not result.rejected:
-            print(f"{result.action} {result.id}" + (f" ({result.reason})" if result.reason else ""))
-        if result.rejected:
-            return fail(result.reason or "rejected")
-        return 0
+        return _written(args, result)
 
     return _run(args, body)
+
+
+def _written(args: argparse.Namespace, result: WriteResult) -> int:
+    """What a write decided, as text or JSON; a rejection exits 1 with its reason."""
+    if args.json:
+        emit_json(result.to_json())
+    elif not result.rejected:
+        print(f"{result.action} {result.id}" + (f" ({result.reason})" if result.reason else ""))
+    return fail(result.reason or "rejected") if result.rejected else 0
 
 
 def _recall(args: argparse.Namespace) -> int:
@@ -109,6 +114,8 @@ def _recall(args: argparse.Namespace) -> int:
             files=args.file,
             symbols=args.symbol,
         )
+        if service.team_warning:  # local results still answer; say why the team's do not
+            print(f"team memories not searched: {service.team_warning}", file=sys.stderr)
         if not found:
             return nothing_found(args, f"no memories match {args.query!r}", {"memories": []})
         if args.json:
@@ -187,6 +194,13 @@ def _extract(args: argparse.Namespace) -> int:
         if not found.written and not found.rejected:
             print("nothing to learn from this task")
         return 0
+
+    return _run(args, body)
+
+
+def _promote(args: argparse.Namespace) -> int:
+    def body(service: MemoryService) -> int:
+        return _written(args, service.promote(args.id, args.to))
 
     return _run(args, body)
 
@@ -338,6 +352,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--limit", type=int, default=200)
     p.set_defaults(handler=_list)
+
+    p = commands.add_parser(
+        "promote", parents=[common], help="share a project or user memory with the team"
+    )
+    p.add_argument("id")
+    p.add_argument("--to", default="team", choices=["team"])
+    p.set_defaults(handler=_promote)
 
     p = commands.add_parser("forget", parents=[common], help="disable a memory (kept for audit)")
     p.add_argument("id")

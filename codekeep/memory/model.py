@@ -12,7 +12,9 @@ from typing import Any
 
 KINDS = ("event", "summary", "fact", "insight", "preference", "soft_preference", "note", "case")
 STATUSES = ("active", "superseded", "observed", "confirmed_resolved", "archived", "disabled")
-SCOPES = ("task", "project", "user")
+SCOPES = ("task", "project", "user", "team")
+# Scopes kept in this machine's SQLite; "team" lives in the team's PostgreSQL (codekeep.team).
+LOCAL_SCOPES = ("task", "project", "user")
 
 # Knowledge that lives across tasks and counts against the per-scope capacity.
 LONG_TERM_KINDS = ("fact", "insight", "preference", "soft_preference", "note", "case")
@@ -57,6 +59,7 @@ class Memory:
     stale_symbols: list[str] = field(default_factory=list)
     stale_files: list[str] = field(default_factory=list)
     negative_feedback: int = 0
+    author: str | None = None  # team scope: the member who wrote or promoted it
 
     @property
     def flags(self) -> list[str]:
@@ -98,6 +101,7 @@ class Memory:
             "staleSymbols": list(self.stale_symbols),
             "staleFiles": list(self.stale_files),
             "flags": self.flags,
+            **({"author": self.author} if self.author else {}),
         }
 
 
@@ -134,6 +138,7 @@ class RecalledMemory:
                 "relevance": round(self.parts.relevance, 6),
             },
             "flags": m.flags,
+            **({"author": m.author} if m.author else {}),
         }
 
 

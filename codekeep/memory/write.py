@@ -65,6 +65,15 @@ class WriteRequest:
     redactions: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Screened:
+    """A request that passed the write path's gates, in the form it is stored."""
+
+    request: WriteRequest
+    status: str
+    fingerprint: str
+
+
 def new_id(scope: str) -> str:
     """Ids start with the scope letter so a lookup knows which database to open."""
     return f"{scope[0]}{secrets.token_hex(6)}"
@@ -174,7 +183,13 @@ class WritePath:
 
     # ---- the write --------------------------------------------------------------------
 
-    def remember(self, scope: str, req: WriteRequest) -> WriteResult:
+    def screen(self, req: WriteRequest) -> Screened | WriteResult:
+        """Validation, safety filter (secrets redacted), gate and canonical form: what any
+        store may keep of ``req`` (its status and fingerprint), or the rejection.
+
+        The team database's writes go through this too, so nothing reaches it that the
+        local write path would not store, and every secret is redacted before it leaves.
+        """
         self._validate(req)
         verdict = safety.check(req.content, kind=req.kind, source=req.source)
         if verdict.rejected:
@@ -193,6 +208,13 @@ class WritePath:
             if req.kind == "case"
             else fingerprint(req.kind, req.key, req.value, req.content)
         )
+        return Screened(req, status, fp)
+
+    def remember(self, scope: str, req: WriteRequest) -> WriteResult:
+        screened = self.screen(req)
+        if isinstance(screened, WriteResult):
+            return screened
+        req, status, fp = screened.request, screened.status, screened.fingerprint
         negates = (
             self.catalog.infer(positive_form(req.content))
             if req.kind == "fact" and not req.key and analyse(req.content).negated

@@ -16,6 +16,7 @@ from codekeep.settings.docs import DocsSettings
 from codekeep.settings.fields import section
 from codekeep.settings.ledger import LedgerSettings
 from codekeep.settings.memory import MemorySettings
+from codekeep.settings.team import TeamSettings
 from codekeep.settings.tools import ToolSettings
 
 SECTION = "codekeep"  # the editor's configuration section, and `[tool.codekeep]`
@@ -38,3 +39,4 @@ class Settings:
     tools: ToolSettings = section(ToolSettings, "The agent's tools (`codekeep.tools`).")
     agent: ModelSettings = section(ModelSettings, "The agent's model (`codekeep.agent`).")
     docs: DocsSettings = section(DocsSettings, "The docs knowledge base (`codekeep.docs`).")
+    team: TeamSettings = section(TeamSettings, "The team database (`codekeep.team`).")

@@ -52,7 +52,10 @@ class MemoryService(Writing, Feedback, PromptContext, Upkeep):
         *,
         scope_policy: ScopePolicy | None = None,
         catalog: PreferenceCatalog | None = None,
+        team_dsn: str | None = None,
     ) -> MemoryService:
+        """``team_dsn`` (a flag or the editor's ``codekeep.team.dsn``) overrides the
+        environment and project config; with no DSN anywhere there is no team scope."""
         root = Path(root).resolve()
         settings = settings or MemorySettings()
         project_file, user_file = cls.files(root, user_dir)
@@ -66,6 +69,17 @@ class MemoryService(Writing, Feedback, PromptContext, Upkeep):
             scope_policy or DefaultScopePolicy(),
             catalog or PreferenceCatalog(),
         )
+        from codekeep.team.config import resolve_team
+
+        team = resolve_team(root, team_dsn)
+        if team is not None:
+            from codekeep.team.errors import TeamError
+            from codekeep.team.memory import TeamMemory
+
+            try:
+                service.team = TeamMemory(team, service._write, settings)
+            except TeamError as exc:  # a DSN that is not PostgreSQL: said on first team use
+                service.team_refused = str(exc)
         service.maintain()
         return service
 

@@ -7,8 +7,9 @@ each add one job's methods on top of this core; :class:`MemoryService` is their 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import codekeep.memory.layers as layers
 import codekeep.memory.lifecycle as lifecycle
@@ -16,14 +17,19 @@ from codekeep.common.workspace import state_dir
 from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.embeddings import EmbeddingClient
 from codekeep.memory.evidence import EvidenceVerifier
-from codekeep.memory.model import USER_SOURCES
+from codekeep.memory.model import USER_SOURCES, MemoryInputError, WriteResult
 from codekeep.memory.notes_sync import NOTES_FILE, NotesSync
 from codekeep.memory.retrieval import Retriever
 from codekeep.memory.scope import ScopePolicy
 from codekeep.memory.store import MemoryStore
 from codekeep.memory.working import WorkingMemory
-from codekeep.memory.write import WritePath
+from codekeep.memory.write import WritePath, WriteRequest
 from codekeep.settings.memory import MemorySettings
+
+if TYPE_CHECKING:
+    from codekeep.team.memory import TeamMemory
+
+T = TypeVar("T")
 
 # Kinds whose keyed rows can set a catalog preference.
 _PREFERENCE_KINDS = ("preference", "fact")
@@ -57,6 +63,12 @@ class ServiceCore:
         )
         self._retriever = Retriever(self.stores, settings, self.embedder)
         self._working: dict[str, WorkingMemory] = {}
+        # the team scope (PostgreSQL), when a team database is configured
+        self.team: TeamMemory | None = None
+        # why the last read could not include the team's memories (None: it did)
+        self.team_warning: str | None = None
+        # why a configured team DSN cannot be used at all (not PostgreSQL ...)
+        self.team_refused: str | None = None
         self._notes = NotesSync(
             state_dir(root) / NOTES_FILE,
             project,
@@ -67,6 +79,8 @@ class ServiceCore:
         )
 
     def close(self) -> None:
+        if self.team is not None:
+            self.team.close()
         if self.embedder:
             self.embedder.close()
         for store in self.stores:
@@ -76,6 +90,35 @@ class ServiceCore:
 
     def _store_for_scope(self, scope: str) -> MemoryStore:
         return self.user if scope == "user" else self.project
+
+    def _team(self) -> TeamMemory:
+        """The team scope, or the one-line reason there is none."""
+        if self.team is None:
+            from codekeep.team.errors import NOT_CONFIGURED
+
+            raise MemoryInputError(self.team_refused or NOT_CONFIGURED)
+        return self.team
+
+    def _is_team_id(self, memory_id: str) -> bool:
+        from codekeep.team.memory import owns
+
+        return owns(memory_id)
+
+    def _remember_in(self, scope: str, request: WriteRequest) -> WriteResult:
+        """The write path for ``scope``: local SQLite, or the team database."""
+        if scope != "team":
+            return self._write.remember(scope, request)
+        return self._team_call(lambda team: team.remember(request))
+
+    def _team_call(self, body: Callable[[TeamMemory], T]) -> T:
+        """Run ``body`` on the team scope; its failures are one-line input errors."""
+        from codekeep.team.errors import TeamError
+
+        team = self._team()
+        try:
+            return body(team)
+        except TeamError as exc:
+            raise MemoryInputError(str(exc)) from None
 
     def _store_for_id(self, memory_id: str) -> MemoryStore | None:
         for store in self.stores:

@@ -45,14 +45,40 @@ class Reading(ServiceCore):
         wanted = RecallQuery(
             query, limit, tuple(kinds) if kinds else None, tuple(files), tuple(symbols)
         )
-        return self._retriever.recall(wanted, embedded)
+        found = self._retriever.recall(wanted, embedded)
+        return self._with_team(found, query, limit, kinds, files, symbols)
 
     def recall_embedding(self, query: str) -> EmbeddingJob | None:
         """The embeddings request a recall of ``query`` needs (None: lexical only); its
         ``run()`` may go on any thread, its outcome back to :meth:`recall`."""
         return self._retriever.embedding_job(RecallQuery(query))
+    def _with_team(
+        self,
+        local: builtins.list[RecalledMemory],
+        query: str,
+        limit: int,
+        kinds: Sequence[str] | None,
+        files: Sequence[str],
+        symbols: Sequence[str],
+    ) -> builtins.list[RecalledMemory]:
+        """Local results merged by score with the team's (same scoring); a team database
+        that cannot answer leaves the local results and its reason in ``team_warning``."""
+        self.team_warning = self.team_refused
+        if self.team is None:
+            return local
+        from codekeep.team.errors import TeamError
+
+        try:
+            shared = self.team.recall(query, limit, kinds, files, symbols)
+        except TeamError as exc:
+            self.team_warning = str(exc)
+            return local
+        merged = sorted(local + shared, key=lambda r: (-r.score, r.memory.id))
+        return merged[: max(0, limit)]
 
     def get(self, memory_id: str) -> Memory | None:
+        if self._is_team_id(memory_id):
+            return self._team_call(lambda team: team.get(memory_id))
         store = self._store_for_id(memory_id)
         return store.get(memory_id) if store else None
 
@@ -69,6 +95,9 @@ class Reading(ServiceCore):
         bad = [s for s in statuses if s not in STATUSES]
         if bad:
             raise MemoryInputError(f"unknown status {bad[0]!r} (use one of {', '.join(STATUSES)})")
+        if scope == "team":
+            team_statuses = statuses
+            return self._team_call(lambda team: team.list(team_statuses, kinds, limit))
         where = MemoryFilter(statuses=statuses, kinds=kinds or None, scope=scope or None)
         found: builtins.list[Memory] = []
         for store in self.stores:
@@ -77,6 +106,8 @@ class Reading(ServiceCore):
         return found[:limit]
 
     def history(self, memory_id: str) -> builtins.list[dict[str, Any]]:
+        if self._is_team_id(memory_id):
+            return self._team_call(lambda team: team.history(memory_id))
         store = self._store_for_id(memory_id)
         return store.history(memory_id) if store else []
 

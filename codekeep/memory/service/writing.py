@@ -10,8 +10,10 @@ from typing import Any, TypedDict, Unpack
 from codekeep.memory.model import MemoryInputError, WriteResult
 from codekeep.memory.scope import ScopeRequest
 from codekeep.memory.service.core import ServiceCore
-from codekeep.memory.write import WritePath, WriteRequest
+from codekeep.memory.write import WriteRequest
 from codekeep.settings.memory import DAY
+
+Remember = Callable[[str, WriteRequest], WriteResult]
 
 
 class MemoryFields(TypedDict, total=False):
@@ -31,7 +33,7 @@ class ScopedWriter:
 
     def __init__(
         self,
-        write: WritePath,
+        write: Remember,
         clock: Callable[[], float],
         scope: str,
         source: str,
@@ -73,7 +75,7 @@ class ScopedWriter:
             self.task_id,
             expires_at=None if ttl_days is None else self._clock() + ttl_days * DAY,
         )
-        return self._write.remember(self.scope, request)
+        return self._write(self.scope, request)
 
 
 class Writing(ServiceCore):
@@ -87,7 +89,7 @@ class Writing(ServiceCore):
     ) -> ScopedWriter:
         """A writer bound to the scope the policy resolves for this request."""
         resolved = self.scope_policy.resolve(ScopeRequest(kind, scope, task_id, source))
-        return ScopedWriter(self._write, self.settings.clock, resolved, source, task_id)
+        return ScopedWriter(self._remember_in, self.settings.clock, resolved, source, task_id)
 
     def remember(
         self,
@@ -103,3 +105,24 @@ class Writing(ServiceCore):
         self.refresh_notes()  # a write is judged against what MEMORY.md says now
         writer = self.writer(kind=kind, scope=scope, source=source, task_id=task_id)
         return writer.remember(content, kind=kind, **fields)
+
+    def promote(self, memory_id: str, to: str = "team") -> WriteResult:
+        """Share a project or user memory with the team (seed 002's ``/promote``): the
+        content is screened and redacted again before it leaves; the team row records
+        who promoted it and from which memory. Promoting the same meaning twice
+        reinforces the team's row (action ``REINFORCE``)."""
+        if to != "team":
+            raise MemoryInputError(f"memories can be promoted only to the team scope (not {to!r})")
+        self._team()  # not configured: say so before looking the memory up
+        store = self._store_for_id(memory_id)
+        memory = store.get(memory_id) if store else None
+        if memory is None:
+            if self._is_team_id(memory_id):
+                raise MemoryInputError(f"memory {memory_id} is already in the team scope")
+            raise MemoryInputError(f"no memory with id {memory_id!r}")
+        result = self._team_call(lambda team: team.promote(memory))
+        if result.id:
+            store_of = self._store_for_scope(memory.scope)
+            with store_of.transaction():
+                store_of.log(memory_id, self.settings.clock(), "PROMOTED", {"teamId": result.id})
+        return result

@@ -15,6 +15,12 @@ Requests (each also the command ``codekeep.memory.<name>`` taking the same objec
 * ``codekeep/memory/confirm`` ``{id}`` -> ``{ok}``: an observed (inferred) memory, e.g.
   a preference extraction found in a task, is confirmed by the user and acted on;
 * ``codekeep/memory/list`` ``{kinds?, statuses?, scope?, limit?}`` -> ``{memories}``;
+* ``codekeep/memory/promote`` ``{id, to}`` -> ``{id, action, reason?, redactions?}``: a
+  project or user memory shared with the team (``to: "team"``; re-redacted on the way).
+  ``scope: "team"`` in remember/list uses the team database (docs/team.md); with none
+  configured, or one that cannot be reached, the request fails with the one-line reason;
+  recall merges the team's results (each labelled ``scope`` and ``author``) and answers
+  from the local scopes alone when the team database cannot;
 * ``codekeep/memory/notes`` ``{uri?}`` -> ``{uri, created, invalid}``: the folder's
   ``.codekeep/MEMORY.md`` for the editor to open, written from the catalog's template
   when missing (never over an existing file) and synced; its unusable lines are in
@@ -148,6 +154,11 @@ def _list(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any
     return {"memories": [m.to_json() for m in found]}
 
 
+def _promote(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
+    result = memory.promote(p.required_str(params, "id"), p.optional_str(params, "to") or "team")
+    return result.to_json()
+
+
 def _forget(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
     return {"ok": memory.forget(p.required_str(params, "id"), p.optional_str(params, "reason"))}
 
@@ -278,6 +289,7 @@ def register(server: CodeKeepServer) -> None:
         ("notThis", _not_this),
         ("confirm", _confirm),
         ("list", _list),
+        ("promote", _promote),
     ):
         custom_request(server, f"memory/{name}")(on_folder_memory(action))
     custom_request(server, "memory/recall")(recall_request)

@@ -1,0 +1,80 @@
+"""The team scope through the doors a user has: the ``codekeep memory`` command line
+and a real ``codekeep serve`` over stdio."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pygls.exceptions import JsonRpcException
+
+from codekeep.cli import main
+from tests.server.lsp_harness import request, session, write_project
+from tests.team.conftest import write_config
+
+pytestmark = pytest.mark.slow
+
+
+def cli(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
+    code = main(["memory", *args, "--root", str(root)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_remember_list_promote_recall(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, team_dsn: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    for root, name in ((alice, "alice"), (bob, "bob")):
+        root.mkdir()
+        write_config(root, None, name)
+    monkeypatch.setenv("CODEKEEP_TEAM_DSN", team_dsn)
+
+    code, out, _ = cli(capsys, alice, "remember", "staging deploys need the VPN",
+                       "--scope", "team", "--json")
+    assert code == 0 and json.loads(out)["action"] == "ADD"
+    code, out, _ = cli(capsys, alice, "remember", "the release branch is cut on Mondays", "--json")
+    local_id = json.loads(out)["id"]
+    code, out, _ = cli(capsys, alice, "promote", local_id, "--to", "team", "--json")
+    assert code == 0 and json.loads(out)["action"] == "PROMOTE"
+
+    code, out, _ = cli(capsys, bob, "list", "--scope", "team", "--json")
+    listed = json.loads(out)["memories"]
+    assert sorted(m["content"] for m in listed) == [
+        "staging deploys need the VPN",
+        "the release branch is cut on Mondays",
+    ]
+    assert {m["author"] for m in listed} == {"alice"} and {m["scope"] for m in listed} == {"team"}
+    code, out, _ = cli(capsys, bob, "list", "--scope", "team")
+    assert code == 0 and "(by alice)" in out and " team " in out
+    code, out, _ = cli(capsys, bob, "recall", "when is the release branch cut", "--json")
+    assert json.loads(out)["memories"][0]["scope"] == "team"
+
+
+def test_cli_without_a_team_database(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CODEKEEP_TEAM_DSN", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    root = tmp_path / "solo"
+    root.mkdir()
+    code, _, err = cli(capsys, root, "remember", "shared", "--scope", "team")
+    assert code == 1
+    assert err.startswith("codekeep: no team database configured: set CODEKEEP_TEAM_DSN")
+    code, _, err = cli(capsys, root, "list", "--scope", "team")
+    assert code == 1 and "no team database configured" in err
+    code, _, err = cli(capsys, root, "remember", "a local note")
+    assert code == 0
+
+
+async def test_lsp_without_team_database_says_so(tmp_path: Path) -> None:
+    project = write_project(tmp_path / "shapes")
+    async with session(project) as client:
+        with pytest.raises(JsonRpcException, match="no team database configured"):
+            await request(client, "codekeep/memory/remember",
+                          {"content": "shared", "scope": "team"})
+        ok = await request(client, "codekeep/memory/remember", {"content": "local is fine"})
+        assert ok["action"] == "ADD"
