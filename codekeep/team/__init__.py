@@ -3,13 +3,12 @@
 One developer's CodeKeep lives in per-workspace SQLite; a team shares a PostgreSQL
 database named by ``CODEKEEP_TEAM_DSN`` / ``codekeep.team.dsn`` / ``[team] dsn``. What
 is shared: memories written to (or promoted into) the ``team`` scope, redacted before
-they leave the machine, and each member's ledger counts (no prompt or completion text).
+they leave the machine.
 Without a DSN nothing here is touched and every local scope works as before.
 
 * :mod:`config`  — where the DSN and the member's identity come from;
-* :mod:`store`   — the one owner of the team database's SQL (and the local outbox's);
-* :mod:`memory`  — the ``team`` scope: remember, list, recall, promote;
-* :mod:`ledger`  — shipping ledger records through the outbox, the team report.
+* :mod:`store`   — the one owner of the team database's SQL;
+* :mod:`memory`  — the ``team`` scope: remember, list, recall, promote, forget.
 """
 
 from codekeep.team.config import TeamConfig, resolve_team

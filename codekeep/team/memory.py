@@ -30,9 +30,9 @@ from codekeep.memory.model import (
     WriteResult,
 )
 from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
-from codekeep.settings.memory import MemorySettings
 from codekeep.memory.text import STOP_WORDS, raw_tokens
 from codekeep.memory.write import WritePath, WriteRequest
+from codekeep.settings.memory import MemorySettings
 from codekeep.team.config import TeamConfig
 from codekeep.team.store import TeamDatabase
 from codekeep.team.store import memories as rows
