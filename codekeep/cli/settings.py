@@ -12,9 +12,6 @@ import json
 import sys
 
 from codekeep.cli.options import common_options, emit_json, root_of
-from codekeep.settings import Settings, load_settings
-from codekeep.settings.fields import leaves, unstructure
-from codekeep.settings.reference import markdown_table
 
 ORDER = 80
 
@@ -31,6 +28,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _run(args: argparse.Namespace) -> int:
+    # here, not at the top: every other command (and --help) would load cattrs for it
+    from codekeep.settings import Settings, load_settings
+    from codekeep.settings.fields import leaves, unstructure
+    from codekeep.settings.reference import markdown_table
+
     if args.reference:
         sys.stdout.write(markdown_table())
         return 0

@@ -39,6 +39,8 @@ LIBRARIES = ("tree_sitter_language_pack", "tiktoken", "httpx", "jsonschema", "ls
 # What a refresh (the as-typed query) adds: the walk and the parsing of changed files.
 REFRESH = ("pathspec", "tree_sitter")
 POOL = ("multiprocessing", "concurrent")  # only when files must be parsed
+# The settings tree (cattrs): commands that read settings load it, --help never needs it.
+SETTINGS = ("codekeep.settings", "cattrs", "attrs", "attr")
 
 
 def imported(*argv: str) -> tuple[int, list[str]]:
@@ -66,7 +68,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_help_and_version_load_no_service(argv: list[str]) -> None:
     status, modules = imported(*argv)
     assert status == (2 if not argv else 0)
-    assert loaded(modules, SERVICES + LIBRARIES + REFRESH + POOL + ("codekeep.analysis",)) == []
+    assert loaded(modules, SERVICES + LIBRARIES + REFRESH + POOL + SETTINGS
+                  + ("codekeep.analysis",)) == []
 
 
 @pytest.mark.parametrize("query", [["find", "Circle"], ["refs", "area"], ["search", "circ"],
