@@ -31,6 +31,11 @@ def top_level_name(symbol: Definition) -> str:
     return symbol.container.split(".", 1)[0] if symbol.container else symbol.name
 
 
+# Styles whose named imports may come through a re-exporting barrel file (index.ts).
+BARREL_STYLES = frozenset({"javascript", "typescript", "tsx"})
+BARREL_HOPS = 3
+
+
 def qualifier_of(style: str, imp: ImportFact) -> str | None:
     """The name a whole-module import binds (``pkg`` of ``pkg.F()``), if it binds one.
 
@@ -151,8 +156,28 @@ class ImportGraph:
     def resolves(self, use_path: str, definition: Definition) -> bool:
         if use_path == definition.path:
             return True
-        imported = self.imports_of(use_path)
-        if definition.path not in imported:
+        return self._reaches(use_path, definition, 0)
+
+    def _reaches(self, path: str, definition: Definition, hops: int) -> bool:
+        """Does ``path`` import ``definition``, directly or (JS/TS) through barrels?
+
+        ``import { x } from './index'`` only compiles when ``index`` exports ``x``; if it
+        does not define ``x``, it re-exports it (``export { x } from``, ``export * from``),
+        so a named import follows on through the barrel's named imports and, inside a
+        barrel, its whole-module ones (``export * from``), up to :data:`BARREL_HOPS`
+        files deep. A file's own whole-module imports (default imports) are not
+        followed: they do not bring in names.
+        """
+        imported = self.imports_of(path)
+        top = top_level_name(definition)
+        if definition.path in imported:
+            names = imported[definition.path]
+            if names is None or top in names or definition.name in names:
+                return True
+        if hops >= BARREL_HOPS or self.style_of(path) not in BARREL_STYLES:
             return False
-        names = imported[definition.path]
-        return names is None or top_level_name(definition) in names or definition.name in names
+        return any(
+            barrel != definition.path and (top in taken if taken is not None else hops > 0)
+            and self._reaches(barrel, definition, hops + 1)
+            for barrel, taken in imported.items()
+        )

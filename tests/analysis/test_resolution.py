@@ -213,3 +213,21 @@ def test_uses_through_an_import_alias_and_re_export_lines_are_references(
     assert {r.name for r in refs if r.path == "src/share.ts"} == {
         "refCount", "higherOrderRefCount"}
     assert ("py/cart.py", 2, "resolved") in _uses(codemap, "py/pricing.py::total")
+
+
+def test_named_imports_follow_re_exporting_barrels(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({
+        "src/operators/refCount.ts": "export function refCount() { return 1; }\n",
+        "src/operators/index.ts": 'export * from "./refCount";\n',
+        "src/index.ts": 'export { refCount } from "./operators";\n',
+        "src/app.ts": 'import { refCount } from "./index";\nrefCount();\n',
+        "src/deep.ts": 'import { refCount } from "./operators";\nrefCount();\n',
+        "src/other.ts": 'import { refCount } from "rxjs";\nrefCount();\n',
+    })
+    codemap = open_map(root)
+    codemap.index()
+    uses = _uses(codemap, "src/operators/refCount.ts::refCount")
+    assert {("src/app.ts", 1, "resolved"), ("src/deep.ts", 1, "resolved"),
+            ("src/index.ts", 0, "resolved"), ("src/other.ts", 1, "name")} <= uses

@@ -91,7 +91,20 @@
   (import_clause [(identifier) (namespace_import (identifier)? @import.alias)])
   source: (string (string_fragment) @import.module)) @import
 
+; `export { x, y as z } from './m'` re-exports those names; `export * from` (and
+; `export * as ns from`) the whole module
 (export_statement
+  (export_clause
+    (export_specifier name: (identifier) @import.name))
+  source: (string (string_fragment) @import.module)) @import
+
+(export_statement
+  !declaration
+  .
+  source: (string (string_fragment) @import.module)) @import
+
+(export_statement
+  (namespace_export)
   source: (string (string_fragment) @import.module)) @import
 
 (call_expression
