@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,7 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report = actions.add_parser("report", parents=[common], help="usage table and top files")
     report.add_argument("--task", help="only this task (and its continuations)")
     report.add_argument("--since", help="YYYY-MM-DD, an ISO date-time, or 24h / 7d / 2w")
-    report.add_argument("--by", choices=GROUPS, default="type", help="row grouping")
+    report.add_argument("--by", choices=[*GROUPS, "member"], default=None,
+                        help="row grouping (default type; --team: member, task, day, file)")
+    report.add_argument("--team", action="store_true",
+                        help="the whole team's usage from the team database (docs/team.md)")
     report.add_argument("--top", type=int, default=10, help="how many top files (default 10)")
     report.set_defaults(handler=_with_ledger(_report))
 
@@ -127,6 +131,34 @@ def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int]
     return handler
 
 
+def _team_report(ledger: Ledger, args: argparse.Namespace, since: datetime | None) -> int:
+    """Ship this member's unsent calls, then report the team (a database that cannot be
+    reached is one line; the calls stay queued in the local ledger)."""
+    from codekeep.team.config import resolve_team
+    from codekeep.team.errors import NOT_CONFIGURED, TeamError
+    from codekeep.team.ledger import render_team
+
+    config = resolve_team(ledger.root, settings_of(args).team.dsn)
+    if config is None:
+        return fail(NOT_CONFIGURED)
+    from codekeep.team.ledger import TeamLedger
+
+    try:
+        team = TeamLedger(config, ledger.root)
+        try:
+            team.ship(ledger)
+            report = team.report(args.by or "member", since.strftime("%Y-%m-%d") if since else None)
+        finally:
+            team.close()
+    except TeamError as exc:
+        return fail(f"{exc} (this member's calls stay queued)")
+    if args.json:
+        emit_json(report)
+    else:
+        print(render_team(report))
+    return 0
+
+
 def _warn(event: BudgetEvent) -> None:
     print(f"codekeep: warning: {event.message()}", file=sys.stderr)
 
@@ -137,6 +169,11 @@ def _report(ledger: Ledger, args: argparse.Namespace) -> int:
     from codekeep.ledger.window import parse_since
 
     since = parse_since(args.since, time.time()) if args.since else None
+    if args.team:
+        return _team_report(ledger, args, since)
+    if args.by == "member":
+        return fail("--by member needs --team (this ledger is one member's)")
+    args.by = args.by or "type"
     with _code_map(ledger.root) as codemap:
         suggest = (lambda path: symbol_read(codemap, path)) if codemap else None
         report = ledger.report(task_id=args.task, since=since, group_by=args.by,

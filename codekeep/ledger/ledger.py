@@ -430,6 +430,14 @@ class Ledger:
         for claim in won:
             self._emit(event_for(claim))
 
+    def calls_after(self, rowid: int, limit: int) -> list[tuple[int, dict[str, Any]]]:
+        """Written calls after ``rowid`` (see :meth:`LedgerStore.calls_after`); flushes first."""
+        self.flush()
+        return self._store.calls_after(rowid, limit)
+
+    def last_rowid(self) -> int:
+        return self._store.last_rowid()
+
     def compact(self) -> int:
         """Drop raw rows older than ``retention_days`` (roll-ups keep every total)."""
         self._last_compaction = self._clock()

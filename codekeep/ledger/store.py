@@ -145,6 +145,30 @@ class LedgerStore:
                 raise
             self._conn.execute("COMMIT")
 
+    # -- shipping to the team database --------------------------------------------------
+
+    def calls_after(self, rowid: int, limit: int) -> list[tuple[int, dict[str, object]]]:
+        """(rowid, counts) of the raw calls written after ``rowid``, oldest first: what a
+        member ships to the team database (counts and file tokens, never texts)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT rowid, id, ts, day, task_id, call_type, model, input_tokens, "
+                "output_tokens, cached_tokens, reasoning_tokens, cost_usd, files FROM calls "
+                "WHERE rowid > ? ORDER BY rowid LIMIT ?", (rowid, limit)).fetchall()
+        return [
+            (int(r[0]), {
+                "id": r[1], "ts": r[2], "day": r[3], "taskId": r[4], "callType": r[5],
+                "model": r[6], "inputTokens": r[7], "outputTokens": r[8], "cachedTokens": r[9],
+                "reasoningTokens": r[10], "costUsd": r[11],
+                "files": {path: v[1] for path, v in json.loads(r[12]).items()} if r[12] else {},
+            })
+            for r in rows
+        ]
+
+    def last_rowid(self) -> int:
+        with self._lock:
+            return _max_rowid(self._conn, "calls")
+
     # -- writing ----------------------------------------------------------------------
 
     def write(self, calls: Sequence[CallRecord], tasks: Sequence[TaskRow] = (),

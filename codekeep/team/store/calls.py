@@ -1,0 +1,64 @@
+"""The team ledger's SQL: batches of members' calls (idempotent by ``(member, id)``) and
+the team report's sums."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+
+# group name -> the column the team report groups by
+GROUPS = {"member": "member", "task": "task_id", "day": "day"}
+
+
+def insert(conn: psycopg.Connection, member: str, records: Sequence[dict[str, Any]]) -> int:
+    """Write a batch; how many were new (a re-sent record adds nothing)."""
+    added = 0
+    with conn.cursor() as cursor:
+        for r in records:
+            cursor.execute(
+                "INSERT INTO team_calls (member, id, ts, day, task_id, call_type, model, "
+                "input_tokens, output_tokens, cached_tokens, reasoning_tokens, cost_usd, files) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (member, id) DO NOTHING",
+                (
+                    member, r["id"], r["ts"], r["day"], r["taskId"], r["callType"], r["model"],
+                    r["inputTokens"], r["outputTokens"], r["cachedTokens"],
+                    r["reasoningTokens"], r["costUsd"], json.dumps(r.get("files") or {}),
+                ),
+            )
+            added += cursor.rowcount
+    return added
+
+
+_MEASURES = (
+    "count(*) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS "
+    "output_tokens, sum(cached_tokens) AS cached_tokens, sum(cost_usd) AS cost_usd"
+)
+
+
+def totals(
+    conn: psycopg.Connection, group: str, since_day: str | None
+) -> list[tuple[str, int, int, int, int, float]]:
+    """(key, calls, input, output, cached, cost) per group, biggest spender first."""
+    where, params = ("WHERE day >= %s", [since_day]) if since_day else ("", [])
+    if group == "file":
+        rows = conn.execute(
+            "SELECT f.key, count(*), sum(f.value::bigint), 0, 0, 0.0 FROM team_calls, "
+            f"jsonb_each_text(files) AS f {where} GROUP BY f.key "
+            "ORDER BY sum(f.value::bigint) DESC, f.key",
+            params,
+        ).fetchall()
+    else:
+        column = GROUPS[group]
+        rows = conn.execute(
+            f"SELECT {column}, {_MEASURES} FROM team_calls {where} GROUP BY {column} "
+            "ORDER BY sum(input_tokens) + sum(output_tokens) DESC, 1",
+            params,
+        ).fetchall()
+    return [
+        (str(r[0]), int(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0), float(r[5] or 0))
+        for r in rows
+    ]
