@@ -1,5 +1,5 @@
 """The team scope through the doors a user has: the ``codekeep memory`` command line
-and a real ``codekeep serve`` over stdio."""
+and a real ``codekeep serve`` over stdio (the editor setting ``codekeep.team.dsn``)."""
 
 from __future__ import annotations
 
@@ -78,3 +78,27 @@ async def test_lsp_without_team_database_says_so(tmp_path: Path) -> None:
                           {"content": "shared", "scope": "team"})
         ok = await request(client, "codekeep/memory/remember", {"content": "local is fine"})
         assert ok["action"] == "ADD"
+
+
+async def test_lsp_team_scope_and_promote(tmp_path: Path, team_dsn: str) -> None:
+    """The editor setting codekeep.team.dsn (initializationOptions) opens the team scope."""
+    project = write_project(tmp_path / "shapes")
+    write_config(project, None, "carol")
+    async with session(project, options={"team": {"dsn": team_dsn}}) as client:
+        shared = await request(client, "codekeep/memory/remember",
+                               {"content": "geometry areas are in square metres", "scope": "team"})
+        assert shared["action"] == "ADD" and shared["id"].startswith("g")
+        local = await request(client, "codekeep/memory/remember",
+                              {"content": "total_area sums every shape"})
+        promoted = await request(client, "codekeep/memory/promote",
+                                 {"id": local["id"], "to": "team"})
+        assert promoted["action"] == "PROMOTE" and promoted["id"].startswith("g")
+        listed = await request(client, "codekeep/memory/list", {"scope": "team"})
+        assert {m["author"] for m in listed["memories"]} == {"carol"}
+        assert len(listed["memories"]) == 2
+        recalled = await request(client, "codekeep/memory/recall",
+                                 {"query": "geometry square metres"})
+        assert recalled["memories"][0]["id"] == shared["id"]
+        assert recalled["memories"][0]["scope"] == "team"
+        with pytest.raises(JsonRpcException, match="only to the team scope"):
+            await request(client, "codekeep/memory/promote", {"id": local["id"], "to": "user"})
