@@ -231,3 +231,21 @@ def test_named_imports_follow_re_exporting_barrels(
     uses = _uses(codemap, "src/operators/refCount.ts::refCount")
     assert {("src/app.ts", 1, "resolved"), ("src/deep.ts", 1, "resolved"),
             ("src/index.ts", 0, "resolved"), ("src/other.ts", 1, "name")} <= uses
+
+
+def test_typescript_classes_used_as_values_are_references(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    root = workspace({
+        "src/Observable.ts": "export class Observable {}\n",
+        "src/util.ts": (
+            'import { Observable } from "./Observable";\n'
+            "export function isObservable(x: unknown): boolean {\n"
+            "  return x instanceof Observable;\n"
+            "}\n"
+            "export type Ctor = typeof Observable;\n"),
+    })
+    codemap = open_map(root)
+    codemap.index()
+    assert {("src/util.ts", 2, "resolved"), ("src/util.ts", 4, "resolved")} <= _uses(
+        codemap, "src/Observable.ts::Observable")

@@ -65,6 +65,14 @@
 (import_specifier
   name: (identifier) @name) @reference.import
 
+; A class used as a value: `x instanceof Observable`
+(binary_expression
+  operator: "instanceof"
+  right: [
+    (identifier) @name
+    (member_expression property: (property_identifier) @name)
+  ]) @reference.type
+
 ; `export { x } from './x'` and `export { x }`: the exported symbol is used there
 (export_specifier
   name: (identifier) @name) @reference.import

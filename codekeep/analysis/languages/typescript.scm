@@ -41,6 +41,10 @@
     name: [(property_identifier) (private_property_identifier)] @name) @definition.field)
 
 ; ---- references ---------------------------------------------------------------------
+; `typeof Observable` in a type
+(type_query
+  (identifier) @name) @reference.type
+
 (class_heritage
   (extends_clause
     value: (identifier) @name)) @reference.class
