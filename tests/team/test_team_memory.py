@@ -3,6 +3,8 @@ redaction, recall merges local and team results by the same score."""
 
 from __future__ import annotations
 
+import threading
+
 import psycopg
 import pytest
 
@@ -116,3 +118,27 @@ def test_no_team_database_configured(member: Member) -> None:
         solo.list(scope="team")
     solo.remember("local still works")
     assert [r.memory.content for r in solo.recall("local still works")] == ["local still works"]
+
+
+def test_four_members_writing_at_once_lose_nothing(member: Member) -> None:
+    services = [member(f"w{i}") for i in range(4)]
+    errors: list[BaseException] = []
+
+    def work(index: int) -> None:
+        try:
+            for round_ in range(10):
+                services[index].remember("the shared cache lives in redis", scope="team")
+                services[index].remember(f"worker {index} finding number {round_}", scope="team")
+        except BaseException as exc:  # reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    listed = services[0].list(scope="team", limit=1000)
+    shared = [m for m in listed if m.content == "the shared cache lives in redis"]
+    assert len(shared) == 1 and shared[0].support_count == 40
+    assert len(listed) == 1 + 40
