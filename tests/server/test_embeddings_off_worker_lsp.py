@@ -1,6 +1,7 @@
-"""A slow embeddings endpoint never holds up the folder's worker: while a recall waits
-on it, a keystroke is applied and the code map answers with the new symbol; the recall
-then comes back lexically, saying why. A prompt endpoint still ranks by embeddings."""
+"""A slow embeddings endpoint never holds up the folder's worker: while a memory recall
+or a docs search waits on it, a keystroke is applied and the code map answers with the
+new symbol; the recall then comes back lexically, saying why, and the search lexically.
+A prompt endpoint still ranks by embeddings."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import asyncio
 from pathlib import Path
 
 from codekeep.testing.embeddings_server import ConceptEmbeddingServer
-from tests.server.lsp_harness import change_document, open_document, request, session
+from tests.server.lsp_harness import (
+    change_document,
+    open_document,
+    request,
+    session,
+    wait_until,
+)
 
 SLOW = 6.0  # the endpoint's delay, well beyond the recall's timeout
 TIMEOUT = 3.0
@@ -47,3 +54,37 @@ async def test_a_keystroke_does_not_wait_for_a_slow_embeddings_endpoint(tmp_path
             assert lexical["relevance"] == "lexical"
             assert lexical["embeddingsUnavailable"]  # why: no answer within the timeout
             assert [m["id"] for m in lexical["memories"]] == [written["id"]]
+
+
+async def test_a_keystroke_does_not_wait_for_a_docs_search_on_a_slow_endpoint(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "fleet.py").write_text("def park(car):\n    return car\n", encoding="utf-8")
+    (tmp_path / "guide.md").write_text(
+        "# Parking\n\nAutomobile parking rules for the depot.\n", encoding="utf-8")
+    with ConceptEmbeddingServer([{"car", "automobile"}]) as endpoint:
+        configuration = {"codekeep": {"docs": {"embeddings": {
+            "url": endpoint.base_url, "timeout": TIMEOUT}}}}
+        async with session(tmp_path, configuration=configuration) as lsp:
+
+            async def found(query: str) -> list[dict]:
+                answer = await request(lsp, "codekeep/docs/search", {"query": query})
+                return answer["results"]  # type: ignore[no-any-return]
+
+            # the chunk was embedded after indexing: "car" finds it by embeddings alone
+            await wait_until(lambda: found("car"))
+
+            endpoint.delay = SLOW
+            asked = len(endpoint.requests)
+            search = asyncio.create_task(found("depot parking"))
+            while len(endpoint.requests) == asked:  # the search now waits on the endpoint
+                await asyncio.sleep(0.02)
+
+            uri = open_document(lsp, tmp_path / "fleet.py")
+            change_document(lsp, uri, 2, "\ndef tow_truck():\n    pass\n", (2, 0))
+            symbols = await request(lsp, "codekeep/findSymbol", {"name": "tow_truck"})
+            assert [s["name"] for s in symbols["symbols"]] == ["tow_truck"]
+            assert not search.done()  # answered while the search still waits on the network
+
+            (hit, *_) = await search  # lexical once the endpoint timed out
+            assert "Parking" in str(hit["heading"])

@@ -17,13 +17,16 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any
 
 from codekeep.agent.docs_expansion import Expanded, expand_question
 from codekeep.agent.model_client import ModelClient
+from codekeep.analysis.codemap import CodeMap
 from codekeep.analysis.model import Symbol
 from codekeep.common.uris import path_to_uri
-from codekeep.docs import DocsError
+from codekeep.docs import DocsError, DocsIndex
 from codekeep.docs.service import DEFAULT_LIMIT, MAX_LIMIT
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
@@ -80,19 +83,22 @@ def register(server: CodeKeepServer) -> None:
             raise p.InvalidParams(str(error)) from None
         expanded = await _expand(ls, query, mode, chosen)
 
-        def ask(services: WorkspaceServices) -> dict[str, Any]:
-            handle = ls.workspaces.get(services.root)
-            if chosen is not None and handle is not chosen:
-                return {"results": []}
-            focus = _focus(ls, handle, focus_uris) if focus_uris else []
+        def ask(root: Path, docs: DocsIndex, codemap: CodeMap, focus: list[str]) -> dict[str, Any]:
             try:
-                outcome = services.docs.search(query, limit, codemap=services.codemap,
-                                               focus=focus, expansions=expanded.texts)
+                outcome = docs.search(query, limit, codemap=codemap, focus=focus,
+                                      expansions=expanded.texts)
             except DocsError as error:
                 raise p.InvalidParams(str(error)) from error
-            return outcome.to_json(services.root)
+            return outcome.to_json(root)
 
-        answers = [answer for _handle, answer in await every_folder(ls, ask)]
+        # The search embeds the question: it runs on a thread of its own, not the folder's
+        # worker (the knowledge base and the code map are thread-safe), so keystrokes and
+        # code-map requests never wait for the embeddings endpoint.
+        stores = await every_folder(ls, lambda services: (services.docs, services.codemap))
+        answers = await asyncio.gather(*(
+            asyncio.to_thread(ask, handle.root, docs, codemap,
+                              _focus(ls, handle, focus_uris) if focus_uris else [])
+            for handle, (docs, codemap) in stores if chosen is None or handle is chosen))
         # One folder keeps its own order (pages interleaved); several merge by score.
         results = [r for a in answers for r in a["results"]]
         if len(answers) > 1:
