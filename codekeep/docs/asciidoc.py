@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from codekeep.docs.model import Block
+from codekeep.docs.model import Block, close_paragraph
 
 _TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)[ \t]*$")
 _CODE_DELIMITER = re.compile(r"^(-{4,}|\.{4,}|`{3,})[ \t]*$")
@@ -22,25 +22,20 @@ def parse_asciidoc(text: str) -> list[Block]:
     blocks: list[Block] = []
     paragraph: list[int] = []
 
-    def close_paragraph() -> None:
-        if paragraph:
-            first, last = paragraph[0], paragraph[-1]
-            blocks.append(Block("text", first + 1, last + 1, "\n".join(lines[first : last + 1])))
-            paragraph.clear()
 
     i = 0
     while i < len(lines):
         line = lines[i]
         delimiter = _CODE_DELIMITER.match(line) or _COMMENT_BLOCK.match(line)
         if delimiter:
-            close_paragraph()
+            close_paragraph(blocks, lines, paragraph)
             end = _closing(lines, i, delimiter.group(0).strip())
             if not _COMMENT_BLOCK.match(line):
                 blocks.append(Block("code", i + 1, end + 1, "\n".join(lines[i : end + 1])))
             i = end + 1
             continue
         if not line.strip():
-            close_paragraph()
+            close_paragraph(blocks, lines, paragraph)
         elif not paragraph and (title := _TITLE.match(line)):
             blocks.append(Block("heading", i + 1, i + 1, title.group(2), len(title.group(1))))
         elif not paragraph and _SKIPPED_LINE.match(line):
@@ -48,7 +43,7 @@ def parse_asciidoc(text: str) -> list[Block]:
         else:
             paragraph.append(i)
         i += 1
-    close_paragraph()
+    close_paragraph(blocks, lines, paragraph)
     return blocks
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from codekeep.docs.model import Block
+from codekeep.docs.model import Block, close_paragraph
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -36,26 +36,21 @@ def parse_markdown(text: str, *, mdx: bool = False) -> tuple[list[Block], str | 
             start = end + 1
     paragraph: list[int] = []  # line numbers of the open paragraph
 
-    def close_paragraph() -> None:
-        if paragraph:
-            first, last = paragraph[0], paragraph[-1]
-            blocks.append(Block("text", first + 1, last + 1, "\n".join(lines[first : last + 1])))
-            paragraph.clear()
 
     i = start
     while i < len(lines):
         line = lines[i]
         fence = _FENCE.match(line)
         if fence and not (fence.group(2)[0] == "`" and "`" in fence.group(3)):
-            close_paragraph()
+            close_paragraph(blocks, lines, paragraph)
             end = _fence_end(lines, i, fence.group(2))
             blocks.append(Block("code", i + 1, end + 1, "\n".join(lines[i : end + 1])))
             i = end + 1
             continue
         if not line.strip():
-            close_paragraph()
+            close_paragraph(blocks, lines, paragraph)
         elif atx := _ATX.match(line):
-            close_paragraph()
+            close_paragraph(blocks, lines, paragraph)
             heading = (atx.group(2) or "").strip()
             if heading:
                 blocks.append(Block("heading", i + 1, i + 1, heading, len(atx.group(1))))
@@ -72,7 +67,7 @@ def parse_markdown(text: str, *, mdx: bool = False) -> tuple[list[Block], str | 
         else:
             paragraph.append(i)
         i += 1
-    close_paragraph()
+    close_paragraph(blocks, lines, paragraph)
     return blocks, title
 
 

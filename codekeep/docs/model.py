@@ -31,6 +31,18 @@ class Block:
     level: int = 0
 
 
+def close_paragraph(blocks: list[Block], lines: list[str], paragraph: list[int]) -> None:
+    """Turn the open paragraph (0-based line numbers) into a text block and empty it.
+
+    Every format's parser collects a paragraph line by line and closes it at a blank line,
+    a heading or a code block; this is the one place that converts its span to 1-based.
+    """
+    if paragraph:
+        first, last = paragraph[0], paragraph[-1]
+        blocks.append(Block("text", first + 1, last + 1, "\n".join(lines[first : last + 1])))
+        paragraph.clear()
+
+
 @dataclass(slots=True)
 class Section:
     """The body blocks under one heading, with the path of headings above it."""

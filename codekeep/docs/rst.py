@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from codekeep.docs.model import Block
+from codekeep.docs.model import Block, close_paragraph
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}[ \t]*$")
 _DIRECTIVE = re.compile(r"^(\s*)\.\.[ \t]+([\w:.-]+)[ \t]*::(.*)$")
@@ -42,11 +42,6 @@ def parse_rst(text: str) -> list[Block]:
     blocks: list[Block] = []
     paragraph: list[int] = []
 
-    def close_paragraph() -> None:
-        if paragraph:
-            first, last = paragraph[0], paragraph[-1]
-            blocks.append(Block("text", first + 1, last + 1, "\n".join(lines[first : last + 1])))
-            paragraph.clear()
 
     def heading(first: int, last: int, title: str, style: tuple[str, bool]) -> None:
         if style not in styles:
@@ -58,7 +53,7 @@ def parse_rst(text: str) -> list[Block]:
     while i < n:
         line = lines[i]
         if not line.strip():
-            close_paragraph()
+            close_paragraph(blocks, lines, paragraph)
             i += 1
             continue
         over = _ADORNMENT.match(line)
@@ -86,9 +81,9 @@ def parse_rst(text: str) -> list[Block]:
         paragraph.append(i)
         i += 1
         if line.rstrip().endswith("::") and (i >= n or not lines[i].strip()):
-            close_paragraph()
+            close_paragraph(blocks, lines, paragraph)
             i = _literal_block(lines, i, _indent(line), blocks)
-    close_paragraph()
+    close_paragraph(blocks, lines, paragraph)
     return blocks
 
 
