@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from codekeep.analysis.imports import ImportGraph
+from codekeep.analysis.imports import Definition, ImportGraph
 
 Label = Literal["resolved", "name"]
 
@@ -55,13 +55,9 @@ MEMBER_KINDS = frozenset({"method", "field"})
 BARE_CALL_KINDS = frozenset({"call"})
 
 
-class Target(Protocol):
-    @property
-    def path(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def container(self) -> str | None: ...
+class Target(Definition, Protocol):
+    """A definition a use may point at: where it is, its name and container, and its kind."""
+
     @property
     def kind(self) -> str: ...
 
