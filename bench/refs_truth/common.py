@@ -7,6 +7,8 @@ when any report on it is labelled ``resolved``.
 
 from __future__ import annotations
 
+import argparse
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -92,3 +94,34 @@ def close_maps() -> None:
     """Close every map :func:`codekeep_references` opened."""
     while _MAPS:
         _MAPS.popitem()[1].close()
+
+
+# Issue 13's goals for every language; ``python -m bench.refs_truth`` reports each.
+GOALS = {"mean_recall": 0.90, "pooled_precision": 0.90, "resolved_right": 0.98}
+
+
+def meets_goals(figures: Mapping[str, Any]) -> bool:
+    """Whether one language's figures reach every goal (a missing figure does not)."""
+    return all((figures.get(key) or 0.0) >= bound for key, bound in GOALS.items())
+
+
+def arguments(language: str) -> argparse.ArgumentParser:
+    """The options every language takes: ``--cache DIR`` (where registries' downloads
+    and the copied project live, never the repository) and ``--show-symbols``."""
+    parser = argparse.ArgumentParser(prog=f"python -m bench.refs_truth {language}")
+    parser.add_argument("--cache", type=Path, default=Path(os.environ.get(
+        "CODEKEEP_REFS_TRUTH_CACHE", Path.home() / ".cache" / "codekeep" / "refs_truth")))
+    parser.add_argument("--show-symbols", action="store_true",
+                        help="include every symbol's missed and extra lines")
+    return parser
+
+
+def brief(result: dict[str, Any], show_symbols: bool) -> dict[str, Any]:
+    """``score``'s result, with per-symbol rows cut to their counts and wrong
+    ``resolved`` lines unless ``show_symbols``."""
+    if not show_symbols:
+        result["per_symbol"] = {
+            name: {k: v for k, v in row.items()
+                   if k in ("truth", "ours", "recall", "resolved_wrong")}
+            for name, row in result["per_symbol"].items()}
+    return result
