@@ -83,8 +83,8 @@ def _exit_cleanly(signum: int, _frame: object) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from codekeep.hosting.logs import configure_stderr_logging
     from codekeep.mcp.options import DEFAULT_ANSWER_CHARS, HttpBind, McpOptions, OptionsError
-    from codekeep.server.logs import configure_stderr_logging
 
     configure_stderr_logging(args.log_level)
     try:

@@ -61,8 +61,8 @@ def exit_cleanly(signum: int, _frame: object) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from codekeep.cli.options import fail
+    from codekeep.hosting.logs import configure_stderr_logging
     from codekeep.server.app import create_server, tune_garbage_collector
-    from codekeep.server.logs import configure_stderr_logging
 
     configure_stderr_logging(args.log_level)
     tune_garbage_collector()

@@ -1,7 +1,7 @@
 """One workspace hosted for MCP clients: its services, its index and its watcher.
 
 The services are single-threaded (their SQLite connections belong to one thread), so
-they live on a :class:`~codekeep.server.workspaces.WorkspaceHandle` worker exactly as
+they live on a :class:`~codekeep.hosting.workspaces.WorkspaceHandle` worker exactly as
 in the language server: every tool call and resource read is queued there, in order.
 The index is brought up to date in the background at start and then kept live by the
 same file watcher the language server uses, so answers follow edits made by the user,
@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 
 from codekeep.analysis.discovery import IgnoreRules
 from codekeep.analysis.model import ChangeSet
-from codekeep.server.watcher import DiskChangeQueue, FolderWatcher
-from codekeep.server.workspaces import IndexProgress, WorkspaceHandle
+from codekeep.hosting.watcher import DiskChangeQueue, FolderWatcher
+from codekeep.hosting.workspaces import IndexProgress, WorkspaceHandle
 from codekeep.services import WorkspaceServices
 from codekeep.settings import load_settings
 from codekeep.tools import ToolContext, ToolKit, ToolResult

@@ -24,11 +24,11 @@ from pygls.lsp.server import LanguageServer
 from codekeep import __version__
 from codekeep.analysis.errors import CodeMapError
 from codekeep.analysis.model import Encoding
+from codekeep.hosting.workspaces import WorkspaceHandle, WorkspaceRegistry, WorkspaceUnavailable
 from codekeep.server import features
 from codekeep.server.extensions import Contributions
 from codekeep.server.protocol import CodeKeepProtocol, plain_params_converter
 from codekeep.server.rpc import read_messages, read_stdio
-from codekeep.server.workspaces import WorkspaceHandle, WorkspaceRegistry, WorkspaceUnavailable
 from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)

@@ -20,8 +20,8 @@ from typing import Any
 from lsprotocol import types
 
 from codekeep.common.uris import path_to_uri
+from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.server.app import CodeKeepServer
-from codekeep.server.workspaces import WorkspaceHandle
 from codekeep.settings import SECTION, Report, SettingsLayers
 
 logger = logging.getLogger(__name__)

@@ -24,8 +24,8 @@ from codekeep.services import store_files
 
 if TYPE_CHECKING:
     from codekeep.analysis.model import Symbol
+    from codekeep.hosting.workspaces import WorkspaceHandle
     from codekeep.server.app import CodeKeepServer
-    from codekeep.server.workspaces import WorkspaceHandle
     from codekeep.services import WorkspaceServices
 
 CustomHandler = Callable[["CodeKeepServer", dict[str, Any]], Awaitable[Any]]

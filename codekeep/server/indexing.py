@@ -15,7 +15,7 @@ from lsprotocol import types
 
 from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.model import IndexStats
-from codekeep.server.workspaces import WorkspaceHandle
+from codekeep.hosting.workspaces import WorkspaceHandle
 
 if TYPE_CHECKING:
     from codekeep.server.app import CodeKeepServer

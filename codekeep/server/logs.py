@@ -1,11 +1,13 @@
-"""Server logging: stderr plus ``window/logMessage``; never stdout (it carries the protocol)."""
+"""Server logging: the ``codekeep`` logger forwarded to the editor as ``window/logMessage``.
+
+Stderr logging, shared with the MCP door, lives in ``codekeep.hosting.logs``.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import sys
 import threading
 from typing import TYPE_CHECKING
 
@@ -19,7 +21,6 @@ _LEVELS = (
     (logging.WARNING, types.MessageType.Warning),
     (logging.INFO, types.MessageType.Info),
 )
-FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 class ClientLogHandler(logging.Handler):
@@ -57,16 +58,6 @@ class ClientLogHandler(logging.Handler):
             pass
         finally:
             self._sending.active = False
-
-
-def configure_stderr_logging(level: str = "INFO") -> None:
-    """Everything (ours and pygls') to stderr; pygls' per-message chatter stays at WARNING."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(FORMAT))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.WARNING)
-    logging.getLogger("codekeep").setLevel(level.upper())
 
 
 def attach_client_logging(server: CodeKeepServer, loop: asyncio.AbstractEventLoop) -> None:

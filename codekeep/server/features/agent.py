@@ -32,12 +32,12 @@ from lsprotocol import types
 from codekeep.agent.model_client import ModelError
 from codekeep.agent.runner import build_loop
 from codekeep.analysis.codemap import CodeMap
+from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import RequestFailed, custom_request, target_folder
-from codekeep.server.workspaces import WorkspaceHandle
 from codekeep.settings.agent import ModelNotConfigured
 
 logger = logging.getLogger(__name__)

@@ -18,12 +18,12 @@ from typing import Any, TypeVar
 from codekeep.analysis.errors import CodeMapError
 from codekeep.analysis.model import Encoding, RepoMap, Symbol
 from codekeep.common.uris import path_to_uri
+from codekeep.hosting.workspaces import WorkspaceHandle, WorkspaceUnavailable
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import custom_request
 from codekeep.server.features.navigation import references_of
 from codekeep.server.symbols import cursor, symbols_at
-from codekeep.server.workspaces import WorkspaceHandle, WorkspaceUnavailable
 from codekeep.services import WorkspaceServices
 
 T = TypeVar("T")

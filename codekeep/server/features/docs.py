@@ -28,11 +28,11 @@ from codekeep.analysis.model import Symbol
 from codekeep.common.uris import path_to_uri
 from codekeep.docs import DocsError, DocsIndex
 from codekeep.docs.service import DEFAULT_LIMIT, MAX_LIMIT
+from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import custom_request
 from codekeep.server.features.codemap import every_folder
-from codekeep.server.workspaces import WorkspaceHandle
 from codekeep.services import WorkspaceServices
 from codekeep.settings import Settings
 from codekeep.settings.agent import ModelNotConfigured

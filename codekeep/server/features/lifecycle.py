@@ -17,13 +17,13 @@ from codekeep.analysis.discovery import IgnoreRules
 from codekeep.analysis.model import IndexStats
 from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.common.workspace import resolve_root
+from codekeep.hosting.watcher import DiskChange, DiskChangeQueue, FolderWatcher, OpKind
+from codekeep.hosting.workspaces import WorkspaceHandle, WorkspaceUnavailable
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.configuration import EditorSettings
 from codekeep.server.extensions import custom_request
 from codekeep.server.indexing import index_in_background
 from codekeep.server.logs import attach_client_logging
-from codekeep.server.watcher import DiskChange, DiskChangeQueue, FolderWatcher, OpKind
-from codekeep.server.workspaces import WorkspaceHandle, WorkspaceUnavailable
 from codekeep.services import WorkspaceServices
 from codekeep.settings.sources import CONFIG_FILE
 

@@ -23,7 +23,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from codekeep.analysis.discovery import IgnoreRules
-from codekeep.server.workspaces import WorkspaceHandle
+from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)

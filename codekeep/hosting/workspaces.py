@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.model import IndexStats
 from codekeep.common.uris import uri_to_path
-from codekeep.server.worker import SerialWorker
+from codekeep.hosting.worker import SerialWorker
 from codekeep.services import WorkspaceServices
 from codekeep.settings import Settings, SettingsLayers
 

@@ -1,0 +1,67 @@
+"""The layering the architecture map promises: services never import a door or the agent,
+and the doors never import each other.
+
+Checked on every import statement, lazy ones inside functions included, so a door can't
+sneak back in through a function-level import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "codekeep"
+
+#: The service layer: everything a door is a thin door onto.
+SERVICES = ("analysis", "memory", "ledger", "docs", "team", "common", "settings", "tools",
+            "hosting", "services")
+DOORS_AND_AGENT = ("server", "mcp", "cli", "agent")
+
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    **{service: DOORS_AND_AGENT for service in SERVICES},
+    "mcp": ("server", "cli"),
+    "server": ("mcp",),
+    "agent": ("server", "mcp", "cli"),
+}
+
+
+def _modules(area: str) -> list[Path]:
+    folder = PACKAGE / area
+    return sorted(folder.rglob("*.py")) if folder.is_dir() else [PACKAGE / f"{area}.py"]
+
+
+def _imported_areas(path: Path) -> set[str]:
+    """The top-level ``codekeep.<area>`` names a module imports, anywhere in it."""
+    areas: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+            if node.module == "codekeep":
+                names = [f"codekeep.{alias.name}" for alias in node.names]
+        areas.update(name.split(".")[1] for name in names
+                     if name.startswith("codekeep.") and name.count(".") >= 1)
+    return areas
+
+
+@pytest.mark.parametrize("area", sorted(FORBIDDEN))
+def test_area_never_imports_what_sits_above_it(area: str) -> None:
+    offenders = {
+        f"{path.relative_to(PACKAGE.parent)} imports codekeep.{imported}"
+        for path in _modules(area)
+        for imported in _imported_areas(path) & set(FORBIDDEN[area])
+    }
+    assert not offenders, sorted(offenders)
+
+
+def test_every_area_is_placed() -> None:
+    """A new top-level area must be given a place in the layering above."""
+    areas = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
+             if (p.is_dir() and (p / "__init__.py").exists()) or
+             (p.suffix == ".py" and p.stem not in {"__init__", "__main__"})}
+    unplaced = areas - set(FORBIDDEN) - {"cli", "testing", "doctor"}
+    assert not unplaced, sorted(unplaced)
