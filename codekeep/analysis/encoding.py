@@ -116,19 +116,22 @@ def encode_spans(refs: Iterable[RefFact]) -> str:
     """
     parts = []
     previous = 0
-    for ref in refs:
-        span = ref.span
-        text = f"{_b36(span.line - previous)},{_b36(span.col)},{_b36(span.end_col - span.col)}"
-        previous = span.line
-        if ref.kind != "call":
-            text += "/" + _KIND_CODES.get(ref.kind, ref.kind)
-        if ref.receiver is not None:
-            text += "^" + ref.receiver
-        if span.end_line != span.line:
-            text += (f"|{_b36(span.ucol)},{_b36(span.end_ucol - span.ucol)},"
-                     f"{_b36(span.end_line)}")
-        elif span.ucol != span.col or span.end_ucol != span.end_col:
-            text += f"|{_b36(span.ucol)},{_b36(span.end_ucol - span.ucol)}"
+    small, limit = _SMALL, len(_SMALL)  # the common case, inlined: one item per use
+    for _name, kind, span, receiver in refs:
+        line, col, ucol, end_line, end_col, end_ucol = span
+        delta, length = line - previous, end_col - col
+        text = (f"{small[delta] if delta < limit else _b36(delta)},"
+                f"{small[col] if col < limit else _b36(col)},"
+                f"{small[length] if length < limit else _b36(length)}")
+        previous = line
+        if kind != "call":
+            text += "/" + _KIND_CODES.get(kind, kind)
+        if receiver is not None:
+            text += "^" + receiver
+        if end_line != line:
+            text += f"|{_b36(ucol)},{_b36(end_ucol - ucol)},{_b36(end_line)}"
+        elif ucol != col or end_ucol != end_col:
+            text += f"|{_b36(ucol)},{_b36(end_ucol - ucol)}"
         parts.append(text)
     return ";".join(parts)
 

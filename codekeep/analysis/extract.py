@@ -19,11 +19,14 @@ from codekeep.common.symbol_id import numbered
 
 SIGNATURE_MAX = 200
 _OPEN_SPACE = re.compile(r"([(\[{]) ")
-_UNTIDY = ("( ", "[ ", "{ ", " )", " ]", " }")
+_UNTIDY = re.compile(r"[(\[{] | [)\]}]")
 _NAME_DECORATION = frozenset(":'\"`")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _CLOSE_SPACE = re.compile(r",? ([)\]}])")
 _TRAILING = " \t:{=("
+# A fact is built for every use in the tree: tuple.__new__ skips the named tuple's own
+# (Python-level) constructor, which costs as much as the rest of building one.
+new_tuple = tuple.__new__
 
 
 class Definition(NamedTuple):
@@ -49,10 +52,12 @@ def receiver_of(src: bytes, node: ts.Node) -> str:
 def name_of(src: bytes, node: ts.Node) -> str:
     """A name as written, minus quotes (`declare module "x"`) and Ruby's symbol colon."""
     text = text_of(src, node)
-    if text[:1] in _NAME_DECORATION:
-        text = text.strip("'\"`")
-        text = text[1:] if text.startswith(":") else text
-    return text
+    return undecorated(text) if text[:1] in _NAME_DECORATION else text
+
+
+def undecorated(text: str) -> str:
+    text = text.strip("'\"`")
+    return text[1:] if text.startswith(":") else text
 
 
 class Positions:
@@ -111,7 +116,7 @@ def signature_of(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str
         line_end = src.find(b"\n", node.start_byte, node.end_byte)
         end = node.end_byte if line_end < 0 else line_end
     text = " ".join(src[node.start_byte:end].decode("utf-8", "replace").split())
-    if any(pair in text for pair in _UNTIDY):
+    if _UNTIDY.search(text):
         # a multi-line parameter list collapses to "f(a, b)", not "f( a, b, )"
         text = _OPEN_SPACE.sub(r"\1", _CLOSE_SPACE.sub(r"\1", text))
     text = text.rstrip(_TRAILING) if len(text) > 1 else text
@@ -202,12 +207,15 @@ def run_query(
                 continue
             if ascii_only:
                 (line, col), (end_line, end_col) = name_node.start_point, name_node.end_point
-                span = Span(line, col, col, end_line, end_col, end_col)
+                span = new_tuple(Span, (line, col, col, end_line, end_col, end_col))
             else:
                 span = positions.span(name_node)
+            name = src[start:name_node.end_byte].decode("utf-8", "replace")
+            if name[:1] in _NAME_DECORATION:
+                name = undecorated(name)
             receivers = captures.get("receiver")
-            refs[key] = RefFact(name_of(src, name_node), role, span,
-                                receiver_of(src, receivers[0]) if receivers else None)
+            refs[key] = new_tuple(RefFact, (
+                name, role, span, receiver_of(src, receivers[0]) if receivers else None))
             continue
         if within is not None and not with_definitions:
             continue
@@ -222,7 +230,8 @@ def run_query(
             node.start_byte, node.end_byte, name_of(src, name_node), role[len("definition."):],
             node, name_node, text_of(src, explicit[0]).replace("::", ".") if explicit else None,
         ))
-    ordered_refs = sorted(refs.values(), key=lambda r: (r.span.line, r.span.col, r.kind))
+    # (start byte, kind) orders uses as (line, column, kind) does, compared in C
+    ordered_refs = [refs[key] for key in sorted(refs)]
     imports.sort(key=lambda i: i.line)
     return [d for _pattern, d in defs.values()], ordered_refs, imports, crossing
 
