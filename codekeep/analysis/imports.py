@@ -27,12 +27,20 @@ class Definition(Protocol):
     def container(self) -> str | None: ...
 
 
+def _is_module(target: str, name: str) -> bool:
+    """Whether Python's ``from p import name`` found the module ``name`` in ``target``."""
+    stem = name.rsplit(".", 1)[-1]
+    return target.endswith((f"/{stem}.py", f"/{stem}.pyi", f"/{stem}/__init__.py")) or (
+        target in (f"{stem}.py", f"{stem}/__init__.py"))
+
+
 def top_level_name(symbol: Definition) -> str:
     return symbol.container.split(".", 1)[0] if symbol.container else symbol.name
 
 
-# Styles whose named imports may come through a re-exporting barrel file (index.ts).
-BARREL_STYLES = frozenset({"javascript", "typescript", "tsx"})
+# Styles whose named imports may come through a re-exporting barrel file (index.ts,
+# a Python package's ``__init__.py`` doing ``from .core import Command``).
+BARREL_STYLES = frozenset({"javascript", "typescript", "tsx", "python"})
 BARREL_HOPS = 3
 
 
@@ -46,6 +54,8 @@ def qualifier_of(style: str, imp: ImportFact) -> str | None:
         return None
     if imp.alias:
         return imp.alias if imp.name in (None, "*") else None
+    if style == "python":  # `import click.types` binds click (see ImportGraph.qualifier_files)
+        return imp.module.split(".", 1)[0] if imp.name is None else None
     if style != "go":
         return None
     parts = imp.module.rstrip("/").split("/")
@@ -128,8 +138,23 @@ class ImportGraph:
         found: set[str] | None = None
         for imp in self._imports(path):
             if qualifier_of(style, imp) == receiver:
+                if style == "python" and not imp.alias:  # the package the first name is
+                    imp = ImportFact(receiver, None, None, imp.line)
                 found = (found or set()) | set(resolver.targets(style, path, imp))
+            elif style == "python" and imp.name and (imp.alias or imp.name) == receiver:
+                # `from . import types` binds a module when the name is one
+                modules = {target for target in resolver.targets(style, path, imp)
+                           if _is_module(target, imp.name)}
+                if modules:
+                    found = (found or set()) | modules
         return found
+
+    def exports(self, path: str, definition: Definition) -> bool:
+        """Whether ``definition`` is a name of the module ``path``: defined there, or
+        re-exported (``__init__.py`` doing ``from .core import Command``, a barrel's
+        ``export { x } from``), up to :data:`BARREL_HOPS` files deep."""
+        return path == definition.path or (
+            self.style_of(path) in BARREL_STYLES and self._reaches(path, definition, 1))
 
     def unnamed_packages(self, path: str) -> set[str]:
         """Files of whole-package imports of ``path`` whose bound name is not known
@@ -152,6 +177,11 @@ class ImportGraph:
                 if imp.alias and imp.name and imp.alias != definition.name
                 and imp.name.rsplit(".", 1)[-1] == definition.name
                 and definition.path in resolver.targets(style, path, imp)}
+
+    def import_lines(self, path: str, name: str) -> set[int]:
+        """Lines of ``path`` importing ``name`` from some module (0-based)."""
+        return {imp.line for imp in self._imports(path)
+                if imp.name and imp.name.rsplit(".", 1)[-1] == name}
 
     def resolves(self, use_path: str, definition: Definition) -> bool:
         if use_path == definition.path:

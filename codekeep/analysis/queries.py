@@ -9,11 +9,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from codekeep.analysis.encoding import decode_spans
+from codekeep.analysis.encoding import decode_spans, encode_spans
 from codekeep.analysis.facts import RefFact
 from codekeep.analysis.imports import ImportGraph, top_level_name
 from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
-from codekeep.analysis.receivers import MEMBER_KINDS, SELF_RECEIVERS, label_use
+from codekeep.analysis.receivers import (
+    MEMBER_KINDS,
+    NO_BARE_METHOD_CALLS,
+    SELF_RECEIVERS,
+    label_use,
+)
 from codekeep.analysis.store import DefinitionKey, IndexStore, RefRow
 from codekeep.common.symbol_id import SymbolId
 
@@ -22,6 +27,8 @@ RELATED_LIMIT = 25
 CALL_KINDS = frozenset({"call", "macro", "new"})
 # Uses of these kinds in a type's header name its bases and what it implements.
 INHERITANCE_KINDS = frozenset({"class", "implementation"})
+# Definitions whose bodies ``self`` / ``this`` is their container's instance in.
+METHOD_KINDS = frozenset({"method", "function"})
 def find_symbol(
     store: IndexStore, name: str, kind: str | None = None, limit: int | None = None
 ) -> list[Symbol]:
@@ -104,15 +111,25 @@ def find_references(
     if not wanted:
         return [], 0
     groups = [(path, wanted, spans) for path, spans in store.ref_groups_named(wanted)]
-    if target is not None:
-        groups += _alias_groups(store, graph, target, [path for path, _n, _s in groups])
-    by_path = None if target is not None else _by_path(store.definition_keys(wanted))
+    aliases: list[tuple[str, str, str]] = []
     labelled: list[tuple[bool, str, int, Callable[[], list[Reference]]]] = []
-    for path, used, spans in groups:
+    if target is not None:
+        aliases = _alias_groups(store, graph, target, [path for path, _n, _s in groups])
+        others = _other_definitions(store, target)
+        shadowed = {path for path, _n, _s in groups if _bound_elsewhere(graph, path, others)}
+        labelled += [_aliasing_imports(path, used, spans, target) for path, used, spans in groups
+                     if path in shadowed and graph.aliases_of(path, target)]
+        groups = [kept for group in groups if group[0] not in shadowed
+                  for kept in (_without_imports(graph, group) if group[0] == target.path
+                               else [group])]
+    by_path = None if target is not None else _by_path(store.definition_keys(wanted))
+    for path, used, spans in groups + aliases:
+        bound = used != wanted  # an alias: its import leads to the target
         if "^" in spans or (target is not None and _bare_calls_excluded(graph, path, target)):
-            labelled += _labelled_uses(graph, path, decode_spans(used, spans), target, by_path)
+            labelled += _labelled_uses(store, graph, path, decode_spans(used, spans), target,
+                                       by_path, bound)
             continue
-        symbol_id = (target.id if graph.resolves(path, target) else None) if target else (
+        symbol_id = (target.id if bound or graph.resolves(path, target) else None) if target else (
             _target_in(graph, path, by_path or {}))
         labelled.append((symbol_id is None, path, spans.count(";") + 1,
                          _decoder(path, used, spans, symbol_id)))
@@ -124,6 +141,50 @@ def find_references(
             break
         refs += load()
     return (refs[:limit] if limit is not None else refs), total
+
+
+def _other_definitions(store: IndexStore, target: Symbol) -> dict[str, DefinitionKey]:
+    """Other files' top-level definitions of ``target``'s name (none for members)."""
+    if target.container is not None:
+        return {}
+    return {key.path: key for key in store.definition_keys(target.name)
+            if key.container is None and key.path != target.path}
+
+
+def _bound_elsewhere(
+    graph: ImportGraph, path: str, others: dict[str, DefinitionKey]
+) -> bool:
+    """Whether the name in ``path`` is another definition's: ``path`` defines it (that
+    shadows any import) or imports it by name from another file that defines it."""
+    if path in others:
+        return True
+    imported = graph.imports_of(path) if others else {}
+    return any(file in others and names is not None and others[file].name in names
+               for file, names in imported.items())
+
+
+def _without_imports(
+    graph: ImportGraph, group: tuple[str, str, str]
+) -> list[tuple[str, str, str]]:
+    """The defining file's uses without its own import lines of the name (``from core
+    import Option as CoreOption`` next to a ``class Option``: that line names core's)."""
+    path, used, spans = group
+    lines = graph.import_lines(path, used)
+    if not lines:
+        return [group]
+    kept = [fact for fact in decode_spans(used, spans)
+            if not (fact.kind == "import" and fact.span.line in lines)]
+    return [(path, used, encode_spans(kept))] if kept else []
+
+
+def _aliasing_imports(
+    path: str, used: str, spans: str, target: Symbol
+) -> tuple[bool, str, int, Callable[[], list[Reference]]]:
+    """In a file with a ``zip`` of its own, ``import { zip as zipStatic }`` still names
+    ``target``: the import line is its use (the alias's uses are found as aliases)."""
+    facts = [fact for fact in decode_spans(used, spans) if fact.kind == "import"]
+    return (False, path, len(facts), lambda: [
+        RefRow.of(path, fact).as_reference(target.id, True) for fact in facts])
 
 
 def _alias_groups(
@@ -147,21 +208,46 @@ def _decoder(
 
 
 def _bare_calls_excluded(graph: ImportGraph, path: str, target: Symbol) -> bool:
-    """Go: a bare call never calls a method, so such files are labelled use by use."""
-    return target.kind in MEMBER_KINDS and graph.style_of(path) == "go"
+    """Go, Python: a bare call never calls a method, so such files are labelled use by use."""
+    return target.kind in MEMBER_KINDS and graph.style_of(path) in NO_BARE_METHOD_CALLS
+
+
+class FileScope:
+    """A file's methods, read once when a ``self.m()`` use there needs them."""
+
+    def __init__(self, store: IndexStore, path: str):
+        self._store = store
+        self._path = path
+        self._symbols: list[Symbol] | None = None
+
+    def _all(self) -> list[Symbol]:
+        if self._symbols is None:
+            self._symbols = self._store.symbols_in_file(self._path)
+        return self._symbols
+
+    def method_container(self, line: int) -> str | None:
+        methods = [s for s in self._all() if s.kind in METHOD_KINDS and s.container
+                   and s.range.start.line <= line <= s.range.end.line]
+        innermost = max(methods, key=lambda s: s.range.start.line, default=None)
+        return innermost.container if innermost else None
+
+    def defines(self, container: str, name: str) -> bool:
+        return any(s.container == container and s.name == name for s in self._all())
 
 
 def _labelled_uses(
-    graph: ImportGraph, path: str, facts: list[RefFact], target: Symbol | None,
-    by_path: dict[str, list[DefinitionKey]] | None,
+    store: IndexStore, graph: ImportGraph, path: str, facts: list[RefFact],
+    target: Symbol | None, by_path: dict[str, list[DefinitionKey]] | None, bound: bool,
 ) -> list[tuple[bool, str, int, Callable[[], list[Reference]]]]:
     """One file's uses labelled one by one: (resolved ones), (name ones)."""
     sure: list[Reference] = []
     unsure: list[Reference] = []
+    scope = FileScope(store, path)
     for fact in facts:
         row = RefRow.of(path, fact)
         if target is not None:
-            label = label_use(graph, path, fact.receiver, fact.kind, target)
+            label = label_use(graph, path, fact.receiver, fact.kind, target,
+                              line=fact.span.line, scope=scope, bound=bound)
             if label is None:
                 continue
             symbol_id = target.id if label == "resolved" else None

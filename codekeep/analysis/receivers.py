@@ -5,8 +5,11 @@ The map knows no variable types, so a member call is only as good as its receive
 - ``pkg.F()`` where ``pkg`` is an imported package or namespace (Go import, TS/JS
   ``import * as pkg``) follows that import: ``resolved`` when it leads to the
   definition's file, and no use at all of a method or of another package's ``F``;
-- ``self.m()`` / ``this.m()`` / ``Type.m()`` (``Type`` being the method's own
-  container) follow the enclosing class's file like a plain use;
+- ``self.m()`` / ``this.m()`` is ``resolved`` inside the methods of ``m``'s own class;
+  inside another class that defines its own ``m`` it is that one's (no use); elsewhere
+  (a subclass, a closure outside any method) a ``name`` match, and so is ``super.m()``;
+- ``Type.m()`` (``Type`` being the method's own container) follows the class's file
+  like a plain use;
 - any other receiver (``file.Name()``, ``items.filter(...)``) has a type we do not
   know: it is at best a ``name`` match, only to a method or field (or, in Go, to a
   function of a package imported from a path like ``x/go-isatty`` whose package name
@@ -14,8 +17,8 @@ The map knows no variable types, so a member call is only as good as its receive
   when the name is distinctive — not one of :data:`COMMON_METHOD_NAMES`, which standard
   types share and which would match every list, string and file in the workspace.
 
-A bare call ``F()`` in Go never calls a method (methods need a receiver), so it is not
-a use of one.
+A bare call ``F()`` in Go or Python never calls a method (methods need a receiver), so
+it is not a use of one.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ COMMON_METHOD_NAMES = frozenset({
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "super", "Self", "static"})
 MEMBER_KINDS = frozenset({"method", "field"})
 BARE_CALL_KINDS = frozenset({"call"})
+# Styles where a call without a receiver is never a method call.
+NO_BARE_METHOD_CALLS = frozenset({"go", "python"})
 
 
 class Target(Definition, Protocol):
@@ -62,28 +67,65 @@ class Target(Definition, Protocol):
     def kind(self) -> str: ...
 
 
+class Scope(Protocol):
+    """What the use's own file says about where the use is."""
+
+    def method_container(self, line: int) -> str | None:
+        """The class whose method's body holds ``line`` (0-based), if any."""
+
+    def defines(self, container: str, name: str) -> bool:
+        """Whether the file defines ``container.name``."""
+
+
 def distinctive(name: str) -> bool:
     """Whether a member call's name alone says which method it is (see module doc)."""
     return name not in COMMON_METHOD_NAMES
 
 
 def label_use(
-    graph: ImportGraph, use_path: str, receiver: str | None, use_kind: str, target: Target
+    graph: ImportGraph, use_path: str, receiver: str | None, use_kind: str, target: Target,
+    *, line: int = -1, scope: Scope | None = None, bound: bool = False,
 ) -> Label | None:
-    """``resolved``, ``name``, or None: this use is not a use of ``target`` at all."""
+    """``resolved``, ``name``, or None: this use is not a use of ``target`` at all.
+
+    ``bound``: the name used is bound to ``target`` by an import (an alias of it);
+    ``scope`` and ``line`` place a ``self.m()`` use among the file's classes."""
     is_member = target.kind in MEMBER_KINDS
     if receiver is None:
-        if is_member and use_kind in BARE_CALL_KINDS and graph.style_of(use_path) == "go":
+        if (is_member and use_kind in BARE_CALL_KINDS
+                and graph.style_of(use_path) in NO_BARE_METHOD_CALLS):
             return None
-        return "resolved" if graph.resolves(use_path, target) else "name"
+        return "resolved" if bound or graph.resolves(use_path, target) else "name"
+    if receiver == "super" and is_member:
+        return "name"  # the parent class's `m`: which one, the map does not know
+    if receiver in SELF_RECEIVERS and is_member and scope is not None:
+        return _self_use(use_path, line, scope, target)
+    if receiver in SELF_RECEIVERS and not is_member:
+        return None  # `self.close()` is no module-level `close`
     own_type = target.container.rsplit(".", 1)[-1] if target.container else None
     if receiver in SELF_RECEIVERS or (receiver and receiver == own_type):
         return "resolved" if graph.resolves(use_path, target) else "name"
     package = graph.qualifier_files(use_path, receiver)
     if package is not None:
-        return "resolved" if not is_member and target.path in package else None
+        if is_member:
+            return None
+        return "resolved" if any(graph.exports(file, target) for file in package) else None
     if not is_member:
+        # Python `a.b.f()`: a module reached through a chain of attributes (the receiver
+        # is no single name) may be the function's; a name match at best.
+        if not receiver and graph.style_of(use_path) == "python":
+            return "name"
         # A Go package imported from a path whose last element is no identifier
         # (`go-isatty`) binds a name we do not know: it may be what ``receiver`` names.
         return "name" if target.path in graph.unnamed_packages(use_path) else None
     return "name" if distinctive(target.name) else None
+
+
+def _self_use(use_path: str, line: int, scope: Scope, target: Target) -> Label | None:
+    """``self.m()`` / ``this.m()``: which class's method body it is in decides."""
+    container = scope.method_container(line)
+    if container is not None and container == target.container and use_path == target.path:
+        return "resolved"
+    if container is not None and scope.defines(container, target.name):
+        return None
+    return "name"

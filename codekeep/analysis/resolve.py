@@ -260,7 +260,9 @@ class ModuleResolver:
                 if whole or current is None:
                     result[target] = None
                 else:
-                    current.add(imp.name.rsplit(".", 1)[-1])  # type: ignore[union-attr]
+                    name = imp.name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+                    if imp.alias in (None, name):  # `import {a as b}` binds b, not a
+                        current.add(name)
                     result[target] = current
         for companion in self._implicit(style, importer):
             result[companion] = None

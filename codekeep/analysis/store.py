@@ -107,6 +107,10 @@ MIGRATIONS: tuple[str, ...] = (
     """
     UPDATE files SET hash = '', mtime_ns = -1;
     """,
+    # Python member uses record their receiver too (`click.echo()`, `self.close()`).
+    """
+    UPDATE files SET hash = '', mtime_ns = -1;
+    """,
 )
 
 _SYMBOL_COLUMNS = (

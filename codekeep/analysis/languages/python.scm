@@ -32,8 +32,11 @@
 (call
   function: (identifier) @name) @reference.call
 
+; `x.m()` / `module.f()`: the receiver decides what it can be a use of
+; (codekeep/analysis/receivers.py).
 (call
   function: (attribute
+    object: (_) @receiver
     attribute: (identifier) @name)) @reference.call
 
 (decorator
@@ -41,6 +44,7 @@
 
 (decorator
   (attribute
+    object: (_) @receiver
     attribute: (identifier) @name)) @reference.call
 
 (class_definition

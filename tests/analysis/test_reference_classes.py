@@ -1,0 +1,101 @@
+"""One small workspace per class of wrong or missing reference that the ground-truth
+harness (bench/refs_truth) found against jedi and the TypeScript LanguageService; each
+test pins the exact uses and labels a user would get."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from codekeep.analysis import CodeMap
+
+Uses = set[tuple[str, int, str]]
+
+
+def _uses(codemap: CodeMap, symbol_id: str) -> Uses:
+    """(path, 1-based line, label) of every reference of the symbol."""
+    refs, total = codemap.find_references(symbol_id=symbol_id)
+    assert total == len(refs)
+    return {(r.path, r.range.start.line + 1, r.confidence) for r in refs}
+
+
+def _indexed(workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+             files: dict[str, str]) -> CodeMap:
+    codemap = open_map(workspace(files))
+    codemap.index()
+    return codemap
+
+
+PY_PACKAGE = {
+    "pkg/__init__.py": "from .core import Command as Command\nfrom .utils import echo\n",
+    "pkg/core.py": (
+        "class Command:\n"
+        "    def invoke(self):\n"
+        "        return self.close()\n"                    # 3: Command.close
+        "    def close(self):\n"
+        "        pass\n"
+        "class Group(Command):\n"
+        "    def close(self):\n"
+        "        return self.invoke()\n"                   # 8: Command.invoke, inherited
+        "def close():\n"
+        "    pass\n"),
+    "pkg/utils.py": "def echo(text):\n    print(text)\n",
+    "app.py": (
+        "import pkg\n"
+        "import pkg.utils as u\n"
+        "from pkg import echo\n"                            # 3: echo through __init__.py
+        "def main(stream):\n"
+        "    pkg.echo('a')\n"                               # 5: echo through __init__.py
+        "    u.echo('b')\n"                                 # 6: through the aliased module
+        "    echo('c')\n"                                   # 7
+        "    stream.close()\n"                              # 8: unknown receiver, common name
+        "    close()\n"                                     # 9: a function, not a method
+        "    cmd = pkg.Command()\n"                         # 10
+        "    cmd.invoke()\n"),                              # 11: type unknown to the map
+    "tests/test_app.py": "import pkg.core\n\ndef test():\n    pkg.Command().invoke()\n",
+}
+
+
+def test_python_member_uses_follow_receivers_and_package_re_exports(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _indexed(workspace, open_map, PY_PACKAGE)
+    assert _uses(codemap, "pkg/utils.py::echo") == {
+        ("pkg/__init__.py", 2, "resolved"), ("app.py", 3, "resolved"),
+        ("app.py", 5, "resolved"), ("app.py", 6, "resolved"), ("app.py", 7, "resolved")}
+    # `import pkg.core` binds `pkg`: `pkg.Command` is the package's re-export
+    assert ("tests/test_app.py", 4, "resolved") in _uses(codemap, "pkg/core.py::Command")
+    # `stream.close()` could be any file's; a bare `close()` is no method call, and
+    # `self.close()` no call of a module-level function
+    assert _uses(codemap, "pkg/core.py::Command.close") == {("pkg/core.py", 3, "resolved")}
+    assert _uses(codemap, "pkg/core.py::close") == {("app.py", 9, "name")}
+
+
+def test_self_calls_belong_to_the_enclosing_class(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _indexed(workspace, open_map, PY_PACKAGE)
+    # Group defines its own close: `self.close()` there would be Group's, and
+    # Command.invoke called from Group is inherited: only a name match
+    assert _uses(codemap, "pkg/core.py::Group.close") == set()
+    assert _uses(codemap, "pkg/core.py::Command.invoke") == {
+        ("pkg/core.py", 8, "name"), ("app.py", 11, "name"), ("tests/test_app.py", 4, "name")}
+
+
+def test_a_file_with_its_own_definition_or_import_of_the_name_is_no_use(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _indexed(workspace, open_map, {
+        "core.py": "class Option:\n    pass\n",
+        "parser.py": (
+            "from core import Option as CoreOption\n"        # 1: names core.Option
+            "class Option:\n    pass\n"
+            "def make(o: CoreOption) -> Option:\n"           # 4
+            "    return Option()\n"),                        # 5: parser's own Option
+        "other.py": "class Option:\n    pass\n",
+        "user.py": "from other import Option\nOption()\n",   # other.py's Option
+    })
+    assert _uses(codemap, "core.py::Option") == {
+        ("parser.py", 1, "resolved"), ("parser.py", 4, "resolved")}
+    assert _uses(codemap, "parser.py::Option") == {
+        ("parser.py", 4, "resolved"), ("parser.py", 5, "resolved")}
