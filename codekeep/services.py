@@ -14,7 +14,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from codekeep.analysis.codemap import CodeMap
 from codekeep.analysis.model import ChangeSet
@@ -28,6 +28,10 @@ from codekeep.memory import MemoryService
 from codekeep.settings import Settings
 from codekeep.settings.ledger import LedgerSettings
 from codekeep.settings.memory import MemorySettings
+from codekeep.settings.team import TeamSettings
+
+if TYPE_CHECKING:
+    from codekeep.team.sender import TeamSender
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +76,7 @@ class WorkspaceServices:
         self._closed = False
         self._wire()
         self.ledger.subscribe(self._budget_crossed)
+        self.sender = _start_sender(root, settings, self.ledger, self._budget_crossed)
 
     @classmethod
     def open(
@@ -91,7 +96,7 @@ class WorkspaceServices:
         try:
             codemap = CodeMap.open(root, settings.index)
             opened.append(codemap)
-            memory = _open_memory(codemap.root, settings.memory, settings.team.dsn)
+            memory = _open_memory(codemap.root, settings.memory, settings.team)
             opened.append(memory)
             ledger = _open_ledger(codemap.root, settings.ledger)
             opened.append(ledger)
@@ -184,11 +189,16 @@ class WorkspaceServices:
         wanted, opened = self.settings, self._stores_settings
         if (wanted.memory, wanted.team) != (opened.memory, opened.team):
             self.memory.close()
-            self.memory = _open_memory(self.root, wanted.memory, wanted.team.dsn)
+            self.memory = _open_memory(self.root, wanted.memory, wanted.team)
+        if (wanted.ledger, wanted.team) != (opened.ledger, opened.team) and self.sender:
+            self.sender.close()
+            self.sender = None
         if wanted.ledger != opened.ledger:
             self.ledger.close()
             self.ledger = _open_ledger(self.root, wanted.ledger)
             self.ledger.subscribe(self._budget_crossed)
+        if (wanted.ledger, wanted.team) != (opened.ledger, opened.team):
+            self.sender = _start_sender(self.root, wanted, self.ledger, self._budget_crossed)
         self._stores_settings = wanted
 
     def close(self) -> None:
@@ -196,6 +206,11 @@ class WorkspaceServices:
         if self._closed:
             return
         self._closed = True
+        if self.sender is not None:  # before the ledger closes; what is left goes detached
+            try:
+                self.sender.close(self.root)
+            except Exception:
+                logger.exception("handing the team outbox over failed; the next sender sends it")
         try:  # while memory is open: links to unsaved symbols follow them away
             self.codemap.release_buffers()
         except Exception:
@@ -238,15 +253,37 @@ def store_files(root: Path) -> list[Path]:
     return [*MemoryService.files(root), state_dir(root) / DB_NAME]
 
 
-def _open_memory(root: Path, settings: MemorySettings, team_dsn: str | None) -> MemoryService:
-    return _opened_or_damaged(lambda: MemoryService.open(root, settings=settings,
-                                                         team_dsn=team_dsn),
+def _open_memory(root: Path, settings: MemorySettings, team: TeamSettings) -> MemoryService:
+    return _opened_or_damaged(lambda: MemoryService.open(root, settings=settings, team=team),
                               MemoryService.files(root), "codekeep memory list")
 
 
 def _open_ledger(root: Path, settings: LedgerSettings) -> Ledger:
     return _opened_or_damaged(lambda: Ledger.open(root, settings),
                               [state_dir(root) / DB_NAME], "codekeep ledger report")
+
+
+def _start_sender(root: Path, settings: Settings, ledger: Ledger,
+                  on_budget: BudgetListener) -> TeamSender | None:
+    """The background sender of this folder's ledger to the team database (None: no team
+    database, or a ledger that could not be opened)."""
+    if not settings.team.dsn.strip() or not isinstance(ledger, Ledger):
+        return None
+    from codekeep.team.config import team_config
+    from codekeep.team.errors import TeamError
+    from codekeep.team.ledger import TeamLedger
+    from codekeep.team.sender import TeamSender
+
+    config = team_config(settings.team, root)
+    assert config is not None
+    try:
+        team = TeamLedger(config, root)
+    except TeamError as exc:  # not a PostgreSQL DSN: the team doors say so when used
+        logger.warning("team ledger not sent: %s", exc)
+        return None
+    return TeamSender(ledger, team, interval_s=settings.team.ship_interval_s,
+                      daily_budget=settings.team.daily_budget,
+                      warn_ratios=settings.ledger.warn_ratios, on_budget=on_budget).start()
 
 
 def _run_now(update: Callable[[], Any]) -> None:

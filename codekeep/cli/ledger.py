@@ -1,7 +1,9 @@
-"""``codekeep ledger``: report, record, budget and import model-call usage.
+"""``codekeep ledger``: report, record, budget, import and ship model-call usage.
 
 A thin door onto :class:`codekeep.ledger.Ledger`: any agent or script (not only ours)
-can report its calls here, and budget crossings print a warning on stderr.
+can report its calls here, and budget crossings print a warning on stderr. With a team
+database configured, a command that recorded calls hands them to a detached
+``codekeep ledger ship`` on its way out (it does not wait for the network).
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
     from codekeep.ledger import BudgetEvent, Ledger
     from codekeep.ledger.importers import LogScan
+    from codekeep.team.ledger import TeamLedger
 
 ORDER = 60
 # register() reads call types and groupings from the ledger package: it runs only for
 # this group's commands (see codekeep.cli).
-COMMANDS = {"ledger": "token ledger: report, record, budget, import"}
+COMMANDS = {"ledger": "token ledger: report, record, budget, import, ship"}
 EXIT_BUDGET_EXHAUSTED = 3
 
 
@@ -75,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     record.add_argument("--latency-ms", type=float, default=0.0)
     record.add_argument("--retry", type=int, default=0, help="retry number (0: first try)")
     record.add_argument("--stream", action="store_true", help="the call was streamed")
-    record.set_defaults(handler=_with_ledger(_record))
+    record.set_defaults(handler=_with_ledger(_record, records=True))
 
     budget = actions.add_parser("budget", parents=[common],
                                 help="set or show token budgets (0 removes one)")
@@ -93,12 +96,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           help="a log directory or one .jsonl file (default: the agent's own)")
     importer.add_argument("--from", dest="agent", choices=sorted(_importers()),
                           default="claude-code", help="whose logs (default: claude-code)")
-    importer.set_defaults(handler=_with_ledger(_import))
+    importer.set_defaults(handler=_with_ledger(_import, records=True))
+
+    ship = actions.add_parser(
+        "ship", parents=[common],
+        help="send this member's queued calls to the team database now (docs/team.md)")
+    ship.add_argument("--quiet", action="store_true", help="print nothing on success")
+    ship.set_defaults(handler=_with_ledger(_ship))
 
 
-def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int]
+def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int], *, records: bool = False
                  ) -> Callable[[argparse.Namespace], int]:
-    """Open the workspace ledger, run ``action``, and always flush and close it."""
+    """Open the workspace ledger, run ``action``, and always flush and close it.
+
+    ``records``: the action records calls, which then leave for the team database (if
+    one is configured) through a detached sender."""
     def handler(args: argparse.Namespace) -> int:
         from codekeep.ledger import Ledger
         from codekeep.ledger.ledger import DB_NAME
@@ -116,6 +128,8 @@ def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int]
         ledger.subscribe(_warn)
         try:
             code = action(ledger, args)
+            if records:
+                _ship_later(ledger, args)
             ledger.close()  # its last write can fail too: then the command fails
             return code
         except ValueError as exc:
@@ -134,17 +148,13 @@ def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int]
 def _team_report(ledger: Ledger, args: argparse.Namespace, since: datetime | None) -> int:
     """Ship this member's unsent calls, then report the team (a database that cannot be
     reached is one line; the calls stay queued in the local ledger)."""
-    from codekeep.team.config import resolve_team
     from codekeep.team.errors import NOT_CONFIGURED, TeamError
     from codekeep.team.ledger import render_team
 
-    config = resolve_team(ledger.root, settings_of(args).team.dsn)
-    if config is None:
-        return fail(NOT_CONFIGURED)
-    from codekeep.team.ledger import TeamLedger
-
     try:
-        team = TeamLedger(config, ledger.root)
+        team = _team_ledger(ledger, args)
+        if team is None:
+            return fail(NOT_CONFIGURED)
         try:
             team.ship(ledger)
             report = team.report(args.by or "member", since.strftime("%Y-%m-%d") if since else None)
@@ -156,6 +166,54 @@ def _team_report(ledger: Ledger, args: argparse.Namespace, since: datetime | Non
         emit_json(report)
     else:
         print(render_team(report))
+    return 0
+
+
+def _team_ledger(ledger: Ledger, args: argparse.Namespace) -> TeamLedger | None:
+    """This member's team ledger (None: no team database configured)."""
+    from codekeep.team.config import team_config
+    from codekeep.team.ledger import TeamLedger
+
+    config = team_config(settings_of(args).team, ledger.root)
+    return None if config is None else TeamLedger(config, ledger.root)
+
+
+def _ship_later(ledger: Ledger, args: argparse.Namespace) -> None:
+    """Hand the calls just recorded to a detached sender, unless the team database
+    failed a moment ago (the next sender, or ``ledger ship``, sends them)."""
+    from codekeep.team.errors import TeamError
+    from codekeep.team.sender import ship_later
+
+    try:
+        team = _team_ledger(ledger, args)
+    except TeamError as exc:
+        print(f"codekeep: warning: calls not sent to the team: {exc}", file=sys.stderr)
+        return
+    if team is None:
+        return
+    try:
+        if team.db.backoff.waiting() is None and team.waiting(ledger):
+            ship_later(ledger.root)
+    finally:
+        team.close()
+
+
+def _ship(ledger: Ledger, args: argparse.Namespace) -> int:
+    """Send the queued calls now (what the detached sender runs)."""
+    from codekeep.team.errors import NOT_CONFIGURED, TeamError
+
+    try:
+        team = _team_ledger(ledger, args)
+        if team is None:
+            return fail(NOT_CONFIGURED)
+        try:
+            added = team.ship(ledger)
+        finally:
+            team.close()
+    except TeamError as exc:
+        return fail(f"{exc} (this member's calls stay queued)")
+    if not args.quiet:
+        print(f"sent {added} call(s) to the team database")
     return 0
 
 

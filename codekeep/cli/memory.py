@@ -43,7 +43,8 @@ COMMANDS = {"memory": "project and user memory for the agent"}
 def _open(args: argparse.Namespace) -> MemoryService:
     from codekeep.memory import MemoryService
 
-    return MemoryService.open(root_of(args), settings=settings_of(args).memory)
+    settings = settings_of(args)
+    return MemoryService.open(root_of(args), settings=settings.memory, team=settings.team)
 
 
 def _run(args: argparse.Namespace, body: Callable[[MemoryService], int]) -> int:

@@ -90,7 +90,7 @@ class CallRecord:
         }
 
 
-BudgetScope = Literal["task", "daily"]
+BudgetScope = Literal["task", "daily", "team"]  # team: the team database's daily total
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +109,8 @@ class BudgetEvent:
                 "ratio": round(self.ratio, 4), "threshold": self.threshold, "scope": self.scope}
 
     def message(self) -> str:
-        subject = f"task {self.task_id}" if self.scope == "task" else "today's budget"
+        subject = {"task": f"task {self.task_id}", "daily": "today's budget",
+                   "team": "the team's daily budget"}[self.scope]
         if self.ratio >= 1.0:
             return (f"Token budget exceeded: {subject} used {self.used:,} of {self.limit:,} "
                     f"tokens ({self.ratio:.0%}).")

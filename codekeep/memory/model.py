@@ -15,6 +15,9 @@ STATUSES = ("active", "superseded", "observed", "confirmed_resolved", "archived"
 SCOPES = ("task", "project", "user", "team")
 # Scopes kept in this machine's SQLite; "team" lives in the team's PostgreSQL (codekeep.team).
 LOCAL_SCOPES = ("task", "project", "user")
+# The first letter of an id names its scope's database; "t" is the task scope's, so the
+# team's ids start with "g" (the seed's group scope).
+ID_PREFIXES = {"task": "t", "project": "p", "user": "u", "team": "g"}
 
 # Knowledge that lives across tasks and counts against the per-scope capacity.
 LONG_TERM_KINDS = ("fact", "insight", "preference", "soft_preference", "note", "case")

@@ -21,13 +21,15 @@ from codekeep.memory.consolidate import Candidate, Decision, Existing, decide, m
 from codekeep.memory.evidence import EvidenceVerifier, evidence_items
 from codekeep.memory.model import (
     EXTRACTED_SOURCES,
+    ID_PREFIXES,
     KINDS,
     OBSERVING_SOURCES,
     Memory,
     MemoryInputError,
     WriteResult,
 )
-from codekeep.memory.store import MemoryFilter, MemoryStore
+from codekeep.memory.store import MemoryFilter
+from codekeep.memory.store.target import WriteTarget
 from codekeep.memory.text import (
     STOP_WORDS,
     analyse,
@@ -75,18 +77,18 @@ class Screened:
 
 
 def new_id(scope: str) -> str:
-    """Ids start with the scope letter so a lookup knows which database to open."""
-    return f"{scope[0]}{secrets.token_hex(6)}"
+    """Ids start with the scope's letter so a lookup knows which database to open."""
+    return f"{ID_PREFIXES[scope]}{secrets.token_hex(6)}"
 
 
 class WritePath:
     def __init__(
         self,
-        stores: Callable[[str], MemoryStore],
+        stores: Callable[[str], WriteTarget],
         catalog: PreferenceCatalog,
         verifier: EvidenceVerifier,
         settings: MemorySettings,
-        after_write: Callable[[MemoryStore, str, str, bool], None],
+        after_write: Callable[[WriteTarget, str, str, bool], None],
     ) -> None:
         self._stores = stores
         self.catalog = catalog
@@ -239,7 +241,7 @@ class WritePath:
         return result
 
     def _neighbours(
-        self, store: MemoryStore, scope: str, candidate: Candidate
+        self, store: WriteTarget, scope: str, candidate: Candidate
     ) -> tuple[list[Existing], list[Existing]]:
         ids = set(store.ids(MemoryFilter(fingerprint=candidate.fingerprint, scope=scope)))
         key = candidate.key or (candidate.negates[0] if candidate.negates else None)
@@ -273,7 +275,7 @@ class WritePath:
 
     def _apply(
         self,
-        store: MemoryStore,
+        store: WriteTarget,
         scope: str,
         req: WriteRequest,
         status: str,
@@ -358,7 +360,7 @@ class WritePath:
             reason = self._promote(store, target, req.evidence, now) or reason
         return WriteResult(action, target.id, reason, redactions)
 
-    def _count_support(self, store: MemoryStore, memory_id: str, task_id: str | None) -> int:
+    def _count_support(self, store: WriteTarget, memory_id: str, task_id: str | None) -> int:
         """1 when this sighting counts; the same task seen twice counts once (seed 002)."""
         if task_id is None:
             return 1
@@ -373,7 +375,7 @@ class WritePath:
         return self.settings.promotion_count
 
     def _promote(
-        self, store: MemoryStore, memory: Memory, new_evidence: dict[str, Any] | None, now: float
+        self, store: WriteTarget, memory: Memory, new_evidence: dict[str, Any] | None, now: float
     ) -> str:
         """Observed fact recurred often enough: make it knowledge if its evidence checks out."""
         checked, problem = self.verifier.verify(memory.evidence or new_evidence)
@@ -416,7 +418,7 @@ class WritePath:
         return WriteResult("ADD", memory_id, reason, tuple(verdict.redactions))
 
 
-def _neighbour_probe(store: MemoryStore, content: str) -> str:
+def _neighbour_probe(store: WriteTarget, content: str) -> str:
     """The rarest words of ``content`` that any memory it could conflict or merge with must
     contain at least one of.
 

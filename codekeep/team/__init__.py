@@ -11,7 +11,7 @@ Without a DSN nothing here is touched and every local scope works as before.
 * :mod:`memory`  — the ``team`` scope: remember, list, recall, promote, forget.
 """
 
-from codekeep.team.config import TeamConfig, resolve_team
+from codekeep.team.config import TeamConfig, team_config
 from codekeep.team.errors import TeamError
 
-__all__ = ["TeamConfig", "TeamError", "resolve_team"]
+__all__ = ["TeamConfig", "TeamError", "team_config"]

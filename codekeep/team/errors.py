@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from codekeep.memory.model import MemoryInputError
 
-class TeamError(RuntimeError):
+
+class TeamError(MemoryInputError):
     """The team database is not configured, unreachable, refused us or is too new.
 
-    The message is one line, shown as it is by every door (CLI, LSP, tools); local
-    scopes keep working whatever it says.
+    The message is one line, shown as it is by every door (CLI, LSP, tools) — which
+    already show a :class:`MemoryInputError` that way, so the memory service's shared
+    write and feedback paths need no translation; local scopes keep working whatever
+    it says.
     """
 
 

@@ -6,34 +6,46 @@ first, and ``.codekeep/team_shipped.json`` remembers the last local row the team
 database acknowledged. A batch is one PostgreSQL transaction; the mark moves only after
 it committed, so while the database is unreachable records simply wait (nothing
 acknowledged is lost), and a batch re-sent after a crash between the commit and the
-mark adds nothing (the team's ``(member, id)`` key). Only counts, costs and file token
-sums travel — never prompt or completion text.
+mark adds nothing (the team's ``(member, id)`` key). Senders of one workspace (the
+server's background sender, a detached ``codekeep ledger ship``, ``report --team``)
+take turns on ``.codekeep/team_ship.lock``. Only counts, costs and file token sums
+travel — never prompt or completion text.
+
+The team's daily budget is checked here too: :meth:`TeamLedger.budget_crossings` says
+which of the warning thresholds the team's spend today has newly crossed for this member.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from codekeep.common.workspace import state_dir
 from codekeep.ledger.ledger import Ledger
+from codekeep.ledger.records import BudgetEvent
+from codekeep.ledger.window import day_of
 from codekeep.team.config import TeamConfig
 from codekeep.team.store import TeamDatabase
 from codekeep.team.store import calls as team_calls
 
 MARK_FILE = "team_shipped.json"
+LOCK_FILE = "team_ship.lock"
 BATCH = 500
 TEAM_GROUPS = ("member", "task", "day", "file")
 
 
 class TeamLedger:
-    def __init__(self, config: TeamConfig, root: Path) -> None:
-        self.db = TeamDatabase(config.dsn)
+    def __init__(self, config: TeamConfig, root: Path, db: TeamDatabase | None = None) -> None:
+        self.db = db or config.database(root)
         self.member = config.member
         self._mark = state_dir(root) / MARK_FILE
+        self._lock_file = state_dir(root) / LOCK_FILE
 
     def close(self) -> None:
         self.db.close()
@@ -49,24 +61,62 @@ class TeamLedger:
         temporary.write_text(json.dumps({"rowid": rowid}), encoding="utf-8")
         os.replace(temporary, self._mark)
 
-    def ship(self, ledger: Ledger) -> int:
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """One sender of this workspace at a time (across processes)."""
+        with self._lock_file.open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def ship(self, ledger: Ledger, *, implicit: bool = False) -> int:
         """Send every call not yet acknowledged; how many the team database added.
 
         Raises :class:`TeamError` (one line) when the database cannot take a batch;
         the batches already acknowledged stay shipped, the rest wait for the next call.
+        ``implicit`` (the background sender): while the database is backing off after a
+        failure, fail at once instead of trying.
         """
-        upto = self.shipped_upto()
-        if upto > ledger.last_rowid():  # the local ledger was recreated: start again
-            upto = 0
-        added = 0
-        while True:
-            batch = ledger.calls_after(upto, BATCH)
-            if not batch:
-                return added
-            added += self.db.run(partial(team_calls.insert, member=self.member,
-                                         records=[record for _, record in batch]))
-            upto = batch[-1][0]
-            self._set_mark(upto)
+        with self._turn():
+            upto = self.shipped_upto()
+            if upto > ledger.last_rowid():  # the local ledger was recreated: start again
+                upto = 0
+            added = 0
+            while True:
+                batch = ledger.calls_after(upto, BATCH)
+                if not batch:
+                    return added
+                added += self.db.run(partial(team_calls.insert, member=self.member,
+                                             records=[record for _, record in batch]),
+                                     implicit=implicit)
+                upto = batch[-1][0]
+                self._set_mark(upto)
+
+    def budget_crossings(self, budget: int, ratios: Sequence[float], now: float,
+                         *, implicit: bool = False) -> list[BudgetEvent]:
+        """The warnings this member has not had yet for the team's spend today against
+        ``budget`` tokens (each threshold once per member, day and budget)."""
+        if budget <= 0:
+            return []
+        day = day_of(now)
+
+        def check(conn: Any) -> list[BudgetEvent]:
+            used = team_calls.spent_on(conn, day)
+            return [
+                BudgetEvent("", used, budget, used / budget, ratio, "team")
+                for ratio in sorted(ratios)
+                if used >= ratio * budget
+                and team_calls.claim_budget(conn, self.member, day, budget, ratio, used, now)
+            ]
+
+        return self.db.run(check, implicit=implicit)
+
+    def waiting(self, ledger: Ledger) -> bool:
+        """Whether calls are queued for the team (cheap: the mark against the last row)."""
+        ledger.flush()
+        return ledger.last_rowid() > self.shipped_upto()
 
     def queued(self, ledger: Ledger) -> int:
         """Local calls the team database has not acknowledged yet."""

@@ -10,6 +10,9 @@ never written to.
    (the unique index makes a concurrent or repeated write a reinforcement), history.
 2. the team ledger: each member's calls keyed by (member, call id), so a re-sent batch
    adds nothing.
+3. the local state machine on team rows: evidence, lifetimes and ``superseded_by``,
+   support per (member, task), "not this" feedback with who gave it, and the team
+   budget's announcements (one per member, day, limit and threshold).
 """
 
 from __future__ import annotations
@@ -73,6 +76,39 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (member, id)
     );
     CREATE INDEX team_calls_day ON team_calls (day);
+    """,
+    """
+    ALTER TABLE team_memories
+        ADD COLUMN evidence jsonb,
+        ADD COLUMN expires_at double precision,
+        ADD COLUMN superseded_by text;
+    CREATE INDEX team_memories_fingerprint_any ON team_memories (fingerprint);
+    CREATE INDEX team_memories_key ON team_memories (key) WHERE key IS NOT NULL;
+    CREATE TABLE team_memory_support (
+        memory_id text NOT NULL REFERENCES team_memories (id),
+        member text NOT NULL,
+        task_id text NOT NULL,
+        PRIMARY KEY (memory_id, member, task_id)
+    );
+    CREATE TABLE team_memory_feedback (
+        id bigserial PRIMARY KEY,
+        memory_id text NOT NULL REFERENCES team_memories (id),
+        member text NOT NULL,
+        reason text,
+        created_at double precision NOT NULL,
+        retracted_at double precision
+    );
+    CREATE INDEX team_memory_feedback_live ON team_memory_feedback (memory_id)
+        WHERE retracted_at IS NULL;
+    CREATE TABLE team_budget_claims (
+        member text NOT NULL,
+        day text NOT NULL,
+        budget bigint NOT NULL,
+        threshold double precision NOT NULL,
+        used bigint NOT NULL,
+        at double precision NOT NULL,
+        PRIMARY KEY (member, day, budget, threshold)
+    );
     """,
 ]
 

@@ -173,6 +173,9 @@ def _describe(error: ValidationError) -> str:
     where = ".".join(str(p) for p in error.path)
     if error.validator == "additionalProperties":
         return f"{error.message} (remove them or use the names listed)"
+    if error.validator == "enum" and isinstance(error.schema, dict) and \
+            error.schema.get("description"):
+        return f"{where}: {error.message} ({error.schema['description']})"
     return f"{where}: {error.message}" if where else error.message
 
 

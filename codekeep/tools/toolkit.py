@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from codekeep.common.sqlite import DatabaseDamagedError
 from codekeep.settings.tools import ToolSettings
 from codekeep.tools.audit import AuditLog
 from codekeep.tools.builtin import builtin_tools
+from codekeep.tools.builtin.memory import remember_for
 from codekeep.tools.builtin.meta import disclosure_tools
 from codekeep.tools.capabilities import Capability
 from codekeep.tools.context import ToolContext
@@ -28,6 +30,15 @@ if TYPE_CHECKING:
     from codekeep.docs import DocsIndex
     from codekeep.ledger import Ledger
     from codekeep.memory import MemoryService
+
+
+def _offers_team(memory: MemoryService | None) -> bool:
+    """Whether ``memory`` has a team scope (a damaged memory store, which answers every
+    use with its damage, has none)."""
+    try:
+        return memory is not None and memory.team is not None
+    except DatabaseDamagedError:
+        return False
 
 
 def default_registry() -> ToolRegistry:
@@ -65,6 +76,9 @@ class ToolKit:
     ) -> ToolKit:
         root = root.resolve()
         registry = default_registry()
+        remember = registry.get("remember")
+        if remember is not None:  # the team scope is offered only where it exists
+            registry.register(remember_for(remember, _offers_team(memory)), replace=True)
         audit = AuditLog.open(root)
         pipeline = ToolPipeline.default(registry, audit=audit, extra_after=extra_after)
         settings = settings or ToolSettings()

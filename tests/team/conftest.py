@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.memory import MemoryService, MemorySettings
+from codekeep.settings import load_settings
 from codekeep.testing.postgres import PostgresServer, find_bin
 
 _names = itertools.count()
@@ -56,6 +57,7 @@ def member(tmp_path: Path, team_dsn: str, monkeypatch: pytest.MonkeyPatch) -> It
             root,
             user_dir=tmp_path / name / "user",
             settings=MemorySettings(**settings),  # type: ignore[arg-type]
+            team=load_settings(root).settings.team,
         )
         opened.append(service)
         return service

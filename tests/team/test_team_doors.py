@@ -102,3 +102,34 @@ async def test_lsp_team_scope_and_promote(tmp_path: Path, team_dsn: str) -> None
         assert recalled["memories"][0]["scope"] == "team"
         with pytest.raises(JsonRpcException, match="only to the team scope"):
             await request(client, "codekeep/memory/promote", {"id": local["id"], "to": "user"})
+
+
+async def test_mcp_remember_offers_the_team_scope_only_when_configured(
+    tmp_path: Path, team_dsn: str
+) -> None:
+    """The MCP SDK's own client against ``codekeep mcp``: ``scope`` lists ``team`` where a
+    team database is configured and writes there; elsewhere the schema and the refusal
+    both say why there is none."""
+    from tests.agent.projects import write_shop
+    from tests.mcp.harness import stdio_client, text
+
+    shared = write_shop(tmp_path / "shared")
+    write_config(shared, team_dsn, "mcp-agent")
+    async with stdio_client(shared) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        scope = tools["remember"].input_schema["properties"]["scope"]
+        assert scope["enum"] == ["project", "user", "team"]
+        written = await client.call_tool(
+            "remember", {"content": "checkout totals are computed in cents", "scope": "team"})
+        assert not written.is_error, text(written)
+        assert written.structured_content["data"]["id"].startswith("g")
+        found = await client.call_tool("recall", {"query": "checkout totals cents"})
+        assert "checkout totals are computed in cents" in text(found)
+    solo = write_shop(tmp_path / "solo")
+    async with stdio_client(solo) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        scope = tools["remember"].input_schema["properties"]["scope"]
+        assert scope["enum"] == ["project", "user"]
+        assert "no team database is configured" in scope["description"]
+        refused = await client.call_tool("remember", {"content": "shared", "scope": "team"})
+        assert refused.is_error and "no team database is configured" in text(refused)

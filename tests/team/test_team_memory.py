@@ -128,7 +128,9 @@ def test_four_members_writing_at_once_lose_nothing(member: Member) -> None:
         try:
             for round_ in range(10):
                 services[index].remember("the shared cache lives in redis", scope="team")
-                services[index].remember(f"worker {index} finding number {round_}", scope="team")
+                tag = f"{index}x{round_}"  # distinct words: nothing to merge
+                services[index].remember(
+                    f"module{tag} needs flag{tag} before step{tag}", scope="team")
         except BaseException as exc:  # reported by the assertion below
             errors.append(exc)
 

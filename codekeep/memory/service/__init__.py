@@ -30,6 +30,7 @@ from codekeep.memory.service.upkeep import PURGEABLE_STATUSES, Upkeep
 from codekeep.memory.service.writing import ScopedWriter, Writing
 from codekeep.memory.store import MemoryStore
 from codekeep.settings.memory import MemorySettings
+from codekeep.settings.team import TeamSettings
 
 __all__ = ["PURGEABLE_STATUSES", "MemoryService", "ScopedWriter", "render_memory_line"]
 
@@ -52,10 +53,10 @@ class MemoryService(Writing, Feedback, PromptContext, Upkeep):
         *,
         scope_policy: ScopePolicy | None = None,
         catalog: PreferenceCatalog | None = None,
-        team_dsn: str | None = None,
+        team: TeamSettings | None = None,
     ) -> MemoryService:
-        """``team_dsn`` (a flag or the editor's ``codekeep.team.dsn``) overrides the
-        environment and project config; with no DSN anywhere there is no team scope."""
+        """``team``: the settings tree's ``team`` section (the one place the DSN is
+        resolved); without a DSN there is no team scope."""
         root = Path(root).resolve()
         settings = settings or MemorySettings()
         project_file, user_file = cls.files(root, user_dir)
@@ -69,15 +70,15 @@ class MemoryService(Writing, Feedback, PromptContext, Upkeep):
             scope_policy or DefaultScopePolicy(),
             catalog or PreferenceCatalog(),
         )
-        from codekeep.team.config import resolve_team
-
-        team = resolve_team(root, team_dsn)
-        if team is not None:
+        if team is not None and team.dsn.strip():
+            from codekeep.team.config import team_config
             from codekeep.team.errors import TeamError
             from codekeep.team.memory import TeamMemory
 
+            config = team_config(team, root)
+            assert config is not None
             try:
-                service.team = TeamMemory(team, service._write, settings)
+                service.team = TeamMemory(config, settings, config.database(root))
             except TeamError as exc:  # a DSN that is not PostgreSQL: said on first team use
                 service.team_refused = str(exc)
         service.maintain()

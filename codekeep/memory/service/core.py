@@ -7,9 +7,8 @@ each add one job's methods on top of this core; :class:`MemoryService` is their 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import codekeep.memory.layers as layers
 import codekeep.memory.lifecycle as lifecycle
@@ -22,14 +21,13 @@ from codekeep.memory.notes_sync import NOTES_FILE, NotesSync
 from codekeep.memory.retrieval import Retriever
 from codekeep.memory.scope import ScopePolicy
 from codekeep.memory.store import MemoryStore
+from codekeep.memory.store.target import WriteTarget
 from codekeep.memory.working import WorkingMemory
 from codekeep.memory.write import WritePath, WriteRequest
 from codekeep.settings.memory import MemorySettings
 
 if TYPE_CHECKING:
     from codekeep.team.memory import TeamMemory
-
-T = TypeVar("T")
 
 # Kinds whose keyed rows can set a catalog preference.
 _PREFERENCE_KINDS = ("preference", "fact")
@@ -88,7 +86,9 @@ class ServiceCore:
 
     # ---- routing ------------------------------------------------------------------------
 
-    def _store_for_scope(self, scope: str) -> MemoryStore:
+    def _store_for_scope(self, scope: str) -> WriteTarget:
+        if scope == "team":
+            return self._team().store
         return self.user if scope == "user" else self.project
 
     def _team(self) -> TeamMemory:
@@ -105,29 +105,23 @@ class ServiceCore:
         return owns(memory_id)
 
     def _remember_in(self, scope: str, request: WriteRequest) -> WriteResult:
-        """The write path for ``scope``: local SQLite, or the team database."""
-        if scope != "team":
-            return self._write.remember(scope, request)
-        return self._team_call(lambda team: team.remember(request))
+        """The one write path, for every scope (local SQLite or the team database)."""
+        return self._write.remember(scope, request)
 
-    def _team_call(self, body: Callable[[TeamMemory], T]) -> T:
-        """Run ``body`` on the team scope; its failures are one-line input errors."""
-        from codekeep.team.errors import TeamError
-
-        team = self._team()
-        try:
-            return body(team)
-        except TeamError as exc:
-            raise MemoryInputError(str(exc)) from None
-
-    def _store_for_id(self, memory_id: str) -> MemoryStore | None:
+    def _store_for_id(self, memory_id: str) -> WriteTarget | None:
+        """The database holding ``memory_id`` (a team id without a team database: the
+        one-line reason); None when no database owns it."""
+        if self._is_team_id(memory_id):
+            return self._team().store
         for store in self.stores:
             if store.owns(memory_id):
                 return store
         return None
 
-    def _after_write(self, store: MemoryStore, scope: str, memory_id: str, grew: bool) -> None:
-        if grew:  # only a new row can push a scope over capacity
+    def _after_write(self, store: WriteTarget, scope: str, memory_id: str, grew: bool) -> None:
+        # only a new row can push a scope over capacity; the team's capacity is the
+        # team's to manage (one member's writes must not evict another's memories)
+        if grew and isinstance(store, MemoryStore):
             now = self.settings.clock()
             lifecycle.enforce_capacity(store, scope, self.settings.capacity_per_scope, now)
         # no vector here: a write never waits for the endpoint; the next recall embeds it

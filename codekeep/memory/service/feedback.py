@@ -10,8 +10,6 @@ from codekeep.memory.service.core import ServiceCore
 class Feedback(ServiceCore):
     def forget(self, memory_id: str, reason: str | None = None) -> bool:
         """Disable a memory (kept for audit, never recalled again). False if unknown."""
-        if self._is_team_id(memory_id):
-            return self._team_call(lambda team: team.forget(memory_id, reason))
         store = self._store_for_id(memory_id)
         if store is None:
             return False

@@ -77,8 +77,6 @@ class Reading(ServiceCore):
         return merged[: max(0, limit)]
 
     def get(self, memory_id: str) -> Memory | None:
-        if self._is_team_id(memory_id):
-            return self._team_call(lambda team: team.get(memory_id))
         store = self._store_for_id(memory_id)
         return store.get(memory_id) if store else None
 
@@ -96,8 +94,7 @@ class Reading(ServiceCore):
         if bad:
             raise MemoryInputError(f"unknown status {bad[0]!r} (use one of {', '.join(STATUSES)})")
         if scope == "team":
-            team_statuses = statuses
-            return self._team_call(lambda team: team.list(team_statuses, kinds, limit))
+            return self._team().list(statuses, kinds, limit)
         where = MemoryFilter(statuses=statuses, kinds=kinds or None, scope=scope or None)
         found: builtins.list[Memory] = []
         for store in self.stores:
@@ -106,8 +103,6 @@ class Reading(ServiceCore):
         return found[:limit]
 
     def history(self, memory_id: str) -> builtins.list[dict[str, Any]]:
-        if self._is_team_id(memory_id):
-            return self._team_call(lambda team: team.history(memory_id))
         store = self._store_for_id(memory_id)
         return store.history(memory_id) if store else []
 

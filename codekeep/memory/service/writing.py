@@ -5,6 +5,7 @@ against what the file says now."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, TypedDict, Unpack
 
 from codekeep.memory.model import MemoryInputError, WriteResult
@@ -111,16 +112,22 @@ class Writing(ServiceCore):
         content is screened and redacted again before it leaves; the team row records
         who promoted it and from which memory. Promoting the same meaning twice
         reinforces the team's row (action ``REINFORCE``)."""
+        from codekeep.team.memory import promotion_request
+
         if to != "team":
             raise MemoryInputError(f"memories can be promoted only to the team scope (not {to!r})")
-        self._team()  # not configured: say so before looking the memory up
+        team = self._team()  # not configured: say so before looking the memory up
+        if self._is_team_id(memory_id):
+            raise MemoryInputError(f"memory {memory_id} is already in the team scope")
         store = self._store_for_id(memory_id)
         memory = store.get(memory_id) if store else None
         if memory is None:
-            if self._is_team_id(memory_id):
-                raise MemoryInputError(f"memory {memory_id} is already in the team scope")
             raise MemoryInputError(f"no memory with id {memory_id!r}")
-        result = self._team_call(lambda team: team.promote(memory))
+        request = promotion_request(memory)
+        with team.store.promoting(memory.id):  # the team row records who and from where
+            result = self._write.remember("team", request)
+        if result.action == "ADD":
+            result = replace(result, action="PROMOTE")
         if result.id:
             store_of = self._store_for_scope(memory.scope)
             with store_of.transaction():

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from codekeep.common.sqlite import WriteTransaction, open_db
-from codekeep.memory.model import Memory, dumps
+from codekeep.memory.model import ID_PREFIXES, Memory, dumps
 from codekeep.memory.schema import MIGRATIONS
 from codekeep.memory.store.filters import ORDER_BY, MemoryFilter, Order
 from codekeep.memory.store.links import LinkTable
@@ -60,8 +60,8 @@ class MemoryStore:
         self.transaction = WriteTransaction(self.conn)
 
     def owns(self, memory_id: str) -> bool:
-        """Ids begin with their scope's first letter (see ``write.new_id``)."""
-        return any(memory_id.startswith(scope[0]) for scope in self.scopes)
+        """Ids begin with their scope's letter (see ``write.new_id``)."""
+        return any(memory_id.startswith(ID_PREFIXES[scope]) for scope in self.scopes)
 
     def close(self) -> None:
         self.conn.close()

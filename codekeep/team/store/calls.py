@@ -62,3 +62,24 @@ def totals(
         (str(r[0]), int(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0), float(r[5] or 0))
         for r in rows
     ]
+
+
+def spent_on(conn: psycopg.Connection, day: str) -> int:
+    """Tokens (input + output) the whole team spent on ``day``."""
+    row = conn.execute(
+        "SELECT coalesce(sum(input_tokens + output_tokens), 0) FROM team_calls WHERE day = %s",
+        (day,),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def claim_budget(conn: psycopg.Connection, member: str, day: str, budget: int,
+                 threshold: float, used: int, at: float) -> bool:
+    """True the first time ``member`` is told of crossing ``threshold`` of ``budget`` on
+    ``day`` (the key makes a second sender of the same member, or a restart, a no-op)."""
+    row = conn.execute(
+        "INSERT INTO team_budget_claims (member, day, budget, threshold, used, at) "
+        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING member",
+        (member, day, budget, threshold, used, at),
+    ).fetchone()
+    return row is not None

@@ -17,10 +17,11 @@ from typing import TypeVar
 import psycopg
 from psycopg import conninfo
 
+from codekeep.team.backoff import Backoff
 from codekeep.team.errors import TeamError
 from codekeep.team.schema import MIGRATIONS, SCHEMA_TABLE
 
-CONNECT_TIMEOUT_S = 5
+CONNECT_TIMEOUT_S = 5.0
 _MIGRATION_LOCK = 0x636B7465616D  # "ckteam": serialises migrations of concurrent members
 _SCHEMES = ("postgresql", "postgres")
 
@@ -76,12 +77,24 @@ def _where(dsn: str) -> str:
 
 
 class TeamDatabase:
-    """A lazily opened, self-healing connection to the team database."""
+    """A lazily opened, self-healing connection to the team database.
 
-    def __init__(self, dsn: str) -> None:
+    ``backoff`` remembers a failure: an *implicit* operation (``run(..., implicit=True)``:
+    recall's team half, the background sender) inside its window fails at once with the
+    last reason instead of paying another connect timeout.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
+        backoff: Backoff | None = None,
+    ) -> None:
         check_dsn(dsn)
         self.dsn = dsn
         self.where = _where(dsn)
+        self.connect_timeout_s = connect_timeout_s
+        self.backoff = backoff or Backoff(None)
         self._conn: psycopg.Connection | None = None
         self._lock = threading.Lock()  # one operation at a time on the connection
 
@@ -98,7 +111,9 @@ class TeamDatabase:
 
     def _connect(self) -> psycopg.Connection:
         if self._conn is None or self._conn.closed:
-            conn = psycopg.connect(self.dsn, connect_timeout=CONNECT_TIMEOUT_S)
+            # libpq takes whole seconds (and treats 1 as 2)
+            timeout = max(2, round(self.connect_timeout_s))
+            conn = psycopg.connect(self.dsn, connect_timeout=timeout)
             try:
                 migrate(conn)
             except BaseException:
@@ -108,22 +123,37 @@ class TeamDatabase:
         return self._conn
 
     @contextmanager
-    def transaction(self) -> Iterator[psycopg.Connection]:
-        """One transaction on the shared connection; any driver failure is a TeamError."""
+    def transaction(self, *, implicit: bool = False) -> Iterator[psycopg.Connection]:
+        """One transaction on the shared connection; any driver failure is a TeamError.
+
+        A failure to reach the database (not one of a statement) starts or extends the
+        backoff; any completed transaction clears it.
+        """
+        if implicit and self._conn is None:
+            waiting = self.backoff.waiting()
+            if waiting:
+                raise TeamError(waiting)
         with self._lock:
             try:
                 conn = self._connect()
                 with conn.transaction():
                     yield conn
-            except TeamError:
+            except TeamError as exc:
                 self._drop()
+                self.backoff.failed(str(exc))
                 raise
+            except psycopg.OperationalError as exc:
+                self._drop()
+                reason = _reason(exc, self.where)
+                self.backoff.failed(reason)
+                raise TeamError(reason) from None
             except psycopg.Error as exc:
                 self._drop()
                 raise TeamError(_reason(exc, self.where)) from None
+        self.backoff.succeeded()
 
-    def run(self, body: Callable[[psycopg.Connection], T]) -> T:
-        with self.transaction() as conn:
+    def run(self, body: Callable[[psycopg.Connection], T], *, implicit: bool = False) -> T:
+        with self.transaction(implicit=implicit) as conn:
             return body(conn)
 
 

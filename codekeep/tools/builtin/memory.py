@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Annotated, Any, Literal
 
 from codekeep.memory.model import MemoryInputError
 from codekeep.tools.context import ToolContext
 from codekeep.tools.result import ToolError, ToolOutput
-from codekeep.tools.spec import Param, tool
+from codekeep.tools.spec import Param, ToolSpec, tool
 
 MemoryKind = Literal["fact", "insight", "preference", "soft_preference", "note", "case"]
+MemoryScope = Literal["project", "user", "team"]
+SCOPE_DOC = (
+    "Where to keep it: project (this repository, the default), user (follows the "
+    "developer to every project) or team (shared with the whole team)."
+)
+NO_TEAM_DOC = (
+    "Where to keep it: project (this repository, the default) or user (follows the "
+    "developer to every project). team is not available: no team database is configured "
+    "(CODEKEEP_TEAM_DSN, codekeep.team.dsn or [team] dsn)."
+)
 EVIDENCE_ITEM = {
     "type": "object",
     "properties": {"file": {"type": "string", "description": "Workspace file path."},
@@ -42,6 +53,7 @@ async def remember(
             schema={"items": EVIDENCE_ITEM},
         ),
     ] = [],  # noqa: B006
+    scope: Annotated[MemoryScope, Param(SCOPE_DOC)] = "project",
 ) -> ToolOutput:
     """Store something worth knowing in future tasks (project facts, decisions, user
     preferences, cases: a problem and how it was resolved). Secrets and one-off details
@@ -55,13 +67,26 @@ async def remember(
     try:
         written = ctx.require_memory().remember(
             content, kind=kind, key=key, importance=importance, files=files, symbols=symbols,
-            source="agent", task_id=ctx.task_id, evidence=proof,
+            source="agent", task_id=ctx.task_id, evidence=proof, scope=scope,
         )  # fmt: skip
     except MemoryInputError as exc:
         raise ToolError(str(exc), rule="memory") from None
     if written.rejected:
         raise ToolError(f"not remembered: {written.reason}", rule="memory.rejected")
     return ToolOutput(data=written.to_json(), text=f"{written.action} {written.id}")
+
+
+def remember_for(spec: ToolSpec, team: bool) -> ToolSpec:
+    """``remember`` as a client is shown it: ``scope`` offers ``team`` only when a team
+    database is configured (else the schema says why it is missing, and a call asking
+    for it is refused with that reason)."""
+    if team:
+        return spec
+    narrowed = copy.deepcopy(spec)
+    prop = narrowed.parameters["properties"]["scope"]
+    prop["enum"] = [s for s in prop["enum"] if s != "team"]
+    prop["description"] = NO_TEAM_DOC
+    return narrowed
 
 
 @tool(category="memory", read_only=True, compression="text")
