@@ -13,6 +13,7 @@ import tree_sitter as ts
 
 from codekeep.analysis.extract import Definition, extract, extract_uses, signature_of
 from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
+from codekeep.analysis.go_scopes import whole_functions
 from codekeep.analysis.parsing import parser_for
 from codekeep.analysis.registry import LanguageSpec
 from codekeep.analysis.window import edge_keys, extract_window, renest
@@ -118,6 +119,8 @@ class Document:
         lo = min([start_byte] + [r[0] for r in changed])
         hi = max([new_end_byte] + [r[1] for r in changed])
         spliced = self._splice(lo, hi, edit)
+        if spliced is None and self.spec.import_style == "go":
+            lo, hi = whole_functions(self.tree.root_node, lo, hi)  # see go_scopes
         if spliced is None and (hi - lo) < len(data) * WINDOW_MAX_SHARE:
             spliced = self._splice_window(lo, hi, edit, before)
         self.facts = spliced if spliced is not None else extract(self.spec, data, self.tree)

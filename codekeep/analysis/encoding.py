@@ -18,6 +18,7 @@ _KIND_CODES = {
     "type": "t", "class": "k", "import": "i", "implementation": "m",
     "new": "n", "macro": "x", "field": "f", "module": "u", "namespace": "s", "constant": "o",
     "variable": "v", "interface": "r", "trait": "a", "function": "F", "method": "M",
+    "value": "w",
 }
 _KIND_NAMES = {code: kind for kind, code in _KIND_CODES.items()}
 # Symbol kinds are stored as small integers (unknown kinds verbatim as text).

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import tree_sitter as ts
 
 from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, Span, SymbolFact
+from codekeep.analysis.go_scopes import GoReceivers
 from codekeep.analysis.registry import LanguageSpec
 from codekeep.common.secrets import redact_text
 from codekeep.common.symbol_id import numbered
@@ -176,6 +177,8 @@ def run_query(
     roles: dict[int, tuple[int, str] | None] = {}  # learnt from each pattern's first match
     crossing = False
     ascii_only = positions.ascii
+    # Go member calls also record their receiver's declared type (see go_scopes).
+    go_receivers = GoReceivers(src) if spec.import_style == "go" else None
     cursor = cursor or ts.QueryCursor(spec.query)
     for pattern, captures in cursor.matches(root):
         info = roles.get(pattern, _UNSEEN)
@@ -214,8 +217,10 @@ def run_query(
             if name[:1] in _NAME_DECORATION:
                 name = undecorated(name)
             receivers = captures.get("receiver")
-            refs[key] = new_tuple(RefFact, (
-                name, role, span, receiver_of(src, receivers[0]) if receivers else None))
+            receiver = receiver_of(src, receivers[0]) if receivers else None
+            if go_receivers is not None and receivers:
+                receiver = go_receivers.receiver(receivers[0], receiver or "")
+            refs[key] = new_tuple(RefFact, (name, role, span, receiver))
             continue
         if within is not None and not with_definitions:
             continue

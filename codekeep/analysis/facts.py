@@ -35,7 +35,8 @@ class RefFact(NamedTuple):
     kind: str
     span: Span
     # A member use (`x.m()`): the receiver's text when it is one identifier, "" when it
-    # is an expression; None for a plain use (`m()`). See codekeep/analysis/receivers.py.
+    # is an expression; None for a plain use (`m()`). Go adds ":" and the receiver's type
+    # expression when its declaration is in sight (go_scopes.py). See receivers.py.
     receiver: str | None = None
 
 

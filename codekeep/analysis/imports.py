@@ -156,6 +156,11 @@ class ImportGraph:
         return path == definition.path or (
             self.style_of(path) in BARREL_STYLES and self._reaches(path, definition, 1))
 
+    def package_files(self, path: str) -> set[str]:
+        """``path`` and the files of its own package (Go, Java, C#: its folder)."""
+        resolver = self._load()
+        return {path, *resolver.implicit(self.style_of(path), path)}
+
     def unnamed_packages(self, path: str) -> set[str]:
         """Files of whole-package imports of ``path`` whose bound name is not known
         (Go ``github.com/x/go-isatty`` without an alias)."""

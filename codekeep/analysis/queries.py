@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 
 from codekeep.analysis.encoding import decode_spans, encode_spans
 from codekeep.analysis.facts import RefFact
+from codekeep.analysis.go_types import EXTERNAL, GoTypes
 from codekeep.analysis.imports import ImportGraph, top_level_name
 from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
 from codekeep.analysis.receivers import (
@@ -18,6 +19,7 @@ from codekeep.analysis.receivers import (
     NO_BARE_METHOD_CALLS,
     SELF_RECEIVERS,
     label_use,
+    split_receiver,
 )
 from codekeep.analysis.store import DefinitionKey, IndexStore, RefRow
 from codekeep.common.symbol_id import SymbolId
@@ -83,9 +85,10 @@ def _target_in(
     return targets[0].id if len(targets) == 1 else None
 
 
-def resolve_use(graph: ImportGraph, row: RefRow, definitions: list[DefinitionKey]) -> Reference:
+def resolve_use(store: IndexStore, graph: ImportGraph, row: RefRow,
+                definitions: list[DefinitionKey]) -> Reference:
     """Label one use with the single definition it follows to, if there is one."""
-    target = _member_target(graph, row.path, row.receiver, _by_path(definitions))
+    target = _member_target(graph, GoTypes(store, graph), row.path, row, _by_path(definitions))
     return row.as_reference(target, target is not None)
 
 
@@ -123,11 +126,12 @@ def find_references(
                   for kept in (_without_imports(graph, group) if group[0] == target.path
                                else [group])]
     by_path = None if target is not None else _by_path(store.definition_keys(wanted))
+    types = GoTypes(store, graph)  # Go receivers' types, memoised for this question
     for path, used, spans in groups + aliases:
         bound = used != wanted  # an alias: its import leads to the target
         if "^" in spans or (target is not None and _bare_calls_excluded(graph, path, target)):
-            labelled += _labelled_uses(store, graph, path, decode_spans(used, spans), target,
-                                       by_path, bound)
+            labelled += _labelled_uses(store, graph, types, path, decode_spans(used, spans),
+                                       target, by_path, bound)
             continue
         symbol_id = (target.id if bound or graph.resolves(path, target) else None) if target else (
             _target_in(graph, path, by_path or {}))
@@ -236,7 +240,7 @@ class FileScope:
 
 
 def _labelled_uses(
-    store: IndexStore, graph: ImportGraph, path: str, facts: list[RefFact],
+    store: IndexStore, graph: ImportGraph, types: GoTypes, path: str, facts: list[RefFact],
     target: Symbol | None, by_path: dict[str, list[DefinitionKey]] | None, bound: bool,
 ) -> list[tuple[bool, str, int, Callable[[], list[Reference]]]]:
     """One file's uses labelled one by one: (resolved ones), (name ones)."""
@@ -247,12 +251,12 @@ def _labelled_uses(
         row = RefRow.of(path, fact)
         if target is not None:
             label = label_use(graph, path, fact.receiver, fact.kind, target,
-                              line=fact.span.line, scope=scope, bound=bound)
+                              line=fact.span.line, scope=scope, bound=bound, types=types)
             if label is None:
                 continue
             symbol_id = target.id if label == "resolved" else None
         else:
-            symbol_id = _member_target(graph, path, fact.receiver, by_path or {})
+            symbol_id = _member_target(graph, types, path, fact, by_path or {})
         (sure if symbol_id is not None else unsure).append(
             row.as_reference(symbol_id, symbol_id is not None))
     return [(name_only, path, len(found), lambda found=found: found)  # type: ignore[misc]
@@ -260,11 +264,17 @@ def _labelled_uses(
 
 
 def _member_target(
-    graph: ImportGraph, path: str, receiver: str | None,
+    graph: ImportGraph, types: GoTypes, path: str, use: RefFact | RefRow,
     by_path: dict[str, list[DefinitionKey]],
 ) -> str | None:
     """The definition a use follows to, given its receiver: a plain or ``self.`` use as
-    any use; ``pkg.F`` only into that package's files; other receivers: none."""
+    any use; ``pkg.F`` only into that package's files; a Go receiver of known type to
+    that type's member; other receivers: none."""
+    receiver, expr = split_receiver(use.receiver)
+    typed = types.receiver_type(path, expr) if expr is not None else None
+    if typed is not None:
+        members = types.members(typed, use.name) if typed is not EXTERNAL else []
+        return members[0].id if members and len(members) == 1 else None
     if receiver is None or receiver in SELF_RECEIVERS:
         return _target_in(graph, path, by_path)
     package = graph.qualifier_files(path, receiver)
@@ -281,7 +291,7 @@ def reference_at(
     for row in store.refs_in_file(path):
         r = row.range
         if r.start.line == line and r.start.byte_col <= byte_col <= r.end.byte_col:
-            return resolve_use(graph, row, store.definition_keys(row.name))
+            return resolve_use(store, graph, row, store.definition_keys(row.name))
     return None
 
 

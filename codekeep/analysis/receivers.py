@@ -18,13 +18,19 @@ The map knows no variable types, so a member call is only as good as its receive
   types share and which would match every list, string and file in the workspace.
 
 A bare call ``F()`` in Go or Python never calls a method (methods need a receiver), so
-it is not a use of one.
+it is not a use of one; nor is a bare name ``F`` used as a value in Go.
+
+A Go receiver whose declared type is in sight (``go_scopes``: ``c *Command``, ``x :=
+NewT()``, ``c.flags``) is judged by that type's members instead (``go_types``): its
+own and promoted members are ``resolved``, any other type's are no use, and calls
+through an interface are ``name`` uses of the methods of the types implementing it.
 """
 
 from __future__ import annotations
 
 from typing import Literal, Protocol
 
+from codekeep.analysis.go_types import EXTERNAL, GoTypes, NamedType
 from codekeep.analysis.imports import Definition, ImportGraph
 
 Label = Literal["resolved", "name"]
@@ -55,7 +61,7 @@ COMMON_METHOD_NAMES = frozenset({
 })
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "super", "Self", "static"})
 MEMBER_KINDS = frozenset({"method", "field"})
-BARE_CALL_KINDS = frozenset({"call"})
+BARE_CALL_KINDS = frozenset({"call", "value"})  # "value": a Go name used as a value
 # Styles where a call without a receiver is never a method call.
 NO_BARE_METHOD_CALLS = frozenset({"go", "python"})
 
@@ -82,15 +88,30 @@ def distinctive(name: str) -> bool:
     return name not in COMMON_METHOD_NAMES
 
 
+def split_receiver(receiver: str | None) -> tuple[str | None, str | None]:
+    """(the receiver's name or "", its Go type expression or None); see go_scopes."""
+    if receiver is None:
+        return None, None
+    name, typed, expr = receiver.partition(":")
+    return name, (expr if typed else None)
+
+
 def label_use(
     graph: ImportGraph, use_path: str, receiver: str | None, use_kind: str, target: Target,
     *, line: int = -1, scope: Scope | None = None, bound: bool = False,
+    types: GoTypes | None = None,
 ) -> Label | None:
     """``resolved``, ``name``, or None: this use is not a use of ``target`` at all.
 
     ``bound``: the name used is bound to ``target`` by an import (an alias of it);
-    ``scope`` and ``line`` place a ``self.m()`` use among the file's classes."""
+    ``scope`` and ``line`` place a ``self.m()`` use among the file's classes; ``types``
+    evaluates a Go receiver's type expression."""
     is_member = target.kind in MEMBER_KINDS
+    receiver, expr = split_receiver(receiver)
+    if expr is not None and types is not None:
+        typed = types.receiver_type(use_path, expr)
+        if typed is not None:
+            return _typed_label(types, typed, target)
     if receiver is None:
         if (is_member and use_kind in BARE_CALL_KINDS
                 and graph.style_of(use_path) in NO_BARE_METHOD_CALLS):
@@ -129,3 +150,27 @@ def _self_use(use_path: str, line: int, scope: Scope, target: Target) -> Label |
     if container is not None and scope.defines(container, target.name):
         return None
     return "name"
+
+
+def _typed_label(types: GoTypes, typed: NamedType, target: Target) -> Label | None:
+    """A Go receiver of known type: a use of ``target`` exactly when the type's method
+    set (own members, then promoted ones) holds it; a type declared outside the
+    workspace holds none of ours. A call through an interface is a ``name`` use of the
+    methods of every type that implements it (which one runs is not known statically;
+    gopls counts them too). An embedded type the index cannot find leaves room for
+    doubt: then the name rule above applies."""
+    if target.kind not in MEMBER_KINDS or typed is EXTERNAL:
+        return None
+    found = types.members(typed, target.name)
+    if found is None:
+        return "name" if distinctive(target.name) else None
+    if any(s.path == target.path and s.container == target.container for s in found):
+        return "resolved"
+    owner = types.owner_of(target)
+    if owner is None or not any(s.kind == "method" for s in found):
+        return None
+    if types.is_interface(typed) and types.implements(owner, typed):
+        return "name"  # a call through an interface the target's type implements
+    if types.is_interface(owner) and types.implements(typed, owner):
+        return "name"  # a call of an implementation of the target interface method
+    return None

@@ -264,11 +264,12 @@ class ModuleResolver:
                     if imp.alias in (None, name):  # `import {a as b}` binds b, not a
                         current.add(name)
                     result[target] = current
-        for companion in self._implicit(style, importer):
+        for companion in self.implicit(style, importer):
             result[companion] = None
         return result
 
-    def _implicit(self, style: str, importer: str) -> list[str]:
+    def implicit(self, style: str, importer: str) -> list[str]:
+        """Files ``importer`` sees without importing them (its package, its header)."""
         folder = posixpath.dirname(importer)
         if style in PACKAGE_DIR_STYLES:
             extension = posixpath.splitext(importer)[1]

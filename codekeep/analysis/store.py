@@ -111,6 +111,10 @@ MIGRATIONS: tuple[str, ...] = (
     """
     UPDATE files SET hash = '', mtime_ns = -1;
     """,
+    # Go member uses now record their receiver's declared type (analysis/go_scopes.py).
+    """
+    UPDATE files SET hash = '', mtime_ns = -1 WHERE language = 'go';
+    """,
 )
 
 _SYMBOL_COLUMNS = (

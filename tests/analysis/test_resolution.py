@@ -130,7 +130,7 @@ GO_MODULE = {
         "\tfl.String(\"a\")\n"                      # 9: the function, through the alias
         "\tcmd.MarkFlagDirname(\"d\")\n"            # 10: the function
         "\tvar c cmd.Command\n"
-        "\tc.MarkFlagDirname(\"d\")\n"              # 12: the method, type unknown to us
+        "\tc.MarkFlagDirname(\"d\")\n"              # 12: the method, by c's declared type
         "}\n"),
 }
 
@@ -142,9 +142,9 @@ def test_go_functions_and_methods_of_one_name_are_different_symbols(
     codemap.index()
     assert _uses(codemap, "cmd/command.go::MarkFlagDirname") == {
         ("main.go", 10, "resolved"), ("cmd/other.go", 2, "resolved")}
-    # through a receiver whose type the map does not know: a name match, never resolved
+    # `var c cmd.Command` declares the receiver's type (tests/analysis/test_go_receivers.py)
     assert _uses(codemap, "cmd/command.go::Command.MarkFlagDirname") == {
-        ("main.go", 12, "name")}
+        ("main.go", 12, "resolved")}
     assert _uses(codemap, "flags/flags.go::String") == {("main.go", 9, "resolved")}
     assert _uses(codemap, "flags/flags.go::FlagSet.String") == set()
 
