@@ -14,10 +14,12 @@ def isolated_user_data(
 ) -> Path:
     """User-scope data (memories that follow the developer) never touches the real home,
     and neither the developer's user config nor their CODEKEEP_* / OPENAI_API_KEY
-    variables change what a test sees (they are settings layers)."""
+    variables change what a test sees (they are settings layers). Each test gets its own
+    empty parse cache (``CODEKEEP_PARSE_CACHE``), so no test reuses another's facts."""
     data_home = tmp_path_factory.mktemp("xdg-data")
     monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
     for name in [n for n in os.environ if n.startswith("CODEKEEP_") or n == "OPENAI_API_KEY"]:
         monkeypatch.delenv(name)
+    monkeypatch.setenv("CODEKEEP_PARSE_CACHE", str(tmp_path_factory.mktemp("parse-cache")))
     return data_home

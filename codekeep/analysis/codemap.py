@@ -33,6 +33,7 @@ from codekeep.analysis.errors import (
     LineOutOfRangeError,
     UnknownPathError,
 )
+from codekeep.analysis.factcache import default_cache
 from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
 from codekeep.analysis.fuzzy import NameIndex
 from codekeep.analysis.fuzzy import score as fuzzy_score
@@ -236,6 +237,8 @@ class CodeMap:
         with self._lock:
             if parsed >= COMPACT_AFTER_FILES and parsed * 2 >= len(known) + parsed:
                 self._store.compact()  # a (mostly) fresh index: pack its pages densely
+        if parsed and (cache := default_cache()) is not None:
+            cache.prune()  # at most daily: the facts cache of every checkout stays bounded
         return plan, parsed, unchanged
 
     def _skip_reasons(self) -> dict[str, int]:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import tree_sitter as ts
 
-from codekeep.analysis.encoding import EncodedFacts, encode_facts
+from codekeep.analysis.encoding import EncodedFacts, decode_facts, encode_facts
 from codekeep.analysis.extract import extract
+from codekeep.analysis.factcache import default_cache
 from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
 from codekeep.analysis.registry import LanguageSpec, default_registry
 
@@ -61,8 +62,11 @@ def analyse_source(spec: LanguageSpec, data: bytes) -> tuple[ts.Tree, FileFacts]
     return tree, extract(spec, data, tree)
 
 
-def analyse_file(root: str, rel: str, language: str, max_bytes: int) -> FileResult:
-    """Everything the index stores about one file on disk (never raises for bad input)."""
+def analyse_file(
+    root: str, rel: str, language: str, max_bytes: int, *, encoded: bool = False
+) -> FileResult:
+    """Everything the index stores about one file on disk (never raises for bad input);
+    with ``encoded`` the facts come as ready-made rows (``FileResult.encoded``)."""
     spec = default_registry().get(language)
     path = os.path.join(root, rel)
     try:
@@ -83,35 +87,46 @@ def analyse_file(root: str, rel: str, language: str, max_bytes: int) -> FileResu
         )
     if spec is not None:
         spec = default_registry().refine(spec, rel, data)
-    return analyse_bytes(spec, rel, data, info.st_mtime_ns)
+    return analyse_bytes(spec, rel, data, info.st_mtime_ns, encoded=encoded)
 
 
-def analyse_bytes(spec: LanguageSpec | None, rel: str, data: bytes, mtime_ns: int) -> FileResult:
+def analyse_bytes(
+    spec: LanguageSpec | None, rel: str, data: bytes, mtime_ns: int, *, encoded: bool = False
+) -> FileResult:
     if spec is None:
         return describe(rel, "", data, mtime_ns, "unsupported", EMPTY_FACTS)
     if is_binary(data):
         return describe(rel, spec.name, data, mtime_ns, "binary", EMPTY_FACTS)
-    try:
-        _tree, facts = analyse_source(spec, data)
-    except Exception as exc:  # one file must never take the whole index down
-        return describe(rel, spec.name, data, mtime_ns,
-                        f"{FAILED}: {type(exc).__name__}: {exc}"[:200], EMPTY_FACTS)
-    return describe(rel, spec.name, data, mtime_ns, "indexed", facts)
+    digest = content_hash(data)
+    cache = default_cache()
+    rows = cache.get(spec.name, digest) if cache is not None else None
+    if rows is None:
+        try:
+            _tree, facts = analyse_source(spec, data)
+        except Exception as exc:  # one file must never take the whole index down
+            return describe(rel, spec.name, data, mtime_ns,
+                            f"{FAILED}: {type(exc).__name__}: {exc}"[:200], EMPTY_FACTS, digest)
+        if cache is None and not encoded:
+            return describe(rel, spec.name, data, mtime_ns, "indexed", facts, digest)
+        rows = encode_facts(facts)
+        if cache is not None:
+            cache.put(spec.name, digest, rows)
+        if not encoded:
+            return describe(rel, spec.name, data, mtime_ns, "indexed", facts, digest)
+    result = describe(rel, spec.name, data, mtime_ns, "indexed", EMPTY_FACTS, digest)
+    return replace(result, encoded=rows) if encoded else replace(result, facts=decode_facts(rows))
 
 
 def describe(
-    rel: str, language: str, data: bytes, mtime_ns: int, status: str, facts: FileFacts
+    rel: str, language: str, data: bytes, mtime_ns: int, status: str, facts: FileFacts,
+    digest: str | None = None,
 ) -> FileResult:
     """The stored description of content whose facts are already known."""
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    return FileResult(rel, language, len(data), mtime_ns, content_hash(data),
+    return FileResult(rel, language, len(data), mtime_ns, digest or content_hash(data),
                       lines if status == "indexed" else 0, status, facts)
 
 
 def analyse_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> list[FileResult]:
     """Worker entry point: a batch amortises the cost of shipping work between processes."""
-    results = []
-    for rel, language in jobs:
-        result = analyse_file(root, rel, language, max_bytes)
-        results.append(replace(result, facts=EMPTY_FACTS, encoded=encode_facts(result.facts)))
-    return results
+    return [analyse_file(root, rel, language, max_bytes, encoded=True) for rel, language in jobs]

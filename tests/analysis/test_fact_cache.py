@@ -1,0 +1,135 @@
+"""The content-addressed facts cache: a second checkout of known content parses nothing,
+and whatever goes wrong with the cache costs a parse, never a wrong or missing fact."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codekeep.analysis import CodeMap, parsing
+from codekeep.analysis.factcache import ENV, STALE_AFTER_S, FactCache, default_cache, fingerprint
+
+FILES = {
+    "shop/models.py": "class Cart:\n    def add(self, item: 'Item'):\n        return total(item)\n",
+    "shop/util.py": "from shop.models import Cart\n\ndef total(x):\n    return Cart().add(x)\n",
+    "web/app.ts": "import { h } from './h';\nexport function start(): void { h(); }\n",
+    "web/h.ts": "export function h(): number { return 1; }\n",
+    "main.go": "package main\n\nfunc main() { helper() }\n\nfunc helper() {}\n",
+    "ünï.rs": "fn grüß() -> u8 { 1 }\nfn main() { grüß(); }\n",
+}
+
+
+def _snapshot(codemap: CodeMap) -> tuple[list[object], list[object]]:
+    symbols = [(s.id, s.kind, s.signature, s.range, s.selection_range)
+               for s in codemap.symbols_in()]
+    uses = [(r.path, r.range, r.kind, r.confidence) for name in ("total", "h", "helper", "Cart",
+                                                                  "grüß", "Item")
+            for r in codemap.find_references(name=name)[0]]
+    return symbols, uses
+
+
+def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(spec, data):  # type: ignore[no-untyped-def]
+        raise AssertionError("parsed content the cache already held")
+
+    monkeypatch.setattr(parsing, "analyse_source", refuse)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_second_checkout_is_indexed_from_the_cache_without_parsing(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, parallel: bool,
+) -> None:
+    first = workspace(FILES)
+    options = {"workers": 2, "parallel_min_files": 1} if parallel else {}
+    expected = _snapshot(_indexed(open_map(first, **options)))
+    second = tmp_path / "worktree"
+    shutil.copytree(first, second, ignore=shutil.ignore_patterns(".codekeep"))
+    _no_parsing(monkeypatch)  # workers are forked from here: they refuse too
+    codemap = open_map(second, **options)
+    stats = codemap.index()
+    assert stats.parsed == len(FILES) and stats.skipped == {}
+    assert _snapshot(codemap) == expected
+
+
+def _indexed(codemap: CodeMap) -> CodeMap:
+    codemap.index()
+    return codemap
+
+
+def test_a_branch_switch_back_reuses_the_facts_of_known_content(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = workspace(FILES)
+    codemap = _indexed(open_map(root))
+    original = (root / "shop/util.py").read_bytes()
+    (root / "shop/util.py").write_text("def other():\n    pass\n")  # another branch
+    codemap.refresh_file("shop/util.py")
+    assert codemap.find_symbol("total") == []
+    _no_parsing(monkeypatch)
+    (root / "shop/util.py").write_bytes(original)  # back again: known content
+    codemap.refresh_file("shop/util.py")
+    assert [s.id for s in codemap.find_symbol("total")] == ["shop/util.py::total"]
+
+
+def test_a_damaged_or_foreign_entry_is_a_miss_and_the_file_is_parsed(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap], tmp_path: Path,
+) -> None:
+    first = workspace(FILES)
+    expected = _snapshot(_indexed(open_map(first)))
+    cache = default_cache()
+    assert cache is not None
+    entries = list(cache.dir.glob("*/*"))
+    assert len(entries) == len(FILES)
+    for number, entry in enumerate(entries):  # truncated, garbage, a valid but wrong shape
+        entry.write_bytes([b"\xfb", b"not marshal", b"\xe9\x00\x00\x00\x00"][number % 3])
+    second = tmp_path / "clone"
+    shutil.copytree(first, second, ignore=shutil.ignore_patterns(".codekeep"))
+    assert _snapshot(_indexed(open_map(second))) == expected
+
+
+def test_the_cache_lives_outside_the_workspace_and_can_be_turned_off(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    cache_dir = Path(os.environ[ENV])
+    root = workspace(FILES)
+    _indexed(open_map(root))
+    assert len(list((cache_dir / fingerprint()).glob("*/*"))) == len(FILES)
+    assert all(p.name.startswith((".gitignore", "index.db"))
+               for p in (root / ".codekeep").iterdir())
+    monkeypatch.setenv(ENV, "off")
+    assert default_cache() is None
+    shutil.rmtree(cache_dir)
+    other = tmp_path / "other"
+    shutil.copytree(root, other, ignore=shutil.ignore_patterns(".codekeep"))
+    assert _indexed(open_map(other)).status().symbols > 0
+    assert not cache_dir.exists()
+
+
+def test_pruning_drops_unused_versions_and_the_oldest_entries_past_the_cap(
+    tmp_path: Path,
+) -> None:
+    from codekeep.analysis.encoding import EncodedFacts
+
+    cache = FactCache(tmp_path / "facts")
+    for number in range(10):
+        cache.put("python", f"{number:02d}" + "0" * 30, EncodedFacts([], {"x": "0,0,1"}, ""))
+        entry = cache.dir / f"{number:02d}" / f"{number:02d}{'0' * 30}.python"
+        os.utime(entry, (1000 + number, 1000 + number))  # written in that order
+    size = entry.stat().st_size
+    old_version = tmp_path / "facts" / ("0" * 20)
+    (old_version / "ab").mkdir(parents=True)
+    os.utime(old_version, (0, 0))
+    now = STALE_AFTER_S + 10_000
+    assert cache.prune(max_bytes=size * 5, now=now)
+    assert not old_version.exists()
+    kept = sorted(p.name[:2] for p in cache.dir.rglob("*.python"))
+    assert kept == ["06", "07", "08", "09"]  # the oldest went, down to 80 % of the cap
+    assert cache.get("python", "09" + "0" * 30) == EncodedFacts([], {"x": "0,0,1"}, "")
+    assert not cache.prune(max_bytes=0, now=now + 60)  # ran less than a day ago
