@@ -1,16 +1,19 @@
-"""Go: the code map's ``find_references`` against gopls on spf13/cobra + spf13/pflag.
+"""Go: the code map's ``find_references`` against gopls on spf13/cobra + spf13/pflag
+(the module pair issue 13 measured) and gorilla/mux.
 
-Sources are Debian's (``golang-github-spf13-cobra-dev``, ``golang-github-spf13-pflag-dev``;
-the Go module proxy is not needed): they are copied into a GOPATH under the cache
-directory (``$CODEKEEP_REFS_TRUTH_CACHE``, default ``~/.cache/codekeep/refs_truth``),
-and gopls runs in GOPATH mode (``GO111MODULE=off``), fully offline. cobra's ``doc``
-package is left out (it needs modules Debian ships separately). The workspace is
-``src/github.com/spf13``, so paths read ``cobra/command.go``, ``pflag/flag.go``.
+Sources are Debian's (``golang-github-spf13-cobra-dev``, ``golang-github-spf13-pflag-dev``,
+``golang-github-gorilla-mux-dev``; the Go module proxy is not needed): they are copied
+into a GOPATH under the cache directory (``$CODEKEEP_REFS_TRUTH_CACHE``, default
+``~/.cache/codekeep/refs_truth``), and gopls runs in GOPATH mode (``GO111MODULE=off``),
+fully offline. cobra's ``doc`` package is left out (it needs modules Debian ships
+separately). The workspace is ``src/github.com``, so paths read
+``spf13/cobra/command.go``, ``gorilla/mux/route.go``.
 
 gopls is driven over LSP on stdio (one workspace load for every symbol), asked for
 ``textDocument/references`` without the declaration. Symbols: a fixed list of the
-names issue 13 found confused, then exported definitions of non-test files sampled
-evenly per category (package functions, methods, types, interface methods).
+names issue 13 found confused, then, per project, exported definitions of non-test
+files sampled evenly per category (package functions, methods, types, interface
+methods).
 
 Usage: ``python -m bench.refs_truth go [--cache DIR] [--show-symbols]``.
 """
@@ -30,17 +33,18 @@ from bench.refs_truth.common import arguments, brief, close_maps, codekeep_refer
 from codekeep.analysis import CodeMap, Symbol
 
 PACKAGES = ("gopls", "golang-go", "golang-github-spf13-cobra-dev",
-            "golang-github-spf13-pflag-dev")
-DEBIAN_SOURCES = Path("/usr/share/gocode/src/github.com/spf13")
-PROJECTS = ("cobra", "pflag")
+            "golang-github-spf13-pflag-dev", "golang-github-gorilla-mux-dev")
+DEBIAN_SOURCES = Path("/usr/share/gocode/src/github.com")
+# Sampled separately: the spf13 pair, and gorilla/mux.
+PROJECTS = {"spf13": ("spf13/cobra", "spf13/pflag"), "gorilla": ("gorilla/mux",)}
 # (Container.name or name, file) of the cases issue 13 reported.
 NAMED = (
-    ("MarkFlagDirname", "cobra/shell_completions.go"),
-    ("Command.MarkFlagDirname", "cobra/shell_completions.go"),
-    ("String", "pflag/string.go"),
-    ("FlagSet.String", "pflag/string.go"),
-    ("Command.Name", "cobra/command.go"),
-    ("Value.Set", "pflag/flag.go"),
+    ("MarkFlagDirname", "spf13/cobra/shell_completions.go"),
+    ("Command.MarkFlagDirname", "spf13/cobra/shell_completions.go"),
+    ("String", "spf13/pflag/string.go"),
+    ("FlagSet.String", "spf13/pflag/string.go"),
+    ("Command.Name", "spf13/cobra/command.go"),
+    ("Value.Set", "spf13/pflag/flag.go"),
 )
 STABLE_ANSWERS, MAX_ASKS, SESSIONS = 6, 30, 3
 SAMPLE = {"function": 10, "method": 16, "type": 8, "interface method": 4}
@@ -49,7 +53,8 @@ SAMPLE = {"function": 10, "method": 16, "type": 8, "interface method": 4}
 def ensure_tools() -> None:
     """apt-get the checker, the toolchain and the sources, only when one is missing."""
     missing = shutil.which("gopls") is None or shutil.which("go") is None or not all(
-        (DEBIAN_SOURCES / name / "go.mod").is_file() for name in PROJECTS)
+        (DEBIAN_SOURCES / name / "go.mod").is_file()
+        for names in PROJECTS.values() for name in names)
     if not missing:
         return
     sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
@@ -68,15 +73,16 @@ def prepare(cache: Path) -> Path:
     """A fresh GOPATH copy of the sources; returns the workspace root."""
     gopath = cache / "go" / "gopath"
     shutil.rmtree(gopath, ignore_errors=True)
-    root = gopath / "src" / "github.com" / "spf13"
-    for name in PROJECTS:
-        shutil.copytree(DEBIAN_SOURCES / name, root / name,
-                        ignore=shutil.ignore_patterns("doc", ".*"))
+    root = gopath / "src" / "github.com"
+    for names in PROJECTS.values():
+        for name in names:
+            shutil.copytree(DEBIAN_SOURCES / name, root / name,
+                            ignore=shutil.ignore_patterns("doc", ".*"))
     return root
 
 
 def go_env(root: Path) -> dict[str, str]:
-    gopath = root.parents[2]
+    gopath = root.parents[1]
     return {**os.environ, "GOPATH": str(gopath), "GO111MODULE": "off", "GOFLAGS": "",
             "GOPROXY": "off", "GOCACHE": str(gopath.parent / "gocache")}
 
@@ -199,17 +205,19 @@ def pick_symbols(root: Path) -> list[Symbol]:
                  for s in symbols}
     chosen = [qualified[key] for key in NAMED]
     interfaces = {s.name for s in symbols if s.kind == "interface"}
-    for category, count in SAMPLE.items():
-        pool = sorted((s for s in symbols if _category(s, interfaces) == category
-                       and s not in chosen), key=lambda s: (s.path, s.range.start.line))
-        step = len(pool) / count
-        chosen += [pool[int(i * step)] for i in range(count)]
+    for owner in PROJECTS:
+        for category, count in SAMPLE.items():
+            pool = sorted((s for s in symbols if _category(s, interfaces) == category
+                           and s.path.startswith(owner + "/") and s not in chosen),
+                          key=lambda s: (s.path, s.range.start.line))
+            step = len(pool) / count
+            chosen += [pool[int(i * step)] for i in range(min(count, len(pool)))]
     return chosen
 
 
 def label(symbol: Symbol) -> str:
     qualified = f"{symbol.container}.{symbol.name}" if symbol.container else symbol.name
-    return f"{symbol.path.split('/', 1)[0]}.{qualified}@{symbol.range.start.line + 1}"
+    return f"{symbol.path.split('/')[1]}.{qualified}@{symbol.range.start.line + 1}"
 
 
 def main(argv: list[str]) -> dict[str, Any]:
@@ -233,6 +241,6 @@ def main(argv: list[str]) -> dict[str, Any]:
                                           s.range.start.line + 1) for s in symbols}
     close_maps()
     result = brief(score(truth, ours), args.show_symbols)
-    return {"language": "go", "truth": f"gopls {gopls_version()}", "project":
-            "spf13/cobra + spf13/pflag (Debian)", "truth_seconds": round(truth_seconds, 1),
-            "checked": len(symbols), **result}
+    return {"language": "go", "truth": f"gopls {gopls_version()}",
+            "project": "spf13/cobra + spf13/pflag, gorilla/mux (Debian)",
+            "truth_seconds": round(truth_seconds, 1), "checked": len(symbols), **result}

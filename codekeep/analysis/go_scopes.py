@@ -10,11 +10,11 @@ signatures are known. Its grammar (``>`` separates steps)::
 
     expr  := base ( ">" step )*
     base  := TYPE            # as written: *Command, pflag.FlagSet, []*Flag, map[string]*Flag
-           | NAME "()"       # the first result of package function NAME (of this package)
-           | PKG "." NAME "()"   # ... of package PKG, or a method of an unknown variable PKG
+           | NAME "()" [ "#" N ]  # the first (or N-th, from 0) result of function NAME
+           | PKG "." NAME "()" [ "#" N ]  # ... of package PKG (or of a variable PKG)
     step  := "[]"            # an element: x[i], or the value of a range over x
            | NAME            # field NAME
-           | NAME "()"       # the first result of method NAME
+           | NAME "()" [ "#" N ]  # the first (or N-th) result of method NAME
 
 ``x.M()`` is stored with the receiver ``x:EXPR`` (``:EXPR`` when the receiver is not a
 plain name); a receiver nothing is known about stays as before (see ``facts.RefFact``).
@@ -34,7 +34,8 @@ _FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_lite
 _SCOPED_HEADERS = frozenset({"if_statement", "expression_switch_statement",
                              "type_switch_statement", "for_statement", "select_statement"})
 _NOT_VARIABLES = frozenset({"nil", "true", "false", "iota", "_"})
-MAX_DEPTH = 6
+MAX_DEPTH = 16  # declarations followed back, steps chained
+MAX_LENGTH = 240  # characters of a stored type expression
 
 
 class _Missing:
@@ -229,8 +230,11 @@ class GoReceivers:
         if values is None:
             return None
         expressions = values.named_children if values.type == "expression_list" else [values]
-        if len(expressions) == 1:  # `x, err := f()`: only the first result is followed
-            return self.type_of(expressions[0], depth + 1) if index == 0 else None
+        if len(expressions) == 1:  # `x, y := f()`: y is the second result, `f()#1`
+            found = self.type_of(expressions[0], depth + 1)
+            if index == 0 or found is None:
+                return found
+            return f"{found}#{index}" if found.endswith("()") else None
         return self.type_of(expressions[index], depth + 1) if index < len(expressions) else None
 
     def _in_signature(self, function: ts.Node, name: str) -> Found:
@@ -280,7 +284,7 @@ class GoReceivers:
 
 def _storable(expr: str) -> bool:
     """The packed spans reserve ``;``, ``|`` and ``^`` (see ``encoding.encode_spans``)."""
-    return not any(mark in expr for mark in ";|^:")
+    return len(expr) <= MAX_LENGTH and not any(mark in expr for mark in ";|^:")
 
 
 def whole_functions(root: ts.Node, lo: int, hi: int) -> tuple[int, int]:

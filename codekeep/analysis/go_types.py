@@ -114,8 +114,8 @@ class GoTypes:
         """(type text, file it is written in), or EXTERNAL, or None."""
         base, *steps = expr.split(">")
         current: tuple[str, str] | NamedType | None
-        current = self._call_result(base[:-2], context) if base.endswith("()") else (
-            base, context)
+        call, index = _call_of(base)
+        current = self._call_result(call, index, context) if call else (base, context)
         for step in steps:
             if current is None or isinstance(current, NamedType):
                 return current
@@ -130,17 +130,18 @@ class GoTypes:
             owner = self._named(text, where, 0)
             if owner is None or owner is EXTERNAL:
                 return owner
-            member = step.removesuffix("()")
-            found = self.members(owner, member)
+            method, index = _call_of(step)
+            found = self.members(owner, method or step)
             if not found or len({s.signature for s in found}) != 1:
                 return None
             symbol = found[0]
-            declared = (_result(symbol.signature) if step.endswith("()")
+            declared = (_result(symbol.signature, index) if method
                         else _field_type(symbol.signature))
             current = (declared, symbol.path) if declared is not None else None
         return current
 
-    def _call_result(self, function: str, context: str) -> tuple[str, str] | NamedType | None:
+    def _call_result(self, function: str, index: int,
+                     context: str) -> tuple[str, str] | NamedType | None:
         package, _dot, name = function.rpartition(".")
         if package:
             files = self._graph.qualifier_files(context, package)
@@ -154,7 +155,7 @@ class GoTypes:
                  and s.container is None and s.path in files]
         if len(found) != 1:
             return None
-        result = _result(found[0].signature)
+        result = _result(found[0].signature, index)
         return (result, found[0].path) if result is not None else None
 
     def _named(self, text: str, context: str, hops: int) -> NamedType | None:
@@ -251,8 +252,16 @@ def _closing(text: str, start: int) -> int:
     return len(text)
 
 
-def _result(signature: str) -> str | None:
-    """The first result type of ``func (r T) Name(params) result`` / ``Name(params) result``."""
+def _call_of(text: str) -> tuple[str | None, int]:
+    """``F()#1`` -> ("F", 1); ``F()`` -> ("F", 0); no call -> (None, 0)."""
+    head, _mark, index = text.partition("#")
+    if not head.endswith("()"):
+        return None, 0
+    return head[:-2], int(index) if index.isdigit() else 0
+
+
+def _result(signature: str, index: int = 0) -> str | None:
+    """Result ``index`` of ``func (r T) Name(params) results`` / ``Name(params) results``."""
     text = signature.strip()
     if text.startswith("func"):
         text = text[4:].lstrip()
@@ -263,8 +272,12 @@ def _result(signature: str) -> str | None:
         return None
     text = text[_closing(text, opening) + 1:].strip().rstrip("{").strip()
     if text.startswith("("):
-        first = text[1:_closing(text, 0)].split(",")[0].strip()
-        text = first.rsplit(" ", 1)[-1]
+        results = text[1:_closing(text, 0)].split(",")
+        if index >= len(results):
+            return None
+        text = results[index].strip().rsplit(" ", 1)[-1]
+    elif index:
+        return None
     return text if text and _TYPE_TEXT.fullmatch(text) else None
 
 

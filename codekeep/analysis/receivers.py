@@ -61,7 +61,7 @@ COMMON_METHOD_NAMES = frozenset({
 })
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "super", "Self", "static"})
 MEMBER_KINDS = frozenset({"method", "field"})
-BARE_CALL_KINDS = frozenset({"call", "value"})  # "value": a Go name used as a value
+BARE_CALL_KINDS = frozenset({"call"})
 # Styles where a call without a receiver is never a method call.
 NO_BARE_METHOD_CALLS = frozenset({"go", "python"})
 
@@ -113,6 +113,8 @@ def label_use(
         if typed is not None:
             return _typed_label(types, typed, target)
     if receiver is None:
+        if is_member and graph.style_of(use_path) == "go":
+            return None  # a bare Go name (a call, a type, a value) is never a member
         if (is_member and use_kind in BARE_CALL_KINDS
                 and graph.style_of(use_path) in NO_BARE_METHOD_CALLS):
             return None
@@ -139,6 +141,8 @@ def label_use(
         # A Go package imported from a path whose last element is no identifier
         # (`go-isatty`) binds a name we do not know: it may be what ``receiver`` names.
         return "name" if target.path in graph.unnamed_packages(use_path) else None
+    if use_kind == "value":
+        return None  # `f(x.field)` on a receiver of unknown type: field reads are everywhere
     return "name" if distinctive(target.name) else None
 
 

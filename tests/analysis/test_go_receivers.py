@@ -212,3 +212,43 @@ def test_an_edited_parameter_type_updates_the_uses_in_the_body(
     assert _uses(codemap, "flags/flags.go::FlagSet.Lookup") >= {
         ("cmd/edit.go", 4, "resolved")}
     assert ("cmd/edit.go", 3, "resolved") not in _uses(codemap, "cmd/command.go::Command.Flags")
+
+
+def test_second_results_new_and_method_values(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _map(workspace, open_map, {
+        "cmd/pair.go": (
+            "package cmd\n"
+            "import flag \"example.com/m/flags\"\n"
+            "func Pair() (*flag.FlagSet, *Command) { return nil, nil }\n"
+            "func run(f func() *Command) {}\n"),
+        "cmd/use2.go": (
+            "package cmd\n"
+            "func use() {\n"
+            "\tfs, c := Pair()\n"
+            "\t_ = c.Name()\n"                              # 3: the second result
+            "\t_ = fs.Lookup(\"x\")\n"                    # 4: the first
+            "\tr := new(Command)\n"                         # 5: new(T) names the type
+            "\trun(r.Root)\n"                               # 6: a method value
+            "\ta := NewCommand().Root().Root()\n"
+            "\tb := a.Root().Root()\n"
+            "\t_ = b.Name()\n"                              # 9: a long chain
+            "}\n")})
+    names = _uses(codemap, "cmd/command.go::Command.Name")
+    assert names == {("cmd/use2.go", 3, "resolved"), ("cmd/use2.go", 9, "resolved")}
+    assert _uses(codemap, "flags/flags.go::FlagSet.Lookup") == {("cmd/use2.go", 4, "resolved")}
+    assert ("cmd/use2.go", 5, "resolved") in _uses(codemap, "cmd/command.go::Command")
+    assert ("cmd/use2.go", 6, "resolved") in _uses(codemap, "cmd/command.go::Command.Root")
+
+
+def test_a_type_named_like_a_method_is_no_use_of_the_method(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _map(workspace, open_map, {"cmd/matcher.go": (
+        "package cmd\n"
+        "type MatcherFunc func() bool\n"
+        "func (c *Command) MatcherFunc(f MatcherFunc) *Command { return c }\n"  # 2
+        "func use(c *Command, m MatcherFunc) { c.MatcherFunc(m) }\n")})        # 3
+    assert _uses(codemap, "cmd/matcher.go::Command.MatcherFunc") == {
+        ("cmd/matcher.go", 3, "resolved")}

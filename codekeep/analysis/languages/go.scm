@@ -76,6 +76,21 @@
 ] @reference.value
  (#match? @name "^[A-Z]"))
 
+; A method value or a field passed on: `r.Use(amw.Middleware)`, `f(c.flags)`. Only a
+; receiver of known type makes these uses (receivers.py): field reads are everywhere.
+([
+  (argument_list (selector_expression
+    operand: (_) @receiver field: (field_identifier) @name))
+  (keyed_element value: (literal_element (selector_expression
+    operand: (_) @receiver field: (field_identifier) @name)))
+] @reference.value)
+
+; `new(Route)`, `new(pkg.T)`: a type passed to a builtin
+(argument_list [
+  (type_identifier) @name
+  (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)
+] @reference.type)
+
 ; Composite literals (`Store{...}`, `&pkg.Config{...}`) instantiate a type.
 (composite_literal
   type: [
