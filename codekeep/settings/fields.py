@@ -12,7 +12,9 @@ in ``docs/settings.md``. Adding a setting is adding one field.
 dataclass and never raises: each value that does not fit is reported as a
 :class:`Problem` with its dotted key and left at its default, so a caller can keep the
 previous value for exactly that key. The one converter is cattrs with strict hooks (a
-string is never read as a number, a list of strings never from a string).
+string is never read as a number, a list of strings never from a string). It is built
+on first use: a folder with no settings set never converts a value, and a CLI query
+must not pay cattrs' import (a quarter of its start-up) for nothing.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field
-from typing import Any, Literal, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union
 
-import cattrs
+if TYPE_CHECKING:
+    import cattrs
 
 T = TypeVar("T")
 _KEY = "codekeep.setting"
@@ -158,8 +161,8 @@ def structure(cls: type[T], raw: Any, prefix: tuple[str, ...] = (), *,
             problems.extend(nested)
             continue
         try:
-            values[entry.name] = check_value(entry, _converter.structure(value, entry.type))
-        except (cattrs.errors.CattrsError, TypeError, ValueError) as error:
+            values[entry.name] = check_value(entry, _structured(value, entry.type))
+        except (TypeError, ValueError) as error:
             detail = str(error) if isinstance(error, SettingsError) else (
                 f"must be {describe(entry.type)}, got {_show(value)}")
             problems.append(Problem(key, detail))
@@ -233,14 +236,14 @@ def unstructure(instance: Any, *, reveal: bool = False) -> dict[str, Any]:
         elif entry.spec.secret and value and not reveal:
             out[entry.wire] = "<set>"
         else:
-            out[entry.wire] = _converter.unstructure(value)
+            out[entry.wire] = _converter().unstructure(value)
     return out
 
 
 def json_schema(entry: Entry) -> dict[str, Any]:
     """The JSON schema of one leaf setting (type, default, bounds, description)."""
     schema = _type_schema(entry.type)
-    schema["default"] = _converter.unstructure(entry.default)
+    schema["default"] = _converter().unstructure(entry.default)
     bound = "items" if schema.get("type") == "array" else None
     target = schema[bound] if bound else schema
     if entry.spec.minimum is not None:
@@ -334,7 +337,7 @@ def _sequence_hook(tp: Any) -> Any:
         if not isinstance(value, list | tuple):
             raise SettingsError(f"must be {describe(tp)}, got {_show(value)}")
         try:
-            return tuple(_converter.structure(v, item) for v in value)
+            return tuple(_converter().structure(v, item) for v in value)
         except SettingsError:
             raise SettingsError(f"must be {describe(tp)}, got {_show(value)}") from None
     return hook
@@ -346,7 +349,21 @@ def _mapping_hook(value: Any, _tp: Any) -> Mapping[str, Any]:
     return dict(value)
 
 
-def _make_converter() -> cattrs.Converter:
+def _structured(value: Any, tp: Any) -> Any:
+    """``value`` as ``tp``; a value cattrs cannot convert is a TypeError."""
+    converter = _converter()
+    import cattrs  # loaded by _converter()
+
+    try:
+        return converter.structure(value, tp)
+    except cattrs.errors.CattrsError as error:
+        raise TypeError(str(error)) from error
+
+
+@functools.cache
+def _converter() -> cattrs.Converter:
+    import cattrs
+
     converter = cattrs.Converter()
     converter.register_structure_hook(str, _strict(str, (str,)))
     converter.register_structure_hook(bool, _strict(bool, (bool,)))
@@ -357,8 +374,6 @@ def _make_converter() -> cattrs.Converter:
         lambda tp: typing.get_origin(tp) in (Mapping, dict) or tp in (Mapping, dict),
         _mapping_hook)
     converter.register_unstructure_hook_func(
-        _is_sequence, lambda value: [_converter.unstructure(v) for v in value])
+        _is_sequence, lambda value: [_converter().unstructure(v) for v in value])
     return converter
 
-
-_converter = _make_converter()

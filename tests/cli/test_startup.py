@@ -39,8 +39,10 @@ LIBRARIES = ("tree_sitter_language_pack", "tiktoken", "httpx", "jsonschema", "ls
 # What a refresh (the as-typed query) adds: the walk and the parsing of changed files.
 REFRESH = ("pathspec", "tree_sitter")
 POOL = ("multiprocessing", "concurrent")  # only when files must be parsed
-# The settings tree (cattrs): commands that read settings load it, --help never needs it.
-SETTINGS = ("codekeep.settings", "cattrs", "attrs", "attr")
+# cattrs converts a value only when some layer sets one: a folder without settings never
+# needs it. The settings tree itself: commands that read settings load it, --help never.
+CONVERTER = ("cattrs", "attrs", "attr")
+SETTINGS = ("codekeep.settings", *CONVERTER)
 
 
 def imported(*argv: str) -> tuple[int, list[str]]:
@@ -77,13 +79,28 @@ def test_help_and_version_load_no_service(argv: list[str]) -> None:
 def test_a_query_without_refresh_reads_the_index_only(project: Path, query: list[str]) -> None:
     status, modules = imported(*query, "--root", str(project), "--no-refresh")
     assert status == 0
-    assert loaded(modules, SERVICES + LIBRARIES + REFRESH + POOL) == []
+    assert loaded(modules, SERVICES + LIBRARIES + REFRESH + POOL + CONVERTER) == []
 
 
 def test_a_query_as_typed_refreshes_without_grammars_or_services(project: Path) -> None:
     status, modules = imported("find", "Circle", "--root", str(project))
     assert status == 0
-    assert loaded(modules, SERVICES + LIBRARIES + POOL) == []
+    assert loaded(modules, SERVICES + LIBRARIES + POOL + CONVERTER) == []
+
+
+def test_a_folder_setting_is_still_converted_and_checked(tmp_path: Path) -> None:
+    """The converter loads on demand: a project setting is read, a bad one reported."""
+    (tmp_path / ".codekeep").mkdir()
+    (tmp_path / ".codekeep" / "config.toml").write_text('maxFileSize = "big"\nexclude = ["gen"]\n')
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "made.py").write_text("def made():\n    pass\n")
+    (tmp_path / "kept.py").write_text("def kept():\n    pass\n")
+    done = subprocess.run([sys.executable, "-m", "codekeep", "find", "made", "--root",
+                           str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1  # gen/ is excluded by the project's setting
+    assert "maxFileSize must be a whole number, got 'big'; ignored" in done.stderr
+    status, modules = imported("find", "kept", "--root", str(tmp_path))
+    assert status == 0 and loaded(modules, CONVERTER) != []
 
 
 def test_version_is_printed() -> None:
