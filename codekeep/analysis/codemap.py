@@ -35,7 +35,7 @@ from codekeep.analysis.errors import (
 )
 from codekeep.analysis.factcache import default_cache
 from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
-from codekeep.analysis.fuzzy import NameIndex
+from codekeep.analysis.fuzzy import NameIndex, NameSource, StoredNames, rank
 from codekeep.analysis.fuzzy import score as fuzzy_score
 from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.model import (
@@ -100,6 +100,7 @@ class CodeMap:
         self._documents: dict[str, Document] = {}
         self._listeners: list[Listener] = []
         self._names: NameIndex | None = None
+        self._searched = False
         self._graph = ImportGraph(store, registry)
         self._ranker = RepoRanker(store, self._graph)
         self._writer = FactWriter(store)
@@ -349,7 +350,7 @@ class CodeMap:
         container_query, _dot, name_query = query.strip().rpartition(".")
         with self._lock:
             results: list[tuple[Symbol, float]] = []
-            for name, score in self._name_index().search(name_query, limit):
+            for name, score in rank(name_query, limit, self._name_source()):
                 if container_query:
                     symbols = [s for s in self._store.symbols_named(name)
                                if s.container and fuzzy_score(container_query, s.container)]
@@ -401,6 +402,17 @@ class CodeMap:
     def _require_file(self, path: str) -> None:
         if self._store.file(path) is None:
             raise UnknownPathError(f"not in the index: {path}")
+
+    def _name_source(self) -> NameSource:
+        """Where a search finds its candidate names. The first search of a code map asks
+        SQLite (a one-shot ``codekeep search`` must not load every name of the index to
+        read a few); a code map searched again is long-lived (the server's), and keeps
+        the names in memory from then on, where a search is one regex scan and edits
+        update them in place. Both give exactly the same candidates."""
+        if self._names is None and not self._searched:
+            self._searched = True
+            return StoredNames(self._store)
+        return self._name_index()
 
     def _name_index(self) -> NameIndex:
         if self._names is None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 # How many candidates get the full (Python) alignment score; the rest of a huge candidate
 # set (one- or two-letter queries) is ranked by the cheap substring score alone.
@@ -113,8 +114,23 @@ def _subsequence_pattern(query: str) -> re.Pattern[str]:
     return re.compile("^" + "".join(parts) + "[^\\n]*", re.MULTILINE)
 
 
+# What a candidate step gives: the lower-cased names that may match, each with the
+# names that lower-case to it, in sorted order of the lower-cased name.
+Candidates = dict[str, list[str]]
+
+
+def _grouped(names: Iterable[str], keep: Callable[[str], bool]) -> Candidates:
+    groups: Candidates = {}
+    for name in names:
+        lower = name.lower()
+        if keep(lower):
+            groups.setdefault(lower, []).append(name)
+    return {lower: groups[lower] for lower in sorted(groups)}
+
+
 class NameIndex:
-    """The distinct symbol names, searchable fuzzily; rebuilt lazily after changes."""
+    """The distinct symbol names in memory, searchable fuzzily; rebuilt lazily after
+    changes. What a long-lived code map (the server) searches with."""
 
     def __init__(self, names: Iterable[str] = ()):
         self._counts: dict[str, int] = {}
@@ -162,16 +178,16 @@ class NameIndex:
             self._blob = "\n".join(self._lines)
         return self._blob
 
-    def _candidates(self, q: str) -> list[str]:
+    def candidates(self, q: str) -> Candidates:
         blob = self._build()
         if "\n" in q:
-            return []
+            return {}
         found: dict[str, None] = {}
         for match in _subsequence_pattern(q).finditer(blob):
             found[match.group(0)] = None
-        return list(found)
+        return {lower: self._originals[lower] for lower in found}
 
-    def _typo_candidates(self, q: str) -> list[str]:
+    def typo_candidates(self, q: str) -> Candidates:
         self._build()
         lo = bisect.bisect_left(self._lines, q[0])
         hi = bisect.bisect_left(self._lines, chr(ord(q[0]) + 1))
@@ -180,33 +196,85 @@ class NameIndex:
         for i in range(1, len(q)):
             for match in _subsequence_pattern(q[:i] + q[i + 1:]).finditer(bucket):
                 found[match.group(0)] = None
-        return list(found)
+        return {lower: self._originals[lower] for lower in sorted(found)}
 
     def search(self, query: str, limit: int | None) -> list[tuple[str, float]]:
         """Best-first (name, score) pairs (``limit`` None: every match)."""
-        q = query.strip().lower()
-        if not q or not self._counts:
+        if not self._counts:
             return []
-        lowers = self._candidates(q)
-        scored: list[tuple[str, float]] = []
-        if len(lowers) > FULL_SCORE_LIMIT:
-            # Cheap pre-ranking: contiguous matches first, shorter names first.
-            lowers.sort(key=lambda lower: (q not in lower, len(lower)))
-            lowers = lowers[:FULL_SCORE_LIMIT]
-        for lower in lowers:
-            for name in self._originals[lower]:
-                value = score(query.strip(), name)
+        return rank(query, limit, self)
+
+
+class NamesLike(Protocol):
+    def names_like(self, pattern: str) -> list[str]:
+        """Distinct names matching the LIKE ``pattern`` (``\\`` escapes) and every
+        name holding a non-ASCII character."""
+
+
+def like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+class StoredNames:
+    """The candidate step done by SQLite over the index's names: what a one-shot query
+    (``codekeep search``) uses instead of loading every name into a :class:`NameIndex`.
+
+    ``LIKE '%g%t%u%'`` is the subsequence test, case-blind for ASCII letters only, so
+    names with any other character come back too and every name is checked here with
+    the same pattern as the in-memory index: the candidates are exactly its own.
+    """
+
+    def __init__(self, store: NamesLike):
+        self._store = store
+
+    def candidates(self, q: str) -> Candidates:
+        if "\n" in q:
+            return {}
+        pattern = _subsequence_pattern(q)
+        like = "%" + "%".join(like_escape(ch) for ch in q) + "%"
+        return _grouped(self._store.names_like(like),
+                        lambda lower: pattern.match(lower) is not None)
+
+    def typo_candidates(self, q: str) -> Candidates:
+        variants = [_subsequence_pattern(q[:i] + q[i + 1:]) for i in range(1, len(q))]
+        return _grouped(self._store.names_like(like_escape(q[0]) + "%"),
+                        lambda lower: lower.startswith(q[0]) and "\n" not in lower
+                        and any(v.match(lower) for v in variants))
+
+
+class NameSource(Protocol):
+    def candidates(self, q: str) -> Candidates: ...
+
+    def typo_candidates(self, q: str) -> Candidates: ...
+
+
+def rank(query: str, limit: int | None, source: NameSource) -> list[tuple[str, float]]:
+    """Best-first (name, score) pairs of the names ``source`` holds (``limit`` None:
+    every match): candidates by subsequence, scored in Python, typos when few match."""
+    q = query.strip().lower()
+    if not q:
+        return []
+    found = source.candidates(q)
+    lowers = list(found)
+    scored: list[tuple[str, float]] = []
+    if len(lowers) > FULL_SCORE_LIMIT:
+        # Cheap pre-ranking: contiguous matches first, shorter names first.
+        lowers.sort(key=lambda lower: (q not in lower, len(lower)))
+        lowers = lowers[:FULL_SCORE_LIMIT]
+    for lower in lowers:
+        for name in found[lower]:
+            value = score(query.strip(), name)
+            if value is not None:
+                scored.append((name, value))
+    wanted = TYPO_PASS_BELOW if limit is None else min(limit, TYPO_PASS_BELOW)
+    if len(scored) < wanted and len(q) >= 3:
+        have = {name for name, _ in scored}
+        for names in source.typo_candidates(q).values():
+            for name in names:
+                if name in have:
+                    continue
+                value = typo_score(query.strip(), name)
                 if value is not None:
                     scored.append((name, value))
-        wanted = TYPO_PASS_BELOW if limit is None else min(limit, TYPO_PASS_BELOW)
-        if len(scored) < wanted and len(q) >= 3:
-            have = {name for name, _ in scored}
-            for lower in self._typo_candidates(q):
-                for name in self._originals[lower]:
-                    if name in have:
-                        continue
-                    value = typo_score(query.strip(), name)
-                    if value is not None:
-                        scored.append((name, value))
-        scored.sort(key=lambda item: (-item[1], len(item[0]), item[0]))
-        return scored[:limit]
+    scored.sort(key=lambda item: (-item[1], len(item[0]), item[0]))
+    return scored[:limit]

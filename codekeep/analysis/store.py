@@ -498,6 +498,15 @@ class IndexStore:
     def symbol_name_counts(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT name, COUNT(*) FROM symbols GROUP BY name"))
 
+    def names_like(self, pattern: str) -> list[str]:
+        """Distinct symbol names that match the LIKE ``pattern`` (``\\`` escapes), plus
+        every name with a non-ASCII character: LIKE folds the case of ASCII letters only,
+        so the caller decides those itself. One scan of the name index, no Python per row.
+        """
+        return [name for (name,) in self.conn.execute(
+            "SELECT DISTINCT name FROM symbols WHERE name LIKE ? ESCAPE '\\' "
+            "OR length(name) <> length(CAST(name AS BLOB))", (pattern,))]
+
     def counts(self) -> tuple[int, int, int, dict[str, int]]:
         files = self.conn.execute(
             "SELECT language, COUNT(*) FROM files WHERE status = 'indexed' GROUP BY language"

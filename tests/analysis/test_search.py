@@ -10,7 +10,7 @@ import pytest
 
 from codekeep.analysis import CodeMap
 from codekeep.analysis.errors import InvalidLimitError
-from codekeep.analysis.fuzzy import NameIndex, score, word_starts
+from codekeep.analysis.fuzzy import NameIndex, StoredNames, rank, score, word_starts
 from tests.analysis.conftest import WriteFiles
 
 NAMES = ["get_user", "getUser", "GetUserById", "target_users", "gut_sr", "get", "user",
@@ -113,3 +113,44 @@ def test_find_symbol_limit_keeps_the_order_for_names_defined_in_many_files(
     for bad in (0, -1):  # one rule for every query: None is "no limit", below 1 an error
         with pytest.raises(InvalidLimitError, match="limit must be a positive number"):
             codemap.find_symbol("__init__", limit=bad)
+
+
+# Names that trip a SQL candidate step: LIKE's own wildcards, and non-ASCII letters whose
+# case LIKE does not fold (the Kelvin sign lower-cases to an ASCII "k").
+TRICKY = ["École", "école_normale", "café", "CAFÉ_BAR", "\u212aelvin", "kelvin", "a_b", "axb",
+          "ẞtraße", "Σigma", "σίγμα", "get_user", "getUser", "GetUserById", "parse_http",
+          "HTTPServer", "x", "X1", "__init__", "_private", "UPPER_CASE", "nested_get_user"]
+QUERIES = ["école", "ÉCOLE", "cafe", "café", "kelvin", "KELVIN", "a_b", "_", "%", "\\", "σ",
+           "ß", "gtUsr", "get_usre", "pasre_http", "HTTP", "u", "x", "__", "ecole", "ΣΙΓΜΑ",
+           "gte_user", "zz", "strasse", "init"]
+
+
+def test_the_first_search_asks_sqlite_and_finds_exactly_what_memory_finds(
+    workspace: WriteFiles, open_map: Callable[..., CodeMap]
+) -> None:
+    """A one-shot search (``codekeep search``) takes candidates from SQLite; a code map
+    searched again keeps the names in memory. Same answers, in the same order."""
+    source = "".join(f"def {name}():\n    pass\n\n" for name in TRICKY)
+    root = workspace({"names.py": source, "more.py": "class École:\n    pass\n"})
+    codemap = open_map(root)
+    codemap.index()
+    assert {s.name for s in codemap.symbols_in(["names.py"])} == set(TRICKY)
+    names = codemap._store
+    in_memory = NameIndex(s.name for s in codemap.symbols_in())
+    for query in QUERIES:
+        for limit in (None, 1, 3, 20):
+            expected = in_memory.search(query, limit)
+            assert rank(query, limit, StoredNames(names)) == expected, (query, limit)
+    assert [n for n, _ in rank("ecole", None, StoredNames(names))] == []
+    assert {n for n, _ in rank("école", None, StoredNames(names))} >= {"École", "école_normale"}
+    assert {n for n, _ in rank("kelvin", None, StoredNames(names))} == {"kelvin", "\u212aelvin"}
+    assert list(StoredNames(names).candidates("a_b")) == ["a_b", "café_bar"]  # not axb
+
+    fresh = open_map(root)
+    first = [fresh.search_symbols(q, limit=5) for q in QUERIES]  # each one a fresh map's
+    assert fresh._names is not None  # searched again: the names are in memory now
+    assert [fresh.search_symbols(q, limit=5) for q in QUERIES] == first
+    for query, found in zip(QUERIES, first, strict=True):
+        one_shot = open_map(root)
+        assert one_shot.search_symbols(query, limit=5) == found, query
+        assert one_shot._names is None
