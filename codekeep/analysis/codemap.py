@@ -17,6 +17,7 @@ process gone (a server that was killed): the index never keeps text that is on n
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import threading
 import time
@@ -38,6 +39,7 @@ from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
 from codekeep.analysis.fuzzy import NameIndex, NameSource, StoredNames, rank
 from codekeep.analysis.fuzzy import score as fuzzy_score
 from codekeep.analysis.imports import ImportGraph
+from codekeep.analysis.listings import Listings
 from codekeep.analysis.model import (
     CallEdge,
     ChangeSet,
@@ -202,8 +204,14 @@ class CodeMap:
             # Buffers open here or in another live server are the truth for their files.
             held = {path for path, row in known.items()
                     if row.buffer_owner is not None and self._held(path, row.buffer_owner)}
+            listings = Listings(self._store.walk_listings(), json.dumps(
+                self.registry.paths_read()), int(self.settings.listing_settle_s * 1e9))
             plan = plan_index(self.root, self.settings, self.registry, known,
-                              set(self._documents) | held, self._cancelled.is_set)
+                              set(self._documents) | held, self._cancelled.is_set, listings)
+            state = listings.dump()
+            if state is not None:
+                with self._store.transaction():
+                    self._store.save_walk_listings(state)
         total = len(plan.jobs)
         self._pending = total
         parsed = unchanged = done = 0

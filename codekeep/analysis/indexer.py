@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.errors import IndexCancelled
+from codekeep.analysis.listings import Listings
 from codekeep.analysis.parsing import TOO_LARGE, FileResult, analyse_batch, analyse_file
 from codekeep.analysis.registry import LanguageRegistry
 from codekeep.analysis.store import FileRow
@@ -44,17 +45,18 @@ class IndexPlan:
 def plan_index(
     root: Path, settings: IndexSettings, registry: LanguageRegistry,
     known: dict[str, FileRow], open_paths: set[str],
-    stop: Callable[[], bool] = lambda: False,
+    stop: Callable[[], bool] = lambda: False, listings: Listings | None = None,
 ) -> IndexPlan:
     """Walk the workspace and sort files into "parse", "unchanged" and "gone";
-    :class:`IndexCancelled` as soon as ``stop()`` says so (a huge tree takes long)."""
+    :class:`IndexCancelled` as soon as ``stop()`` says so (a huge tree takes long).
+    ``listings``: the walk's remembered directories (see :mod:`.listings`)."""
     report = WalkReport({})
     result = IndexPlan(skipped=report.skipped)
     remaining = dict(known)
     def unsupported(rel: str) -> str | None:
         return None if registry.for_path(rel) else "unsupported language"
 
-    for candidate in walk(root, settings, report, skip=unsupported):
+    for candidate in walk(root, settings, report, skip=unsupported, listings=listings):
         if stop():
             raise IndexCancelled(f"indexing {root} was cancelled")
         spec = registry.for_path(candidate.rel)

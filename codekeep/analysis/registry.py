@@ -149,6 +149,11 @@ class LanguageRegistry:
     def names(self) -> list[str]:
         return sorted(self._specs)
 
+    def paths_read(self) -> list[list[str]]:
+        """What decides whether :meth:`for_path` knows a path: its extensions and file
+        names (remembered walks are dropped when this changes)."""
+        return [sorted(self._by_extension), sorted(self._by_filename)]
+
     def get(self, name: str) -> LanguageSpec | None:
         return self._specs.get(name)
 

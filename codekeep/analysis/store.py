@@ -115,6 +115,10 @@ MIGRATIONS: tuple[str, ...] = (
     """
     UPDATE files SET hash = '', mtime_ns = -1 WHERE language = 'go';
     """,
+    # What the last walk kept from each directory (analysis.listings), one JSON text.
+    """
+    CREATE TABLE walk_listings(id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL);
+    """,
 )
 
 _SYMBOL_COLUMNS = (
@@ -497,6 +501,15 @@ class IndexStore:
 
     def symbol_name_counts(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT name, COUNT(*) FROM symbols GROUP BY name"))
+
+    def walk_listings(self) -> str | None:
+        """What the last complete walk remembered (see analysis.listings), if anything."""
+        row = self.conn.execute("SELECT state FROM walk_listings WHERE id = 1").fetchone()
+        return None if row is None else str(row[0])
+
+    def save_walk_listings(self, state: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO walk_listings(id, state) VALUES (1, ?)",
+                          (state,))
 
     def names_like(self, pattern: str) -> list[str]:
         """Distinct symbol names that match the LIKE ``pattern`` (``\\`` escapes), plus

@@ -40,6 +40,9 @@ class IndexSettings:
         "Worker processes for a cold index (null: one per CPU).", default=None, minimum=1)
     # Below this many files to parse, worker processes cost more than they save.
     parallel_min_files: int = 48
+    # A folder that changed less than this long before the walk looked at it is listed
+    # again next time, not remembered (file times are coarse: see analysis.listings).
+    listing_settle_s: float = 3.0
     follow_symlinks: bool = setting(
         "Follow symbolic links while walking the workspace (loops are detected).",
         default=True)

@@ -13,6 +13,8 @@ from codekeep.settings.codemap import IndexSettings
 PATTERNS = [
     "*.pyc", "build/", "/dist", "docs/**/*.txt", "**/generated", "a/b", "secret?.py",
     "[Tt]emp*", "node_modules/", "*.min.js", "vendor/**", "\\#literal", "foo/*/bar",
+    # bare names (a set lookup by path component): files and folders, folders only
+    ".env", "out/", "x.y", "we-ird+name", "space\\ name",
 ]
 PATHS = [
     "x.pyc", "src/x.pyc", "build/", "build/out.o", "src/build/", "src/build/x", "dist",
@@ -20,6 +22,8 @@ PATHS = [
     "x/generated", "x/generated/y", "a/b", "c/a/b", "secret1.py", "secret12.py", "Temp1",
     "temporary/", "lib/temp.py", "node_modules/", "web/node_modules/", "app.min.js",
     "vendor/x/y.py", "#literal", "foo/x/bar", "foo/x/y/bar", "plain.py", "src/main.go",
+    ".env", "a/.env", ".env/", "a/.env/b", "a.env", ".envrc", "out", "out/", "a/out/b",
+    "a/out", "x.y", "xzy", "a/x.y/", "we-ird+name", "a/space name", "spacename",
 ]
 
 
@@ -49,3 +53,10 @@ def test_the_default_exclude_list() -> None:
 def test_empty_and_comment_only_lists_ignore_nothing() -> None:
     assert not IgnoreList([]).match_file("a.py")
     assert not IgnoreList(["# a comment", ""]).match_file("a.py")
+
+
+def test_the_default_exclude_list_is_looked_up_by_name_not_searched() -> None:
+    """A warm start matches every path against it: it costs a set lookup, no regex."""
+    ours = IgnoreList(list(IndexSettings().all_excludes))
+    assert ours._joined is None and not ours._by_pathspec
+    assert ours.match_file("a/node_modules/b.js") and not ours.match_file("a/nodes/b.js")
