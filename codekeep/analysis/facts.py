@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+# A file's status when it is not indexed starts with one of these (then the detail).
+TOO_LARGE = "too large"
+FAILED = "failed"
+
 
 class Span(NamedTuple):
     line: int

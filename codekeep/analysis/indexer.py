@@ -18,14 +18,16 @@ from typing import TYPE_CHECKING
 
 from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.errors import IndexCancelled
+from codekeep.analysis.facts import TOO_LARGE
 from codekeep.analysis.listings import Listings
-from codekeep.analysis.parsing import TOO_LARGE, FileResult, analyse_batch, analyse_file
 from codekeep.analysis.registry import LanguageRegistry
 from codekeep.analysis.store import FileRow
 from codekeep.settings.codemap import IndexSettings
 
 if TYPE_CHECKING:
     import multiprocessing.context
+
+    from codekeep.analysis.parsing import FileResult
 
 BATCH_FILES = 24
 BATCH_BYTES = 256 * 1024  # a batch is this much source or BATCH_FILES files, whichever first
@@ -111,6 +113,10 @@ def analyse_jobs(
     sizes: dict[str, int] | None = None,
 ) -> Generator[FileResult, None, None]:
     """Parse every job, in worker processes when there are enough of them."""
+    if not jobs:
+        return  # a warm start with nothing to parse loads no parser
+    from codekeep.analysis.parsing import analyse_batch, analyse_file
+
     workers = _worker_count(settings, len(jobs))
     if workers == 1:
         for rel, language in jobs:
@@ -201,5 +207,5 @@ def _context() -> multiprocessing.context.BaseContext:
     if threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["__main__", analyse_batch.__module__])
+    context.set_forkserver_preload(["__main__", "codekeep.analysis.parsing"])
     return context

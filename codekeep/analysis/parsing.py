@@ -17,12 +17,10 @@ import tree_sitter as ts
 from codekeep.analysis.encoding import EncodedFacts, decode_facts, encode_facts
 from codekeep.analysis.extract import extract
 from codekeep.analysis.factcache import default_cache
-from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
+from codekeep.analysis.facts import EMPTY_FACTS, FAILED, TOO_LARGE, FileFacts
 from codekeep.analysis.registry import LanguageSpec, default_registry
 
 BINARY_SNIFF_BYTES = 8000
-TOO_LARGE = "too large"
-FAILED = "failed"
 
 _parsers: dict[str, ts.Parser] = {}
 

@@ -86,6 +86,9 @@ def test_a_query_as_typed_refreshes_without_grammars_or_services(project: Path) 
     status, modules = imported("find", "Circle", "--root", str(project))
     assert status == 0
     assert loaded(modules, SERVICES + LIBRARIES + POOL + CONVERTER) == []
+    # nothing changed since: no parser (tree-sitter) is loaded to parse nothing
+    status, modules = imported("find", "Circle", "--root", str(project))
+    assert status == 0 and loaded(modules, ("tree_sitter", "codekeep.analysis.parsing")) == []
 
 
 def test_a_folder_setting_is_still_converted_and_checked(tmp_path: Path) -> None:
