@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from codekeep.analysis.listings import FILE, SPECIAL, SUBDIR, Listing, Listings, file_stamp, stamp
+from codekeep.analysis.listings import FILE, SPECIAL, SUBDIR, Listings, file_stamp
 from codekeep.settings.codemap import IndexSettings
 
 
@@ -247,7 +247,8 @@ def walk(
             rules.listed(directory, remembered.gitignore is not None)
             for why, count in remembered.notes.items():
                 report.skipped[why] = report.skipped.get(why, 0) + count
-            for kind, name in remembered.entries:
+            for entry_text in remembered.entries:
+                kind, name = entry_text[0], entry_text[1:]
                 rel = f"{directory}/{name}" if directory else name
                 if kind == FILE:
                     file = _candidate(rel, f"{full}/{name}", os.lstat, report)
@@ -278,7 +279,7 @@ def walk(
                 continue
             has_gitignore = any(entry.name == ".gitignore" for entry in listing)
             rules.listed(directory, has_gitignore)
-            kept: list[tuple[str, str]] = []
+            kept: list[str] = []
             notes: dict[str, int] = {}
             gitignore = (file_stamp(os.path.join(full, ".gitignore"))
                          if listings is not None and has_gitignore else None)
@@ -296,12 +297,12 @@ def walk(
                     else:
                         if rules.ignored(rel, is_dir=True):
                             continue
-                        kept.append((SUBDIR, entry.name))
+                        kept.append(SUBDIR + entry.name)
                         if _new_folder(info, seen_dirs, report):
                             subdirs.append((rel, info, looked_ns, below_trusted))
                         continue
                 if kind == SPECIAL:
-                    kept.append((SPECIAL, entry.name))  # looked at again every time
+                    kept.append(SPECIAL + entry.name)  # looked at again every time
                     for found in _visit(entry, rel, settings, rules, real_root, seen_dirs,
                                         report, skip):
                         if isinstance(found, Candidate):
@@ -311,13 +312,12 @@ def walk(
                     continue
                 if not _wanted(rel, rules, skip, report, notes):
                     continue
-                kept.append((FILE, entry.name))
+                kept.append(FILE + entry.name)
                 file = _candidate(rel, entry.path, os.lstat, report)
                 if file is not None:
                     yield file
             if listings is not None:
-                listings.keep(directory, Listing(stamp(dir_stat), dir_looked_ns, gitignore,
-                                                 kept, notes))
+                listings.keep(directory, dir_stat, dir_looked_ns, gitignore, kept, notes)
         stack.extend(reversed(subdirs))
 
 

@@ -30,17 +30,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+import re
+from typing import Any, NamedTuple
 
 # Bump when what a listing records or means changes: older memories are dropped.
 FORMAT = 1
 # Kinds of remembered entries.
 SUBDIR, FILE, SPECIAL = "d", "f", "s"
-
-
-def stamp(info: os.stat_result) -> tuple[int, int, int]:
-    """What changes when an entry is added to, removed from or renamed in a folder."""
-    return info.st_ino, info.st_mtime_ns, info.st_ctime_ns
 
 
 def file_stamp(path: str) -> list[int] | None:
@@ -57,39 +53,17 @@ def fingerprint(*parts: Any) -> str:
     return json.dumps([FORMAT, *parts], separators=(",", ":"))
 
 
-class Listing:
-    """One directory as the walk last kept it: ``entries`` are (kind, name) in walk
-    order, ``notes`` the skip reasons of the files it passed over, with how many."""
+class Remembered(NamedTuple):
+    """A folder as the walk last kept it: ``entries`` are kind + name (``"fa.py"``) in
+    walk order, ``notes`` the skip reasons of the files it passed over, with how many."""
 
-    __slots__ = ("entries", "gitignore", "notes", "seen_ns", "stat")
+    gitignore: list[int] | None
+    entries: list[str]
+    notes: dict[str, int]
 
-    def __init__(self, stat: tuple[int, int, int], seen_ns: int, gitignore: list[int] | None,
-                 entries: list[tuple[str, str]], notes: dict[str, int]):
-        self.stat = stat
-        self.seen_ns = seen_ns
-        self.gitignore = gitignore
-        self.entries = entries
-        self.notes = notes
 
-    def to_json(self) -> list[Any]:
-        return [*self.stat, self.seen_ns, self.gitignore,
-                "/".join(kind + name for kind, name in self.entries), self.notes]
-
-    @classmethod
-    def from_json(cls, raw: Any) -> Listing:
-        """The listing :meth:`to_json` gave; ValueError if ``raw`` is not one."""
-        if not isinstance(raw, list) or len(raw) != 7:
-            raise ValueError("not a listing")
-        ino, mtime, ctime, seen_ns, gitignore, entries, notes = raw
-        if not (all(type(n) is int for n in (ino, mtime, ctime, seen_ns))
-                and isinstance(entries, str) and isinstance(notes, dict)
-                and (gitignore is None or isinstance(gitignore, list))):
-            raise ValueError("not a listing")
-        # "/" never occurs in a file name: it separates the entries
-        parsed = [(entry[0], entry[1:]) for entry in entries.split("/")] if entries else []
-        if any(name in ("", ".", "..") for _, name in parsed):  # never walk out of a folder
-            raise ValueError("not a listing")
-        return cls((ino, mtime, ctime), seen_ns, gitignore, parsed, notes)
+# A damaged memory must never name "", "." or "..": the walk would leave the folder.
+_NOT_A_NAME = re.compile(r"(?:^|/)[^/]?\.{0,2}(?:/|$)")
 
 
 class Listings:
@@ -122,34 +96,35 @@ class Listings:
         except (ValueError, TypeError, KeyError, AttributeError):
             self._previous = {}  # unreadable: a full walk rebuilds it
 
-    def reusable(self, directory: str, path: str, info: os.stat_result) -> Listing | None:
-        """The listing of ``directory`` if it is provably what listing it again would
-        give: same stat, not changed just before it was listed, same ``.gitignore``."""
+    def reusable(self, directory: str, path: str, info: os.stat_result) -> Remembered | None:
+        """What ``directory`` (``path`` on disk, ``info`` its stat) held last time, if
+        that is provably what listing it again would give: the same stat, not changed
+        just before it was looked at, the same ``.gitignore``. None: list it."""
         raw = self._previous.get(directory)
-        if raw is None:
+        if type(raw) is not list or len(raw) != 7:
             return None
-        try:
-            listing = Listing.from_json(raw)
-        except (ValueError, IndexError):  # a damaged memory: list it
+        ino, mtime, ctime, seen_ns, gitignore, entries, notes = raw
+        if (ino != info.st_ino or mtime != info.st_mtime_ns or ctime != info.st_ctime_ns
+                or type(seen_ns) is not int or max(mtime, ctime) >= seen_ns - self.racy_ns):
             return None
-        _ino, mtime, ctime = listing.stat
-        if (stamp(info) != listing.stat
-                or max(mtime, ctime) >= listing.seen_ns - self.racy_ns):
-            return None
-        if listing.gitignore is not None and (
-                file_stamp(os.path.join(path, ".gitignore")) != listing.gitignore):
+        if (type(entries) is not str or type(notes) is not dict
+                or (entries and _NOT_A_NAME.search(entries))):
+            return None  # a damaged memory: list it
+        if gitignore is not None and file_stamp(f"{path}/.gitignore") != gitignore:
             return None
         self._kept[directory] = raw
-        return listing
+        return Remembered(gitignore, entries.split("/") if entries else [], notes)
 
     def previous_gitignore(self, directory: str) -> list[int] | bool | None:
         """The remembered ``.gitignore`` stat of ``directory``; False: not remembered."""
         raw = self._previous.get(directory)
-        return raw[4] if isinstance(raw, list) and len(raw) == 7 else False
+        return raw[4] if type(raw) is list and len(raw) == 7 else False
 
-    def keep(self, directory: str, listing: Listing) -> None:
-        """A directory listed afresh."""
-        self._kept[directory] = listing.to_json()
+    def keep(self, directory: str, info: os.stat_result, seen_ns: int,
+             gitignore: list[int] | None, entries: list[str], notes: dict[str, int]) -> None:
+        """A directory listed afresh (``info``: its stat taken at ``seen_ns``)."""
+        self._kept[directory] = [info.st_ino, info.st_mtime_ns, info.st_ctime_ns, seen_ns,
+                                 gitignore, "/".join(entries), notes]
         self.changed = True
 
     def dump(self) -> str | None:

@@ -184,8 +184,9 @@ class RefRow:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class FileRow:
+class FileRow(NamedTuple):
+    """One row of ``files`` (a tuple: a warm start reads one per file of the tree)."""
+
     id: int
     path: str
     language: str
