@@ -10,7 +10,10 @@ time of a fresh process for:
   measured in the same rounds: every figure is also given as a ratio to it;
 * ``codekeep --version`` and ``codekeep --help``;
 * ``find``, ``refs`` and ``search`` with ``--no-refresh`` (the index as it is), and as
-  typed (which first checks the tree for changes: a warm start stats every file).
+  typed (which first checks the tree for changes: a warm start stats every file and
+  every folder, and lists again only the folders whose stat changed — see
+  ``codekeep/analysis/listings.py``; the tree is left alone for the settle time of a
+  folder before the rounds start, as a tree between two edits is).
 
 Goals (issue 18): ``--no-refresh`` within 4x the floor, as typed within 6x.
 
