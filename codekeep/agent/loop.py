@@ -401,6 +401,10 @@ class _TaskRun:
         pipeline, ctx = self.loop.pipeline, self.ctx
         if self.loop.services_runner is None:
             return await pipeline.execute(name, arguments, ctx, call_id=call_id)
+        spec = pipeline.registry.get(name)
+        text = arguments.get(spec.embeds) if spec is not None and spec.embeds else None
+        if isinstance(text, str) and (embedded := await self.memory.embedded(text)) is not None:
+            ctx.embedded[text] = embedded
         return await self.memory.on_services(
             lambda: asyncio.run(pipeline.execute(name, arguments, ctx, call_id=call_id)))
 

@@ -23,6 +23,7 @@ from codekeep.agent.exploration import Phase
 from codekeep.agent.nudges import PHASE_INSTRUCTIONS
 from codekeep.agent.writer import ModelWriter, Written
 from codekeep.memory import MemoryService, extraction, layers
+from codekeep.memory.embeddings import Embedded
 
 log = logging.getLogger(__name__)
 
@@ -49,18 +50,32 @@ class MemoryBridge:
     async def on_services(self, fn: Callable[[], T]) -> T:
         return fn() if self.runner is None else await self.runner(fn)
 
+    async def embedded(self, text: str) -> Embedded | None:
+        """The embeddings a recall of ``text`` needs, sent off the services' thread when
+        they live on one (the server's folder worker, which applies keystrokes, must
+        never wait for the network); None: let the recall send it itself (no such
+        thread), or it needs none."""
+        memory = self.memory
+        if memory is None or self.runner is None:
+            return None
+        job = await self.on_services(lambda: memory.recall_embedding(text))
+        return await job.run_off_thread() if job is not None else None
+
     async def start(self, task: str) -> str:
         """Record what the user asked; the static memory text for the system prompt."""
         memory = self.memory
         if memory is None:
             return ""
 
+        embedded = await self.embedded(task)
+
         def begin() -> tuple[str, int]:
             if self.writer is not None:
                 memory.defer_summaries(self.task_id)
             memory.record_event(self.task_id, "user_message", task)
             return memory.context_for_prompt(self.task_id, budget=self.budget,
-                                             profile=self.profile, query=task)
+                                             profile=self.profile, query=task,
+                                             embedded=embedded)
 
         text, self.static_tokens = await self.on_services(begin)
         return text

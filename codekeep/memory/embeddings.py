@@ -14,6 +14,7 @@ recall, in the same request as the query.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from array import array
 from collections.abc import Sequence
@@ -113,3 +114,13 @@ class EmbeddingJob:
         for rows in self.pending:
             per_store.append([(memory_id, pack(fresh.pop(0))) for memory_id, _ in rows])
         return Embedded(vector, per_store)
+
+    async def run_off_thread(self) -> Embedded:
+        """:meth:`run` on a thread of its own, given up after the endpoint's timeout: how a
+        caller whose services live on one thread (the server's folder worker, which applies
+        keystrokes) sends it without that thread ever waiting for the network."""
+        timeout = self.client.settings.timeout
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(self.run), timeout)
+        except TimeoutError:
+            return Embedded.unavailable(f"embeddings endpoint gave no answer within {timeout:g} s")

@@ -5,7 +5,8 @@ Each text's vector counts the words it has from each *concept* (``{"car", "autom
 so a test knows which texts are close without a model: "car" and "automobile" are, "car"
 and "invoice" are not. ``fail = True`` answers 500, as an endpoint that is down;
 ``delay`` seconds are slept before answering, as a slow one. Requests are recorded (path,
-auth header, body).
+auth header, body) as they arrive; ``answered`` counts those answered, so a test can tell
+what happened while the endpoint still sat on a request.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class ConceptEmbeddingServer:
         self.requests: list[dict[str, Any]] = []
         self.fail = False
         self.delay = 0.0
+        self.answered = 0
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
@@ -67,6 +69,7 @@ def _handler_for(server: ConceptEmbeddingServer) -> type[BaseHTTPRequestHandler]
             server.requests.append(
                 {"path": self.path, "auth": self.headers.get("Authorization"), **body})
             time.sleep(server.delay)
+            server.answered += 1
             if server.fail:
                 self.send_response(500)
                 self.end_headers()

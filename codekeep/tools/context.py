@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from codekeep.docs import DocsIndex
     from codekeep.ledger import Ledger
     from codekeep.memory import MemoryService
+    from codekeep.memory.embeddings import Embedded
 
 
 class ServiceUnavailableError(RuntimeError):
@@ -95,6 +96,9 @@ class ToolContext:
     actor: str = "agent"
     client: str | None = None  # the external client driving this context (MCP clientInfo)
     state: TaskToolState = field(default_factory=TaskToolState)
+    # Embeddings a caller whose services live on one thread sent off it before the call
+    # (a spec's ``embeds`` argument, by its text): the tool takes its own out.
+    embedded: dict[str, Embedded] = field(default_factory=dict)
     guard: PathGuard = field(init=False)
 
     def __post_init__(self) -> None:

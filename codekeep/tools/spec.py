@@ -61,6 +61,9 @@ class ToolSpec:
     destructive: bool = False  # may overwrite or run something that cannot be undone
     dedup_on: tuple[str, ...] | None = None  # arguments that identify a write (None: all)
     cacheable: bool = True  # read-only results may be reused within a task
+    # The argument whose text the tool embeds with memory's embeddings endpoint: a caller
+    # running tools on the services' thread sends that request off it first.
+    embeds: str | None = None
     expires_at: float | None = None  # temporary (forged) tools only
     forged_from: frozenset[str] | None = None  # the tools a forged tool runs
 
@@ -95,6 +98,7 @@ def tool(
     parameters: dict[str, Any] | None = None,
     paths: dict[str, PathAccess] | None = None,
     command: str | None = None,
+    embeds: str | None = None,
 ) -> Callable[[Handler], ToolSpec]:
     """Declare a tool from an async handler ``async def f(ctx, *, arg: Annotated[T, Param(..)])``.
 
@@ -106,6 +110,9 @@ def tool(
     their clients so, and keep them off unless enabled).
     With an explicit ``parameters`` schema, ``paths`` / ``command`` name the parameters
     the safety gate must check (``Param(path=..., command=...)`` does it otherwise).
+    ``embeds`` names the argument the tool sends to memory's embeddings endpoint (the
+    server's agent sends that request off the folder's worker before the call and hands
+    the outcome over in ``ToolContext.embedded``).
     """
 
     def decorate(handler: Handler) -> ToolSpec:
@@ -135,6 +142,7 @@ def tool(
             destructive=destructive and not read_only,
             dedup_on=dedup_on,
             cacheable=read_only if cacheable is None else cacheable and read_only,
+            embeds=embeds,
         )
 
     return decorate

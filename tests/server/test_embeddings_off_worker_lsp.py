@@ -9,6 +9,7 @@ import asyncio
 from pathlib import Path
 
 from codekeep.testing.embeddings_server import ConceptEmbeddingServer
+from codekeep.testing.scripted_server import ScriptedModelServer, call, say
 from tests.server.lsp_harness import (
     change_document,
     open_document,
@@ -88,3 +89,49 @@ async def test_a_keystroke_does_not_wait_for_a_docs_search_on_a_slow_endpoint(
 
             (hit, *_) = await search  # lexical once the endpoint timed out
             assert "Parking" in str(hit["heading"])
+
+
+async def test_the_agents_recall_does_not_hold_up_keystrokes_on_a_slow_endpoint(
+    tmp_path: Path,
+) -> None:
+    """The agent's memory context at the start of a task and its ``recall`` tool both
+    embed the query; both requests go off the folder's worker, so keystrokes are applied
+    and answered while the endpoint still sits on them, and the tool's recall then ranks
+    by the embeddings it was handed."""
+    (tmp_path / "fleet.py").write_text("def park(car):\n    return car\n", encoding="utf-8")
+    task = "Where do automobile records live?"
+    with ConceptEmbeddingServer([{"car", "automobile"}]) as endpoint, \
+            ScriptedModelServer() as model:
+        configuration = {"codekeep": {
+            "memory": {"embeddings": {"url": endpoint.base_url, "timeout": 30},
+                       "modelSummaries": False},
+            "agent": {"model": "scripted-model", "baseUrl": model.base_url, "apiKey": "test"}}}
+        async with session(tmp_path, configuration=configuration) as lsp:
+            written = await request(lsp, "codekeep/memory/remember",
+                                    {"content": "Automobile records live in the fleet table"})
+            uri = open_document(lsp, tmp_path / "fleet.py")
+            model.push(call("recall", {"query": "car"}), say("In the fleet table."))
+            endpoint.delay = 2.0  # slow, yet within the timeout: the answer is used
+
+            async def asked(query: str) -> None:
+                while not any(r["input"][0] == query for r in endpoint.requests):
+                    await asyncio.sleep(0.02)
+
+            async def typed_while_held(query: str, version: int, name: str) -> None:
+                await asyncio.wait_for(asked(query), 30)
+                answered = endpoint.answered
+                change_document(lsp, uri, version, f"\ndef {name}():\n    pass\n", (2, 0))
+                found = await asyncio.wait_for(
+                    request(lsp, "codekeep/findSymbol", {"name": name}), 30)
+                assert [s["name"] for s in found["symbols"]] == [name]
+                assert endpoint.answered == answered  # the endpoint still sits on it
+
+            run = asyncio.create_task(request(lsp, "codekeep/agent/run", {"task": task}))
+            await typed_while_held(task, 2, "tow_truck")  # the task's memory context
+            await typed_while_held("car", 3, "crane")  # the recall tool
+
+            answer = await run
+            assert "fleet table" in answer["answer"]
+            (tool_message,) = model.tool_messages(1)
+            # "car" shares no word with the memory: only its embedding finds it
+            assert written["id"] in tool_message["content"]

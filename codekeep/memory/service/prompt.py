@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import codekeep.memory.coordinator as coordinator
+from codekeep.memory.embeddings import Embedded
 from codekeep.memory.model import LONG_TERM_KINDS, Memory
 from codekeep.memory.service.reading import Reading
 from codekeep.memory.service.tasks import TaskMemory
@@ -16,19 +17,22 @@ _ACTIVE_SUMMARIES = MemoryFilter(kinds=("summary",), statuses=("active",))
 
 class PromptContext(Reading, TaskMemory):
     def context_for_prompt(
-        self, task_id: str, budget: int | None = None, profile: str = "chat", query: str = ""
+        self, task_id: str, budget: int | None = None, profile: str = "chat", query: str = "",
+        embedded: Embedded | None = None,
     ) -> tuple[str, int]:
-        """The memory text to inject for this task and its token count (≤ budget)."""
+        """The memory text to inject for this task and its token count (≤ budget);
+        ``embedded``: the query's embeddings, sent by a caller that must not wait for the
+        network (see :meth:`recall`)."""
         budget = self.settings.default_budget if budget is None else budget
         sources = coordinator.LayerSources(
-            long_term=lambda: self._long_term_lines(query),
+            long_term=lambda: self._long_term_lines(query, embedded),
             session=lambda: self._session_lines(task_id),
             conversation=lambda: self._conversation_lines(task_id),
             working=self.working_memory(task_id).render,
         )
         return coordinator.assemble(sources, profile, budget)
 
-    def _long_term_lines(self, query: str) -> list[str]:
+    def _long_term_lines(self, query: str, embedded: Embedded | None) -> list[str]:
         lines: list[str] = []
         defaults = self.catalog.defaults()
         chosen = {k: v for k, v in self.preferences().items() if v != defaults.get(k)}
@@ -38,7 +42,7 @@ class PromptContext(Reading, TaskMemory):
                 "or tools): " + "; ".join(f"{k}={v}" for k, v in sorted(chosen.items()))
             )
         kinds = [k for k in LONG_TERM_KINDS if k != "preference"]
-        for recalled in self.recall(query, limit=20, kinds=kinds):
+        for recalled in self.recall(query, limit=20, kinds=kinds, embedded=embedded):
             memory = recalled.memory
             if memory.kind == "soft_preference" and self._covered_by_slot(memory, chosen):
                 continue  # a hard preference already decides this (seed 002 §4c)

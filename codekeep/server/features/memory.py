@@ -37,7 +37,6 @@ could not be used as a warning diagnostic on that line (none: the warnings clear
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -48,7 +47,7 @@ from codekeep.analysis.model import Symbol
 from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.memory import KINDS, MemoryInputError, MemoryService
-from codekeep.memory.embeddings import Embedded, EmbeddingJob
+from codekeep.memory.embeddings import Embedded
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import CustomHandler, custom_request, target_folder
@@ -132,16 +131,6 @@ def _recall(
     if embedded is not None and embedded.reason:
         reply["embeddingsUnavailable"] = embedded.reason
     return reply
-
-
-async def embed_off_worker(job: EmbeddingJob) -> Embedded:
-    """Send a recall's embeddings request on a thread of its own, never the folder's worker
-    (which applies keystrokes), and give up after the endpoint's timeout."""
-    timeout = job.client.settings.timeout
-    try:
-        return await asyncio.wait_for(asyncio.to_thread(job.run), timeout)
-    except TimeoutError:
-        return Embedded.unavailable(f"embeddings endpoint gave no answer within {timeout:g} s")
 
 
 def _list(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any]) -> Any:
@@ -269,7 +258,7 @@ async def recall_request(server: CodeKeepServer, params: dict[str, Any]) -> Any:
     folder = target_folder(server, params)
     query = _query(params)
     job = await folder.run(lambda services: services.memory.recall_embedding(query))
-    embedded = await embed_off_worker(job) if job is not None else None
+    embedded = await job.run_off_thread() if job is not None else None
     return await folder.run(lambda services: _answer(
         lambda memory, handle, given: _recall(memory, handle, given, embedded),
         services, folder, params))

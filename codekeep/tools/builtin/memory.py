@@ -89,7 +89,7 @@ def remember_for(spec: ToolSpec, team: bool) -> ToolSpec:
     return narrowed
 
 
-@tool(category="memory", read_only=True, compression="text")
+@tool(category="memory", read_only=True, compression="text", embeds="query")
 async def recall(
     ctx: ToolContext,
     query: Annotated[str, Param("What you want to know, in a few words.")],
@@ -101,7 +101,8 @@ async def recall(
 ) -> ToolOutput:
     """Recall what earlier tasks learned about the project, best matches first."""
     try:
-        found = ctx.require_memory().recall(query, limit=limit, kinds=kinds, files=files)
+        found = ctx.require_memory().recall(query, limit=limit, kinds=kinds, files=files,
+                                            embedded=ctx.embedded.pop(query, None))
     except MemoryInputError as exc:
         raise ToolError(str(exc), rule="memory") from None
     memories = [m.to_json() for m in found]
