@@ -7,6 +7,7 @@ named tuples), so the parent of a cold index does little more than ``executemany
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -18,9 +19,16 @@ _KIND_CODES = {
     "type": "t", "class": "k", "import": "i", "implementation": "m",
     "new": "n", "macro": "x", "field": "f", "module": "u", "namespace": "s", "constant": "o",
     "variable": "v", "interface": "r", "trait": "a", "function": "F", "method": "M",
-    "value": "w",
+    "value": "w", "doc": "d",
 }
 _KIND_NAMES = {code: kind for kind, code in _KIND_CODES.items()}
+# Uses that count only where scope or imports lead to the definition (receivers.py).
+_SCOPED_ITEM = re.compile(r"/[wd](?=[;^|]|$)")
+
+
+def has_scoped_uses(spans: str) -> bool:
+    """Whether encoded uses hold a ``value`` or ``doc`` use, without decoding them."""
+    return _SCOPED_ITEM.search(spans) is not None
 # Symbol kinds are stored as small integers (unknown kinds verbatim as text).
 SYMBOL_KINDS = (
     "function", "method", "class", "interface", "struct", "enum", "trait", "type", "constant",

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import tree_sitter as ts
 
+from codekeep.analysis.doclinks import doc_uses
 from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, Span, SymbolFact
 from codekeep.analysis.go_scopes import GoReceivers
 from codekeep.analysis.registry import LanguageSpec
@@ -126,7 +127,7 @@ def signature_of(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str
     return text[:SIGNATURE_MAX]
 
 
-DEFINITION, REFERENCE, IMPORT = 0, 1, 2
+DEFINITION, REFERENCE, IMPORT, DOC = 0, 1, 2, 3
 _UNSEEN = (-1, "")
 
 
@@ -139,6 +140,8 @@ def classify(captures: dict[str, list[ts.Node]]) -> tuple[int, str] | None:
             return REFERENCE, key[len("reference."):]
         if key == "import":
             return IMPORT, key
+        if key == "doc":
+            return DOC, key
     return None
 
 
@@ -194,6 +197,12 @@ def run_query(
             if within is not None and (statement.start_byte < within[0]
                                        or statement.end_byte > within[1]):
                 crossing = True
+            continue
+        if family == DOC:  # a documentation comment's `{@link X}` (doclinks.py)
+            for start, use in doc_uses(src, captures["doc"][0], positions.ucol):
+                if (within is None or within[0] <= start < within[1]) and (
+                        start, "doc") not in refs:
+                    refs[(start, "doc")] = use
             continue
         names = captures.get("name")
         if not names:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import Literal
 
-from codekeep.analysis.encoding import decode_spans, encode_spans
+from codekeep.analysis.encoding import decode_spans, encode_spans, has_scoped_uses
 from codekeep.analysis.facts import RefFact
 from codekeep.analysis.go_types import EXTERNAL, GoTypes
 from codekeep.analysis.imports import ImportGraph, top_level_name
@@ -17,6 +18,7 @@ from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
 from codekeep.analysis.receivers import (
     MEMBER_KINDS,
     NO_BARE_METHOD_CALLS,
+    SCOPED_KINDS,
     SELF_RECEIVERS,
     label_use,
     split_receiver,
@@ -128,13 +130,21 @@ def find_references(
     by_path = None if target is not None else _by_path(store.definition_keys(wanted))
     types = GoTypes(store, graph)  # Go receivers' types, memoised for this question
     for path, used, spans in groups + aliases:
-        bound = used != wanted  # an alias: its import leads to the target
-        if "^" in spans or (target is not None and _bare_calls_excluded(graph, path, target)):
-            labelled += _labelled_uses(store, graph, types, path, decode_spans(used, spans),
-                                       target, by_path, bound)
-            continue
-        symbol_id = (target.id if bound or graph.resolves(path, target) else None) if target else (
-            _target_in(graph, path, by_path or {}))
+        if target is None:
+            if "^" in spans or has_scoped_uses(spans):
+                labelled += _labelled_uses(store, graph, types, path,
+                                           decode_spans(used, spans), None, by_path, "none")
+                continue
+            symbol_id = _target_in(graph, path, by_path or {})
+        else:
+            binding = _binding(graph, path, used, target)
+            if "^" in spans or _bare_calls_excluded(graph, path, target) or (
+                    binding in ("none", "import-only") and (
+                        binding == "import-only" or has_scoped_uses(spans))):
+                labelled += _labelled_uses(store, graph, types, path, decode_spans(used, spans),
+                                           target, by_path, binding)
+                continue
+            symbol_id = target.id if binding == "bound" else None
         labelled.append((symbol_id is None, path, spans.count(";") + 1,
                          _decoder(path, used, spans, symbol_id)))
     labelled.sort(key=lambda item: (item[0], item[1]))
@@ -145,6 +155,18 @@ def find_references(
             break
         refs += load()
     return (refs[:limit] if limit is not None else refs), total
+
+
+Binding = Literal["bound", "import-only", "none"]
+
+
+def _binding(graph: ImportGraph, path: str, used: str, target: Symbol) -> Binding:
+    """What ``used`` in ``path`` is bound to: ``target`` (same file, an import of it, an
+    alias of it); only on its import line (``import { async as asyncScheduler }``: the
+    line names ``target``, later ``async`` do not); or nothing known."""
+    if used != target.name or graph.resolves(path, target):
+        return "bound"
+    return "import-only" if graph.aliases_of(path, target) else "none"
 
 
 def _other_definitions(store: IndexStore, target: Symbol) -> dict[str, DefinitionKey]:
@@ -241,7 +263,7 @@ class FileScope:
 
 def _labelled_uses(
     store: IndexStore, graph: ImportGraph, types: GoTypes, path: str, facts: list[RefFact],
-    target: Symbol | None, by_path: dict[str, list[DefinitionKey]] | None, bound: bool,
+    target: Symbol | None, by_path: dict[str, list[DefinitionKey]] | None, binding: Binding,
 ) -> list[tuple[bool, str, int, Callable[[], list[Reference]]]]:
     """One file's uses labelled one by one: (resolved ones), (name ones)."""
     sure: list[Reference] = []
@@ -250,6 +272,7 @@ def _labelled_uses(
     for fact in facts:
         row = RefRow.of(path, fact)
         if target is not None:
+            bound = binding == "bound" or (binding == "import-only" and fact.kind == "import")
             label = label_use(graph, path, fact.receiver, fact.kind, target,
                               line=fact.span.line, scope=scope, bound=bound, types=types)
             if label is None:
@@ -257,6 +280,8 @@ def _labelled_uses(
             symbol_id = target.id if label == "resolved" else None
         else:
             symbol_id = _member_target(graph, types, path, fact, by_path or {})
+            if symbol_id is None and fact.kind in SCOPED_KINDS:
+                continue
         (sure if symbol_id is not None else unsure).append(
             row.as_reference(symbol_id, symbol_id is not None))
     return [(name_only, path, len(found), lambda found=found: found)  # type: ignore[misc]

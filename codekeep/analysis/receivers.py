@@ -17,6 +17,10 @@ The map knows no variable types, so a member call is only as good as its receive
   when the name is distinctive — not one of :data:`COMMON_METHOD_NAMES`, which standard
   types share and which would match every list, string and file in the workspace.
 
+A ``value`` use (a bare name passed, assigned, returned) or a ``doc`` use (``{@link
+X}``) is ``resolved`` where scope or imports lead to the definition and no use at all
+elsewhere: most such names are locals.
+
 A bare call ``F()`` in Go or Python never calls a method (methods need a receiver), so
 it is not a use of one; nor is a bare name ``F`` used as a value in Go.
 
@@ -62,6 +66,10 @@ COMMON_METHOD_NAMES = frozenset({
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "super", "Self", "static"})
 MEMBER_KINDS = frozenset({"method", "field"})
 BARE_CALL_KINDS = frozenset({"call"})
+# Uses written as a bare name that is mostly a local (`f(x)`, `return x`) or sits in a
+# comment (`{@link X}`): they count only where the file's scope or imports lead to the
+# definition, never as a ``name`` match.
+SCOPED_KINDS = frozenset({"value", "doc"})
 # Styles where a call without a receiver is never a method call.
 NO_BARE_METHOD_CALLS = frozenset({"go", "python"})
 
@@ -112,6 +120,10 @@ def label_use(
         typed = types.receiver_type(use_path, expr)
         if typed is not None:
             return _typed_label(types, typed, target)
+    if use_kind in SCOPED_KINDS and receiver is None:
+        if is_member:
+            return None
+        return "resolved" if bound or graph.resolves(use_path, target) else None
     if receiver is None:
         if is_member and graph.style_of(use_path) == "go":
             return None  # a bare Go name (a call, a type, a value) is never a member

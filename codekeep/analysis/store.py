@@ -119,6 +119,11 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE walk_listings(id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL);
     """,
+    # Value uses (`f(Command)`), doc links (`{@link zip}`), decorators and more type
+    # positions are references (Python, JavaScript, TypeScript).
+    """
+    UPDATE files SET hash = '', mtime_ns = -1;
+    """,
 )
 
 _SYMBOL_COLUMNS = (

@@ -99,3 +99,68 @@ def test_a_file_with_its_own_definition_or_import_of_the_name_is_no_use(
         ("parser.py", 1, "resolved"), ("parser.py", 4, "resolved")}
     assert _uses(codemap, "parser.py::Option") == {
         ("parser.py", 4, "resolved"), ("parser.py", 5, "resolved")}
+
+
+def test_python_classes_and_functions_used_as_values_are_references(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _indexed(workspace, open_map, {
+        "core.py": "class Command:\n    pass\n",
+        "use.py": (
+            "import typing as t\n"
+            "from core import Command\n"                        # 2
+            "def check(x, command=None) -> t.Optional[Command]:\n"  # 3: in a subscript
+            "    if isinstance(x, (Command, int)):\n"           # 4: in a tuple argument
+            "        return x\n"
+            "    kinds = [Command]\n"                           # 6
+            "    command = Command\n"                           # 7
+            "    return register(cls=Command)\n"),              # 8
+        "other.py": "def f(Command):\n    return isinstance(1, Command)\n",  # a parameter
+    })
+    assert _uses(codemap, "core.py::Command") == {
+        ("use.py", line, "resolved") for line in (2, 3, 4, 6, 7, 8)}
+
+
+TS_LIB = {
+    "src/zip.ts": "export function zip(...xs: unknown[]): unknown[] { return xs; }\n",
+    "src/async.ts": "export const async = { now: () => 0 };\n",
+    "src/config.ts": (
+        "export interface RepeatConfig { delay: number; count: number }\n"
+        "export function sealed(target: unknown): void {}\n"),
+    "src/zipAll.ts": (
+        "import { zip } from './zip';\n"
+        "import { async as asyncScheduler } from './async';\n"
+        "import { RepeatConfig, sealed } from './config';\n"
+        "/**\n"
+        " * Like {@link zip}, on the {@link asyncScheduler}.\n"     # 5: doc links
+        " * @param {RepeatConfig} config how often\n"                # 6: a JSDoc type
+        " */\n"
+        "export function zipAll(config: RepeatConfig, s = asyncScheduler) {\n"  # 8
+        "  const delay: RepeatConfig['delay'] = config.delay;\n"    # 9: an indexed type
+        "  return joinAll(zip, [zip], { zip }, s ?? asyncScheduler);\n"  # 10: values
+        "}\n"
+        "@sealed\n"                                                 # 12: a decorator
+        "export class Pool {}\n"
+        "export const exhaust = zip;\n"),                           # 14
+    "src/local.ts": (
+        "export function run(zip: number, async: number) {\n"      # parameters, no import
+        "  return twice(zip) + async;\n"
+        "}\n"
+        "/** Unlike {@link zip}. */\n"),                            # not in scope here
+}
+
+
+def test_typescript_values_doc_links_and_type_positions_are_references(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _indexed(workspace, open_map, TS_LIB)
+    assert _uses(codemap, "src/zip.ts::zip") == {
+        ("src/zipAll.ts", line, "resolved") for line in (1, 5, 10, 14)}
+    assert _uses(codemap, "src/async.ts::async") == {
+        ("src/zipAll.ts", line, "resolved") for line in (2, 5, 8, 10)}
+    assert _uses(codemap, "src/config.ts::RepeatConfig") == {
+        ("src/zipAll.ts", line, "resolved") for line in (3, 6, 8, 9)}
+    assert _uses(codemap, "src/config.ts::sealed") == {
+        ("src/zipAll.ts", 3, "resolved"), ("src/zipAll.ts", 12, "resolved")}
+    by_name, total = codemap.find_references(name="zip")
+    assert total == len(by_name) and not any(r.path == "src/local.ts" for r in by_name)

@@ -73,6 +73,42 @@
     (member_expression property: (property_identifier) @name)
   ]) @reference.type
 
+; A function or class used as a value: passed (`joinAllInternals(zip, p)`), put in an
+; array or object, assigned (`export const exhaust = exhaustAll`), returned, compared,
+; used as a key (`obj[Symbol_observable]`, `[Symbol_observable]() {}`). Most such names
+; are locals, so a `value` use counts only where the file's own definitions or imports
+; lead to the symbol (codekeep/analysis/receivers.py).
+(call_expression arguments: (arguments (identifier) @name)) @reference.value
+(new_expression arguments: (arguments (identifier) @name)) @reference.value
+(array (identifier) @name) @reference.value
+(pair value: (identifier) @name) @reference.value
+((shorthand_property_identifier) @name @reference.value)
+(spread_element (identifier) @name) @reference.value
+(variable_declarator value: (identifier) @name) @reference.value
+(assignment_expression right: (identifier) @name) @reference.value
+(return_statement (identifier) @name) @reference.value
+(arrow_function body: (identifier) @name) @reference.value
+(binary_expression left: (identifier) @name) @reference.value
+(binary_expression right: (identifier) @name) @reference.value
+(ternary_expression consequence: (identifier) @name) @reference.value
+(ternary_expression alternative: (identifier) @name) @reference.value
+(subscript_expression index: (identifier) @name) @reference.value
+(computed_property_name (identifier) @name) @reference.value
+(export_statement value: (identifier) @name) @reference.value
+(assignment_pattern right: (identifier) @name) @reference.value
+
+; decorators: `@Injectable()` is a call (above), `@sealed` and `@ns.sealed` too
+(decorator (identifier) @name) @reference.call
+
+(decorator
+  (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+; a documentation comment's `{@link X}`, `@see X`, `@param {X}` (doclinks.py)
+((comment) @doc
+  (#match? @doc "^/[*][*]"))
+
 ; `export { x } from './x'` and `export { x }`: the exported symbol is used there
 (export_specifier
   name: (identifier) @name) @reference.import

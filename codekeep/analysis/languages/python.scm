@@ -72,6 +72,22 @@
     (string_content) @name
     (#match? @name "^[A-Za-z_][A-Za-z0-9_]*$"))) @reference.type
 
+; A function or class used as a value: passed (`isinstance(x, Command)`,
+; `cls=Command`), in a list or tuple, a subscript (`t.Optional[Command]`), assigned,
+; returned, a default. Most such names are locals, so a `value` use counts only where the
+; file's own definitions or imports lead to the symbol (codekeep/analysis/receivers.py).
+(call arguments: (argument_list (identifier) @name)) @reference.value
+(keyword_argument value: (identifier) @name) @reference.value
+(list (identifier) @name) @reference.value
+(tuple (identifier) @name) @reference.value
+(set (identifier) @name) @reference.value
+(pair value: (identifier) @name) @reference.value
+(subscript subscript: (identifier) @name) @reference.value
+(assignment right: (identifier) @name) @reference.value
+(return_statement (identifier) @name) @reference.value
+(default_parameter value: (identifier) @name) @reference.value
+(typed_default_parameter value: (identifier) @name) @reference.value
+
 (import_from_statement
   name: (dotted_name
     (identifier) @name .)) @reference.import

@@ -82,3 +82,25 @@
 
 (nested_type_identifier
   name: (type_identifier) @name) @reference.type
+
+; a default parameter or a field's initial value naming a function or class
+(required_parameter value: (identifier) @name) @reference.value
+(optional_parameter value: (identifier) @name) @reference.value
+(public_field_definition value: (identifier) @name) @reference.value
+
+; `RepeatConfig['delay']`, `[A, B]`, `readonly A[]`, `A?`, `...A`, `keyof A`, `(A)`,
+; `() => A`, `A extends B ? C : D`, `T extends A`, `T = A`, `x is A`
+(lookup_type (type_identifier) @name) @reference.type
+(tuple_type (type_identifier) @name) @reference.type
+(readonly_type (type_identifier) @name) @reference.type
+(optional_type (type_identifier) @name) @reference.type
+(rest_type (type_identifier) @name) @reference.type
+(index_type_query (type_identifier) @name) @reference.type
+(parenthesized_type (type_identifier) @name) @reference.type
+(function_type return_type: (type_identifier) @name) @reference.type
+(conditional_type (type_identifier) @name) @reference.type
+(constraint (type_identifier) @name) @reference.type
+(default_type (type_identifier) @name) @reference.type
+(type_predicate type: (type_identifier) @name) @reference.type
+(as_expression (type_identifier) @name) @reference.type
+(satisfies_expression (type_identifier) @name) @reference.type
