@@ -3,6 +3,7 @@ and whatever goes wrong with the cache costs a parse, never a wrong or missing f
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 from collections.abc import Callable
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.analysis import CodeMap, parsing
+from codekeep.analysis import CodeMap, factcache, parsing
 from codekeep.analysis.factcache import ENV, STALE_AFTER_S, FactCache, default_cache, fingerprint
 
 FILES = {
@@ -133,3 +134,14 @@ def test_pruning_drops_unused_versions_and_the_oldest_entries_past_the_cap(
     assert kept == ["06", "07", "08", "09"]  # the oldest went, down to 80 % of the cap
     assert cache.get("python", "09" + "0" * 30) == EncodedFacts([], {"x": "0,0,1"}, "")
     assert not cache.prune(max_bytes=0, now=now + 60)  # ran less than a day ago
+
+
+def test_the_fingerprint_covers_every_module_extraction_runs() -> None:
+    """A module the extractor imports (doclinks, go_scopes …) decides facts too: editing
+    it must change the fingerprint, or a cached file keeps the old facts."""
+    analysis = Path(factcache.__file__).parent
+    tree = ast.parse((analysis / "extract.py").read_text(encoding="utf-8"))
+    imported = {node.module.removeprefix("codekeep.").replace(".", "/") + ".py"
+                for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and node.module and node.module.startswith("codekeep.")}
+    assert imported - set(factcache._SOURCES) == set()
