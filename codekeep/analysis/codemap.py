@@ -52,7 +52,7 @@ from codekeep.analysis.model import (
 )
 from codekeep.analysis.ranking import RepoRanker
 from codekeep.analysis.registry import LanguageRegistry, LanguageSpec, default_registry
-from codekeep.analysis.store import IndexStore
+from codekeep.analysis.store import FileRow, IndexStore
 from codekeep.analysis.writer import FactWriter, differing
 from codekeep.common.owners import is_running, this_process
 from codekeep.common.symbol_id import SymbolId
@@ -228,10 +228,18 @@ class CodeMap:
                 results.close()  # stops the workers; the chunks written so far stay
                 raise IndexCancelled(f"indexing {self.root} was cancelled")
             with self._lock, self._store.transaction():
+                existing = self._store.files_named([r.rel for r in chunk])
+                fresh = [r for r in chunk if r.rel not in existing and r.encoded is not None
+                         and r.rel not in self._documents]
+                self._insert_new(fresh, changes)
+                parsed += len(fresh)
+                fresh_paths = {r.rel for r in fresh}
                 for result in chunk:
-                    if result.rel in self._documents:
+                    if result.rel in fresh_paths:
+                        pass
+                    elif result.rel in self._documents:
                         unchanged += 1  # opened meanwhile: the buffer is the truth
-                    elif self._store_result(result, changes):
+                    elif self._store_result(result, existing.get(result.rel), changes):
                         parsed += 1
                     else:
                         unchanged += 1
@@ -257,25 +265,30 @@ class CodeMap:
             reasons[reason] = reasons.get(reason, 0) + count
         return reasons
 
-    def _store_result(self, result: FileResult, changes: ChangeSet) -> bool:
-        """Write one parsed file; False when its content turned out unchanged."""
-        existing = self._store.file(result.rel)
+    def _insert_new(self, results: list[FileResult], changes: ChangeSet) -> None:
+        """New files from workers: their ready-made rows go in as they are, in bulk."""
+        if not results:
+            return
+        self._store.insert_files(results)
+        if self._listeners or self._names is not None:
+            for result in results:
+                assert result.encoded is not None
+                added = FileFacts(tuple(map(symbol_fact, result.encoded.symbols)), (), ())
+                self._merge(changes, self._symbol_changes(
+                    result.rel, EMPTY_FACTS, added, result.language, build=False))
+        self._graph.invalidate()
+        self._ranker.invalidate()
+
+    def _store_result(
+        self, result: FileResult, existing: FileRow | None, changes: ChangeSet
+    ) -> bool:
+        """Write one parsed file already described by ``existing`` (None: a new file);
+        False when its content turned out unchanged."""
         if (existing is not None and existing.hash == result.hash
                 and existing.status == result.status and result.hash
                 and existing.buffer_owner is None):
             self._store.touch(existing.id, result.size, result.mtime_ns)
             return False
-        if existing is None and result.encoded is not None:
-            # A new file from a worker: insert its ready-made rows as they are.
-            file_id = self._store.upsert_file(result)
-            self._store.write_encoded(file_id, result.encoded)
-            if self._listeners or self._names is not None:
-                added = FileFacts(tuple(map(symbol_fact, result.encoded.symbols)), (), ())
-                self._merge(changes, self._symbol_changes(
-                    result.rel, EMPTY_FACTS, added, result.language, build=False))
-            self._graph.invalidate()
-            self._ranker.invalidate()
-            return True
         facts = decode_facts(result.encoded) if result.encoded is not None else result.facts
         self._merge(changes, self._commit(result.rel, facts, result=result, notify=False))
         return True

@@ -127,4 +127,10 @@ def describe(
 
 def analyse_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> list[FileResult]:
     """Worker entry point: a batch amortises the cost of shipping work between processes."""
-    return [analyse_file(root, rel, language, max_bytes, encoded=True) for rel, language in jobs]
+    results = []
+    for rel, language in jobs:
+        result = analyse_file(root, rel, language, max_bytes, encoded=True)
+        if result.encoded is None:  # skipped (binary, too large …): no rows, said as such
+            result = replace(result, encoded=encode_facts(result.facts))
+        results.append(result)
+    return results

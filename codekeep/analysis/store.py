@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from codekeep.analysis.encoding import (
-    EncodedFacts,
     decode_imports,
     decode_spans,
     encode_imports,
@@ -126,6 +125,14 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
+_INSERT_SYMBOL = (
+    "INSERT INTO symbols(file_id, name, container, dup, kind, signature, "
+    "line, col, ucol, end_line, end_col, end_ucol, "
+    "name_line, name_col, name_ucol, name_end_col, name_end_ucol) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_PUT_REFS = "INSERT OR REPLACE INTO refs(name, file_id, spans) VALUES (?, ?, ?)"
+_PUT_IMPORTS = "INSERT OR REPLACE INTO imports(file_id, facts) VALUES (?, ?)"
 _SYMBOL_COLUMNS = (
     "s.id, f.path, f.language, s.name, s.container, s.dup, s.kind, s.signature, "
     "s.line, s.col, s.ucol, s.end_line, s.end_col, s.end_ucol, "
@@ -275,6 +282,39 @@ class IndexStore:
         )
         return existing.id
 
+    def files_named(self, paths: Sequence[str]) -> dict[str, FileRow]:
+        """The rows of those of ``paths`` that are recorded, in one query."""
+        rows = self.conn.execute(
+            f"SELECT {self._FILE_COLUMNS} FROM files "
+            "WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(list(paths)),))
+        return {row[1]: FileRow(*row) for row in rows}
+
+    def insert_files(self, results: Sequence[FileResult]) -> None:
+        """Describe files not recorded yet and insert their ready-made rows
+        (``encoded``), a statement per table for them all: the cold-index path."""
+        next_id = self.conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0]
+        files: list[tuple] = []
+        symbols: list[tuple] = []
+        refs: list[tuple[str, int, str]] = []
+        imports: list[tuple[int, str]] = []
+        for file_id, result in enumerate(results, next_id):
+            encoded = result.encoded
+            assert encoded is not None
+            files.append((file_id, result.rel, result.language, result.size, result.mtime_ns,
+                          result.hash, result.lines, result.status,
+                          "\n".join(sorted(encoded.refs))))
+            symbols += [(file_id, *row) for row in encoded.symbols]
+            refs += [(name, file_id, spans) for name, spans in encoded.refs.items()]
+            if encoded.imports:
+                imports.append((file_id, encoded.imports))
+        self.conn.executemany(
+            "INSERT INTO files(id, path, language, size, mtime_ns, hash, lines, status, "
+            "ref_names) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", files)
+        self.conn.executemany(_INSERT_SYMBOL, symbols)
+        refs.sort()  # in key order: each insert lands next to the previous one
+        self.conn.executemany(_PUT_REFS, refs)
+        self.conn.executemany(_PUT_IMPORTS, imports)
+
     def buffer_rows(self) -> list[tuple[str, str]]:
         """(path, owner) of every file whose rows came from an editor buffer."""
         return self.conn.execute(
@@ -320,19 +360,10 @@ class IndexStore:
         self.insert_symbol_rows(file_id, [symbol_row(s) for s in symbols])
 
     def insert_symbol_rows(self, file_id: int, rows: Iterable[tuple]) -> None:
-        self.conn.executemany(
-            "INSERT INTO symbols(file_id, name, container, dup, kind, signature, "
-            "line, col, ucol, end_line, end_col, end_ucol, "
-            "name_line, name_col, name_ucol, name_end_col, name_end_ucol) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(file_id, *row) for row in rows],
-        )
+        self.conn.executemany(_INSERT_SYMBOL, [(file_id, *row) for row in rows])
 
     def put_ref_groups(self, file_id: int, groups: dict[str, str]) -> None:
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO refs(name, file_id, spans) VALUES (?, ?, ?)",
-            [(name, file_id, spans) for name, spans in groups.items()],
-        )
+        self.conn.executemany(_PUT_REFS, [(name, file_id, spans) for name, spans in groups.items()])
 
     def delete_ref_groups(self, file_id: int, names: Iterable[str]) -> None:
         self.conn.executemany(
@@ -345,8 +376,7 @@ class IndexStore:
     def put_encoded_imports(self, file_id: int, encoded: str) -> None:
         """All imports of a file in one row (they are always read and written together)."""
         if encoded:
-            self.conn.execute("INSERT OR REPLACE INTO imports(file_id, facts) VALUES (?, ?)",
-                              (file_id, encoded))
+            self.conn.execute(_PUT_IMPORTS, (file_id, encoded))
         else:
             self.conn.execute("DELETE FROM imports WHERE file_id = ?", (file_id,))
 
@@ -359,13 +389,6 @@ class IndexStore:
         self.put_ref_groups(file_id, groups)
         self.set_ref_names(file_id, groups)
         self.put_imports(file_id, facts.imports)
-
-    def write_encoded(self, file_id: int, encoded: EncodedFacts) -> None:
-        """Insert the rows of a file that has none yet (the cold-index fast path)."""
-        self.insert_symbol_rows(file_id, encoded.symbols)
-        self.put_ref_groups(file_id, encoded.refs)
-        self.set_ref_names(file_id, encoded.refs)
-        self.put_encoded_imports(file_id, encoded.imports)
 
     def delete_all_symbols(self, file_id: int) -> None:
         self.conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
