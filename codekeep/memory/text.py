@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _WORD = re.compile(r"[^\W_]+(?:_[^\W_]+)*|[\u3400-\u9fff]", re.UNICODE)
@@ -229,8 +230,8 @@ def fingerprint(kind: str, key: str | None, value: str | None, text: str) -> str
     return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
 
 
-def fts_query(text: str, limit_terms: int = 24) -> str:
-    """An FTS5 MATCH expression OR-ing the distinct words of ``text`` (safe quoting)."""
+def fts_words(text: str, limit_terms: int = 24) -> list[str]:
+    """The distinct words of ``text`` a search looks for (stop words dropped)."""
     seen: list[str] = []
     for word in raw_tokens(text):
         if word in STOP_WORDS or word in seen:
@@ -238,4 +239,14 @@ def fts_query(text: str, limit_terms: int = 24) -> str:
         seen.append(word)
         if len(seen) >= limit_terms:
             break
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in seen)
+    return seen
+
+
+def match_any(words: Sequence[str]) -> str:
+    """An FTS5 MATCH expression OR-ing ``words`` (safe quoting)."""
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+def fts_query(text: str, limit_terms: int = 24) -> str:
+    """An FTS5 MATCH expression OR-ing the distinct words of ``text``."""
+    return match_any(fts_words(text, limit_terms))

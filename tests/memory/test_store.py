@@ -79,6 +79,35 @@ def test_kind_filter_finds_a_rare_kind_among_many_matches(service: MemoryService
     assert hit.memory.id == note.id
 
 
+def _bm25_ranking(service: MemoryService, query: str, limit: int) -> list[float]:
+    """SQLite's own ranking of every live match of the query's words: the reference."""
+    words = " OR ".join(f'"{w}"' for w in query.split())
+    rows = service.project.conn.execute(
+        "SELECT bm25(memories_fts, 1.0, 1.0, 0.0) AS rank FROM memories_fts "
+        "WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?",
+        ("{content key} : (" + words + ")", limit),
+    )
+    return [round(rank, 4) for (rank,) in rows]
+
+
+def test_words_in_most_memories_are_left_out_of_the_search_without_changing_it(
+    service: MemoryService,
+) -> None:
+    """BM25 gives a word in half of the memories or more no weight: the search skips it
+    (its matches are most of a recall's time) and still ranks as SQLite would with it,
+    falling back to the whole query when the other words find too few memories."""
+    for number in range(80):
+        service.remember(f"deploy step {number} uploads bundle{number % 20} to bucket{number}")
+    search = service.project.search
+    statuses = ("active",)
+    for query in ("deploy bundle7 bucket3", "deploy step bundle1", "deploy bucket5"):
+        for limit in (3, 10):
+            found = search.text(query, statuses, None, limit)
+            assert [round(rank, 4) for _id, rank in found] == _bm25_ranking(service, query, limit)
+    # "bucket5" alone finds one memory: the other nine of ten match "deploy" only
+    assert len(search.text("deploy bucket5", statuses, None, 10)) == 10
+
+
 def test_rows_are_selected_by_typed_filters_never_by_sql(service: MemoryService) -> None:
     fact = service.remember("The queue is FIFO", importance=3, task_id="t1", kind="fact")
     note = service.remember("Deploys happen on Fridays", kind="note", importance=9)

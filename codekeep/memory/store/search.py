@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from codekeep.memory.text import fts_query
+from codekeep.memory.text import fts_words, match_any
 
 _TERM_CACHE_LIMIT = 50_000
 
@@ -24,6 +24,8 @@ class TextSearch:
         for statement in (
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab "
             "USING fts5vocab(main, memories_fts, row)",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab_col "
+            "USING fts5vocab(main, memories_fts, col)",
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.term_probe "
             "USING fts5(word, tokenize='porter unicode61 remove_diacritics 2')",
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.term_probe_terms "
@@ -43,10 +45,45 @@ class TextSearch:
         were asked for, the kinds may simply be rare among the matches: the search is
         repeated with the kind filter inside the index (``kind_tag``), which is exact.
         """
-        terms = fts_query(text)
-        if not terms:
+        words = fts_words(text)
+        if not words:
             return []
-        match = "{content key} : (" + terms + ")"
+        informative = self._informative(words)
+        if informative and len(informative) < len(words):
+            found = self._search(informative, statuses, kinds, limit)
+            if len(found) >= limit:
+                return found
+        return self._search(words, statuses, kinds, limit)
+
+    def _informative(self, words: Sequence[str]) -> list[str]:
+        """The words BM25 gives weight to: not those in half of the live memories or more.
+
+        SQLite's bm25 gives such a word an IDF of 1e-6 (its log((N - n + 0.5) / (n +
+        0.5)) is not positive), so it changes no ranking, yet ranking has to score every
+        memory it matches: the commonest words of a project are most of a recall's time.
+        Searching without them gives the same best matches whenever the other words find
+        ``limit`` of them (memories matching only common words rank last anyway), which
+        :meth:`text` checks. ``n`` here is the larger of the word's counts in ``content``
+        and ``key``: never more than the memories bm25 counts as containing it.
+        """
+        rows = self._conn.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0]
+        terms = self._index_terms(words)
+        wanted = sorted(set(terms.values()))
+        if not wanted:
+            return list(words)
+        counts = dict(self._conn.execute(
+            "SELECT term, max(doc) FROM temp.memories_vocab_col "
+            f"WHERE term IN ({','.join('?' * len(wanted))}) AND col IN ('content', 'key') "
+            "GROUP BY term",
+            wanted,
+        ).fetchall())
+        return [w for w in words if 2 * counts.get(terms.get(w, ""), 0) < rows]
+
+    def _search(
+        self, words: Sequence[str], statuses: Sequence[str], kinds: Sequence[str] | None,
+        limit: int,
+    ) -> list[tuple[str, float]]:
+        match = "{content key} : (" + match_any(words) + ")"
         found = self._ranked(match, statuses, kinds, limit)
         if kinds and len(found) < limit:
             tags = " OR ".join("k" + kind.replace("_", "") for kind in kinds)
