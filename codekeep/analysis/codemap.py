@@ -34,7 +34,6 @@ from codekeep.analysis.errors import (
     LineOutOfRangeError,
     UnknownPathError,
 )
-from codekeep.analysis.factcache import default_cache
 from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
 from codekeep.analysis.fuzzy import NameIndex, NameSource, StoredNames, rank
 from codekeep.analysis.fuzzy import score as fuzzy_score
@@ -254,8 +253,11 @@ class CodeMap:
         with self._lock:
             if parsed >= COMPACT_AFTER_FILES and parsed * 2 >= len(known) + parsed:
                 self._store.compact()  # a (mostly) fresh index: pack its pages densely
-        if parsed and (cache := default_cache()) is not None:
-            cache.prune()  # at most daily: the facts cache of every checkout stays bounded
+        if parsed:
+            from codekeep.analysis.factcache import default_cache  # (importlib.metadata)
+
+            if (cache := default_cache()) is not None:
+                cache.prune()  # at most daily: the facts cache of every checkout stays bounded
         return plan, parsed, unchanged
 
     def _skip_reasons(self) -> dict[str, int]:

@@ -95,11 +95,10 @@ class ImportGraph:
 
     def _load(self) -> ModuleResolver:
         if self._resolver is None:
-            files = self._store.files()
-            indexed = {path: row for path, row in files.items() if row.status == "indexed"}
-            self._ids = {path: row.id for path, row in indexed.items()}
-            self._languages = {path: row.language for path, row in indexed.items()}
-            self._resolver = ModuleResolver(indexed)
+            indexed = self._store.indexed_files()
+            self._ids = {path: file_id for path, file_id, _language in indexed}
+            self._languages = {path: language for path, _id, language in indexed}
+            self._resolver = ModuleResolver(self._ids)
         return self._resolver
 
     def _imports(self, path: str) -> list[ImportFact]:

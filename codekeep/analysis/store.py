@@ -244,6 +244,11 @@ class IndexStore:
         rows = self.conn.execute(f"SELECT {self._FILE_COLUMNS} FROM files")
         return {row[1]: FileRow(*row) for row in rows}
 
+    def indexed_files(self) -> list[tuple[str, int, str]]:
+        """(path, id, language) of every indexed file: what import resolution needs."""
+        return self.conn.execute(
+            "SELECT path, id, language FROM files WHERE status = 'indexed'").fetchall()
+
     def has_files(self) -> bool:
         """Whether any file was ever recorded (indexed or skipped)."""
         return self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None

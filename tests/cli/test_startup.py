@@ -36,8 +36,9 @@ SERVICES = ("codekeep.agent", "codekeep.tools", "codekeep.memory", "codekeep.led
             "codekeep.docs", "codekeep.server", "codekeep.mcp", "codekeep.testing")
 LIBRARIES = ("tree_sitter_language_pack", "tiktoken", "httpx", "jsonschema", "lsprotocol",
              "pygls", "mcp", "asyncio", "watchdog", "regex", "json_repair")
-# What a refresh (the as-typed query) adds: the walk and the parsing of changed files.
-REFRESH = ("pathspec", "tree_sitter")
+# What a refresh (the as-typed query) adds: the walk and the parsing of changed files
+# (and the facts cache those are kept in).
+REFRESH = ("pathspec", "tree_sitter", "codekeep.analysis.factcache", "importlib.metadata")
 POOL = ("multiprocessing", "concurrent")  # only when files must be parsed
 # cattrs converts a value only when some layer sets one: a folder without settings never
 # needs it. The settings tree itself: commands that read settings load it, --help never.
@@ -88,7 +89,9 @@ def test_a_query_as_typed_refreshes_without_grammars_or_services(project: Path) 
     assert loaded(modules, SERVICES + LIBRARIES + POOL + CONVERTER) == []
     # nothing changed since: no parser (tree-sitter) is loaded to parse nothing
     status, modules = imported("find", "Circle", "--root", str(project))
-    assert status == 0 and loaded(modules, ("tree_sitter", "codekeep.analysis.parsing")) == []
+    parser = ("tree_sitter", "codekeep.analysis.parsing", "codekeep.analysis.factcache",
+              "importlib.metadata")
+    assert status == 0 and loaded(modules, parser) == []
 
 
 def test_a_folder_setting_is_still_converted_and_checked(tmp_path: Path) -> None:
