@@ -178,9 +178,11 @@ class CodeMap:
     # ---- indexing --------------------------------------------------------------
     def index(self, progress: Callable[[int, int], None] | None = None) -> IndexStats:
         """Bring the index up to date with the disk: parse new and changed files only;
-        then count what the index holds."""
+        then count what the index holds. Every folder is listed (what the walk keeps is
+        remembered for the next :meth:`refresh`): ``codekeep index`` and a server's
+        start never rest on a remembered listing."""
         started = time.perf_counter()
-        plan, parsed, unchanged = self._update(progress)
+        plan, parsed, unchanged = self._update(progress, reuse_listings=False)
         with self._lock:
             for reason, count in self._skip_reasons().items():
                 plan.skipped[reason] = plan.skipped.get(reason, 0) + count
@@ -190,10 +192,12 @@ class CodeMap:
 
     def refresh(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Bring the index up to date, as :meth:`index` does, without the counting (what a
-        query does first: on a large tree the counts cost as much as the walk)."""
-        self._update(progress)
+        query does first: on a large tree the counts cost as much as the walk) and
+        listing only the folders whose stat changed (see :mod:`.listings`)."""
+        self._update(progress, reuse_listings=True)
 
-    def _update(self, progress: Callable[[int, int], None] | None) -> tuple[IndexPlan, int, int]:
+    def _update(self, progress: Callable[[int, int], None] | None,
+                reuse_listings: bool) -> tuple[IndexPlan, int, int]:
         """Reconcile buffers, walk, parse what changed; (plan, parsed, unchanged)."""
         from codekeep.analysis.indexer import analyse_jobs, plan_index
 
@@ -203,7 +207,8 @@ class CodeMap:
             # Buffers open here or in another live server are the truth for their files.
             held = {path for path, row in known.items()
                     if row.buffer_owner is not None and self._held(path, row.buffer_owner)}
-            listings = Listings(self._store.walk_listings(), json.dumps(
+            remembered = self._store.walk_listings() if reuse_listings else None
+            listings = Listings(remembered, json.dumps(
                 self.registry.paths_read()), int(self.settings.listing_settle_s * 1e9))
             plan = plan_index(self.root, self.settings, self.registry, known,
                               set(self._documents) | held, self._cancelled.is_set, listings)

@@ -74,11 +74,24 @@ def names(codemap: CodeMap) -> set[str]:
 def test_nothing_changed_lists_no_folder(warm: tuple[Path, CodeMap],
                                          scandirs: list[str]) -> None:
     root, codemap = warm
-    before = codemap.index()
+    codemap.refresh()
     assert scandirs == []
-    assert (before.parsed, before.removed) == (0, 0)
-    assert before.skipped == {"unsupported language": 2}  # notes.txt, other/.gitignore
     assert codemap.files() == full_walk(root)
+
+
+def test_codekeep_index_lists_every_folder_with_the_same_result(
+    warm: tuple[Path, CodeMap], scandirs: list[str]
+) -> None:
+    """``index()`` (``codekeep index``, a server's start) never rests on the memory."""
+    root, codemap = warm
+    stats = codemap.index()
+    listed = sorted(path.removeprefix(str(codemap.root)) for path in scandirs)
+    assert listed == ["", "/other", "/pkg", "/pkg/deep", "/pkg/deep/er"]
+    assert (stats.parsed, stats.removed) == (0, 0)
+    assert stats.skipped == {"unsupported language": 2}  # notes.txt, other/.gitignore
+    del scandirs[:]
+    codemap.refresh()  # and it remembered them again
+    assert scandirs == [] and codemap.files() == full_walk(root)
 
 
 def test_a_file_edited_in_place_is_seen_though_its_folder_is_unchanged(
