@@ -104,6 +104,7 @@ class ImportGraph:
     def _imports(self, path: str) -> list[ImportFact]:
         found = self._raw.get(path)
         if found is None:
+            self._load()  # file ids come with the resolver
             file_id = self._ids.get(path)
             found = [] if file_id is None else self._store.imports_of(file_id)
             self._raw[path] = found
@@ -181,6 +182,13 @@ class ImportGraph:
                 if imp.alias and imp.name and imp.alias != definition.name
                 and imp.name.rsplit(".", 1)[-1] == definition.name
                 and definition.path in resolver.targets(style, path, imp)}
+
+    def aliased_name(self, path: str, alias: str) -> str | None:
+        """The name ``path`` imports under ``alias`` (``import { a as alias }``), if any."""
+        for imp in self._imports(path):
+            if imp.alias == alias and imp.name and imp.name != "*":
+                return imp.name.rsplit(".", 1)[-1]
+        return None
 
     def import_lines(self, path: str, name: str) -> set[int]:
         """Lines of ``path`` importing ``name`` from some module (0-based)."""

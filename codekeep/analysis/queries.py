@@ -321,21 +321,53 @@ def reference_at(
 
 
 def _targets(
-    store: IndexStore, graph: ImportGraph, path: str, names: Counter[str], own: set[str],
+    store: IndexStore, graph: ImportGraph, path: str, uses: Iterable[RefRow], own: set[str],
     limit: int | None = RELATED_LIMIT,
-) -> list[Symbol]:
-    """Definitions of the used names, resolved ones first, then by how often they are used."""
-    ranked: list[tuple[int, int, DefinitionKey]] = []
-    for name, count in names.items():
-        keys = [k for k in store.definition_keys(name) if k.id not in own]
-        resolved = [k for k in keys if graph.resolves(path, k)]
-        if resolved:
-            ranked += [(0, -count, k) for k in resolved]
-        elif len(keys) <= 3:  # an unresolved name with many homonyms is noise
-            ranked += [(1, -count, k) for k in keys]
-    ranked.sort(key=lambda item: (item[0], item[1], item[2].path, item[2].id))
-    found = (symbol_by_id(store, item[2].id) for item in ranked[:limit])
-    return [s for s in found if s is not None]
+) -> list[tuple[Symbol, list[Range]]]:
+    """Definitions the uses in ``path`` are of, each with its sites: resolved ones first,
+    then by how often they are used. Each use is labelled as ``find_references`` labels
+    it (receivers, scope, imports: ``receivers.label_use``), so ``file.close()`` is no
+    call of your ``close`` here either; a name whose only matches are ``name`` ones and
+    has more than three definitions is noise and left out."""
+    keys_of: dict[str, list[DefinitionKey]] = {}
+    found: dict[str, tuple[int, DefinitionKey, list[Range]]] = {}  # id -> best rank, sites
+    scope = FileScope(store, path)
+    types = GoTypes(store, graph)
+    aliases: dict[str, bool] = {}  # use name -> whether it is an import alias here
+    for use in uses:
+        if use.name not in keys_of:
+            keys_of[use.name] = _definitions_named(store, graph, path, use.name, own)
+            aliases[use.name] = bool(keys_of[use.name]) and keys_of[use.name][0].name != use.name
+        for key in keys_of[use.name]:
+            label = label_use(graph, path, use.receiver, use.kind, key, line=use.range.start.line,
+                              scope=scope, types=types, bound=aliases[use.name])
+            if label is None:
+                continue
+            rank, _key, sites = found.get(key.id, (1, key, []))
+            sites.append(use.range)
+            found[key.id] = (min(rank, 0 if label == "resolved" else 1), key, sites)
+    sure_names = {key.name for rank, key, _sites in found.values() if rank == 0}
+    homonyms = Counter(key.name for _rank, key, _sites in found.values())
+    ranked = sorted(
+        (item for item in found.values()
+         if item[0] == 0 or item[1].name in sure_names or homonyms[item[1].name] <= 3),
+        key=lambda item: (item[0], -len(item[2]), item[1].path, item[1].id))
+    if limit is not None:
+        ranked = ranked[:limit]
+    symbols = ((symbol_by_id(store, key.id), sites) for _rank, key, sites in ranked)
+    return [(symbol, sites) for symbol, sites in symbols if symbol is not None]
+
+
+def _definitions_named(
+    store: IndexStore, graph: ImportGraph, path: str, name: str, own: set[str]
+) -> list[DefinitionKey]:
+    """The definitions a name used in ``path`` may be: of that name, or, when ``path``
+    imports something under that alias, the ones that import leads to."""
+    original = graph.aliased_name(path, name)
+    if original is None:
+        return [k for k in store.definition_keys(name) if k.id not in own]
+    return [k for k in store.definition_keys(original)
+            if k.id not in own and name in graph.aliases_of(path, k)]
 
 
 def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) -> Related:
@@ -347,10 +379,11 @@ def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) ->
         first = last = line
     uses = [row for row in store.refs_in_file(path) if first <= row.range.start.line <= last]
     own = {symbol.id} if symbol else set()
-    calls = Counter(r.name for r in uses if r.kind in CALL_KINDS)
-    types = Counter(r.name for r in uses if r.kind not in CALL_KINDS)
+    calls = [found for found, _sites in _targets(
+        store, graph, path, [r for r in uses if r.kind in CALL_KINDS], own)]
     called_by = _callers(store, graph, symbol) if symbol else []
-    related = _targets(store, graph, path, types, own)
+    related = [found for found, _sites in _targets(
+        store, graph, path, [r for r in uses if r.kind not in CALL_KINDS], own)]
     if symbol is not None:
         # then its container (the class of a method) and its siblings, in source order
         parent_id = str(SymbolId(path, symbol.container)) if symbol.container else None
@@ -358,7 +391,7 @@ def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) ->
                   and (s.container == symbol.container or s.id == parent_id)]
         seen = {s.id for s in related}
         related += [s for s in family if s.id not in seen][: max(0, RELATED_LIMIT - len(related))]
-    return Related(symbol, _targets(store, graph, path, calls, own), called_by, related)
+    return Related(symbol, calls, called_by, related)
 
 
 def _callers(store: IndexStore, graph: ImportGraph, symbol: Symbol) -> list[Symbol]:
@@ -392,13 +425,10 @@ def outgoing_calls(
 ) -> list[CallEdge]:
     """What ``symbol``'s body calls (resolved definitions first) and where it calls them."""
     first, last = symbol.range.start.line, symbol.range.end.line
-    sites: dict[str, list[Range]] = {}
-    for row in store.refs_in_file(symbol.path):
-        if row.kind in CALL_KINDS and first <= row.range.start.line <= last:
-            sites.setdefault(row.name, []).append(row.range)
-    names = Counter({name: len(found) for name, found in sites.items()})
-    targets = _targets(store, graph, symbol.path, names, {symbol.id}, limit)
-    return [CallEdge(target, sites[target.name]) for target in targets]
+    calls = [row for row in store.refs_in_file(symbol.path)
+             if row.kind in CALL_KINDS and first <= row.range.start.line <= last]
+    return [CallEdge(target, sites)
+            for target, sites in _targets(store, graph, symbol.path, calls, {symbol.id}, limit)]
 
 
 def supertypes(
@@ -406,14 +436,15 @@ def supertypes(
 ) -> list[Symbol]:
     """The bases and interfaces named in ``symbol``'s own header (not a nested type's)."""
     own = store.symbols_in_file(symbol.path)
-    names: Counter[str] = Counter()
+    bases = []
     for row in store.refs_in_file(symbol.path):
         start = row.range.start
         if row.kind in INHERITANCE_KINDS and symbol.range.contains(start.line, start.byte_col):
             encloser = _innermost(own, start.line, start.byte_col)
             if encloser is not None and encloser.id == symbol.id:
-                names[row.name] += 1
-    return _targets(store, graph, symbol.path, names, {symbol.id}, limit)
+                bases.append(row)
+    return [base for base, _sites in _targets(store, graph, symbol.path, bases, {symbol.id},
+                                              limit)]
 
 
 def subtypes(

@@ -170,6 +170,7 @@ class DefinitionKey(NamedTuple):
     path: str
     name: str
     container: str | None
+    kind: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -514,10 +515,11 @@ class IndexStore:
 
     def definition_keys(self, name: str) -> list[DefinitionKey]:
         rows = self.conn.execute(
-            "SELECT f.path, s.name, s.container, s.dup FROM symbols s "
+            "SELECT f.path, s.name, s.container, s.dup, s.kind FROM symbols s "
             "JOIN files f ON f.id = s.file_id WHERE s.name = ?", (name,))
-        return [DefinitionKey(str(SymbolId.of(path, name, container, dup)), path, name, container)
-                for path, name, container, dup in rows]
+        return [DefinitionKey(str(SymbolId.of(path, name, container, dup)), path, name, container,
+                              kind_name(kind))
+                for path, name, container, dup, kind in rows]
 
     def refs_in_file(self, path: str) -> list[RefRow]:
         row = self.file(path)

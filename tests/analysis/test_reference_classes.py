@@ -164,3 +164,24 @@ def test_typescript_values_doc_links_and_type_positions_are_references(
         ("src/zipAll.ts", 3, "resolved"), ("src/zipAll.ts", 12, "resolved")}
     by_name, total = codemap.find_references(name="zip")
     assert total == len(by_name) and not any(r.path == "src/local.ts" for r in by_name)
+
+
+def test_outgoing_calls_and_related_label_uses_as_references_do(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _indexed(workspace, open_map, {
+        **PY_PACKAGE,
+        "jobs.py": (
+            "from pkg.utils import echo as say\n"
+            "def run(stream, items):\n"
+            "    stream.close()\n"        # a file's close, not Command.close nor close()
+            "    say(len(items))\n"       # echo, through the alias
+            "    return sorted(items)\n"),
+    })
+    calls = codemap.outgoing_calls("jobs.py::run")
+    assert [(edge.symbol.id, [site.start.line for site in edge.sites]) for edge in calls] == [
+        ("pkg/utils.py::echo", [3])]
+    related = codemap.find_related("jobs.py", 2)
+    assert [s.id for s in related.calls] == ["pkg/utils.py::echo"]
+    callers = codemap.incoming_calls("pkg/utils.py::echo")
+    assert "jobs.py::run" in [edge.symbol.id for edge in callers]
