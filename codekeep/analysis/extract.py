@@ -181,7 +181,7 @@ def run_query(
     crossing = False
     ascii_only = positions.ascii
     # Go member calls also record their receiver's declared type (see go_scopes).
-    go_receivers = GoReceivers(src) if spec.import_style == "go" else None
+    go_receivers = GoReceivers(src, root) if spec.import_style == "go" else None
     cursor = cursor or ts.QueryCursor(spec.query)
     for pattern, captures in cursor.matches(root):
         info = roles.get(pattern, _UNSEEN)

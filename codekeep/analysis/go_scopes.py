@@ -33,6 +33,9 @@ _TYPE_TEXT = re.compile(r"[\w.*\[\]]+")
 _FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
 _SCOPED_HEADERS = frozenset({"if_statement", "expression_switch_statement",
                              "type_switch_statement", "for_statement", "select_statement"})
+# A name not right after a `.` and not right before one (a `...` may follow).
+_CANDIDATE = re.compile(r"(?<![.\w])([A-Za-z_]\w*)(?!\w)(?!\.(?!\.\.))", re.ASCII)
+_SCOPES = frozenset({"statement_list", "type_case", *_FUNCTIONS, *_SCOPED_HEADERS})
 _NOT_VARIABLES = frozenset({"nil", "true", "false", "iota", "_"})
 MAX_DEPTH = 16  # declarations followed back, steps chained
 MAX_LENGTH = 240  # characters of a stored type expression
@@ -43,7 +46,10 @@ class _Missing:
 
 
 _MISSING = _Missing()
-Found = str | None | _Missing
+Found = str | None | _Missing  # a type expression, unknown, or not declared at all
+# Where a name is declared: (declaring node, index among its names) to evaluate, or a
+# type as written (None: unknown), or _MISSING.
+Declared = tuple[ts.Node, int] | str | None | _Missing
 
 
 def _text(src: bytes, node: ts.Node) -> str:
@@ -53,13 +59,26 @@ def _text(src: bytes, node: ts.Node) -> str:
 class GoReceivers:
     """Receiver strings for one Go file's member calls; scope tables built as needed."""
 
-    def __init__(self, src: bytes):
+    def __init__(self, src: bytes, root: ts.Node):
         self._src = src
+        while root.parent is not None:  # extraction may run over one body of the file
+            root = root.parent
+        self._root = root
+        # top-level declaration id -> every name it may declare (see _may_declare), and
+        # those of the declaration holding the receiver being read
+        self._candidates: dict[int, frozenset[str]] = {}
+        self._names: frozenset[str] = frozenset()
         # statement list id -> name -> [(start byte, declaration, index)]
         self._lists: dict[int, dict[str, list[tuple[int, ts.Node, int]]]] = {}
+        self._signatures: dict[int, dict[str, str | None]] = {}  # function id -> params
+        # node id -> the scopes above it, innermost first, each with the child on the path
+        # (node.parent walks down from the root: each node's chain is built once)
+        self._chains: dict[int, tuple[tuple[ts.Node, ts.Node], ...]] = {}
+        self._declared: dict[tuple[int, str], Declared] = {}
 
     def receiver(self, operand: ts.Node, identifier: str) -> str:
         """``identifier`` (the receiver's name, or "") plus ``:EXPR`` when its type is known."""
+        self._names = self._top_names(operand)
         expr = self.type_of(operand, 0)
         if expr is None or not _storable(expr):
             return identifier
@@ -148,44 +167,74 @@ class GoReceivers:
         return None if isinstance(found, _Missing) else found
 
     def _lookup(self, name: str, at: ts.Node, depth: int) -> Found:
-        """The innermost declaration of ``name`` visible at ``at`` inside its functions:
-        its type expression (None when unknown), or ``_MISSING`` when none declares it.
+        """The type of the innermost declaration of ``name`` visible at ``at`` inside its
+        functions (None when unknown), or ``_MISSING`` when none declares it.
 
         Package-level declarations are not looked at, so what a use records depends only
         on the function around it (the live-edit window relies on that: see
         :func:`whole_functions`)."""
-        child = at
-        node = at.parent
-        while node is not None:
-            kind = node.type
-            if kind == "source_file":
-                break  # package-level names: their types would tie every use in the file
-            if kind == "statement_list":
-                found = self._in_list(node, name, at.start_byte, depth)
-                if not isinstance(found, _Missing):
-                    return found
-            elif kind in _FUNCTIONS:
-                found = self._in_signature(node, name)
-                if not isinstance(found, _Missing):
-                    return found
-            elif kind in _SCOPED_HEADERS:
-                found = self._in_header(node, child, name, depth)
-                if not isinstance(found, _Missing):
-                    return found
-            elif kind == "type_case":
-                found = self._in_type_case(node, name)
-                if not isinstance(found, _Missing):
-                    return found
-            child, node = node, node.parent
-        return _MISSING
+        found = self._declaration(name, at)
+        if isinstance(found, tuple):
+            return self._declared_type(found[0], found[1], depth)
+        return found
 
-    def _in_list(self, statements: ts.Node, name: str, before: int, depth: int) -> Found:
+    def _declaration(self, name: str, at: ts.Node) -> Declared:
+        key = (at.id, name)
+        if key in self._declared:
+            return self._declared[key]
+        found: Declared = _MISSING
+        for scope, child in (self._chain(at) if self._may_declare(name) else ()):
+            kind = scope.type
+            if kind == "statement_list":
+                found = self._in_list(scope, name, at.start_byte)
+            elif kind in _FUNCTIONS:
+                found = self._in_signature(scope, name)
+            elif kind == "type_case":
+                found = self._in_type_case(scope, name)
+            else:
+                found = self._in_header(scope, child, name)
+            if not isinstance(found, _Missing):
+                break
+        self._declared[key] = found
+        return found
+
+    def _may_declare(self, name: str) -> bool:
+        """False when the top-level declaration being read cannot declare ``name``: a
+        declared name is never written right before a ``.`` (``x :=``, ``x T``, ``var
+        x``, ``xs ...T``), so a name only ever written as ``name.`` there (``fmt.``,
+        ``os.``: most receivers) is a package, known without walking the scopes."""
+        return name in self._names or not name.isascii()
+
+    def _top_names(self, node: ts.Node) -> frozenset[str]:
+        top = self._root.first_named_child_for_byte(node.start_byte)
+        if top is None:
+            return frozenset()
+        names = self._candidates.get(top.id)
+        if names is None:
+            text = self._src[top.start_byte:top.end_byte].decode("utf-8", "replace")
+            names = self._candidates[top.id] = frozenset(_CANDIDATE.findall(text))
+        return names
+
+    def _chain(self, node: ts.Node) -> tuple[tuple[ts.Node, ts.Node], ...]:
+        """The scopes enclosing ``node`` below the file, innermost first."""
+        found = self._chains.get(node.id)
+        if found is None:
+            parent = node.parent
+            if parent is None or parent.type == "source_file":
+                found = ()
+            else:
+                above = self._chain(parent)
+                found = ((parent, node), *above) if parent.type in _SCOPES else above
+            self._chains[node.id] = found
+        return found
+
+    def _in_list(self, statements: ts.Node, name: str, before: int) -> Declared:
         table = self._lists.get(statements.id)
         if table is None:
             table = self._lists[statements.id] = self._declarations(statements)
         for start, declaration, index in reversed(table.get(name, ())):
             if start < before:
-                return self._declared_type(declaration, index, depth)
+                return declaration, index
         return _MISSING
 
     def _declarations(self, statements: ts.Node) -> dict[str, list[tuple[int, ts.Node, int]]]:
@@ -237,22 +286,28 @@ class GoReceivers:
             return f"{found}#{index}" if found.endswith("()") else None
         return self.type_of(expressions[index], depth + 1) if index < len(expressions) else None
 
-    def _in_signature(self, function: ts.Node, name: str) -> Found:
+    def _in_signature(self, function: ts.Node, name: str) -> Declared:
+        table = self._signatures.get(function.id)
+        if table is None:
+            table = self._signatures[function.id] = self._parameters(function)
+        return table.get(name, _MISSING)
+
+    def _parameters(self, function: ts.Node) -> dict[str, str | None]:
+        """Receiver, parameter and named result names -> their declared types."""
+        table: dict[str, str | None] = {}
         for field in ("receiver", "parameters", "result"):
             parameters = function.child_by_field_name(field)
             if parameters is None or parameters.type != "parameter_list":
                 continue
             for parameter in parameters.named_children:
-                if any(_text(self._src, n) == name
-                       for n in parameter.children_by_field_name("name")):
-                    declared = self._type_text(parameter.child_by_field_name("type"))
-                    if parameter.type == "variadic_parameter_declaration":
-                        return f"[]{declared}" if declared else None
-                    return declared
-        return _MISSING
+                declared = self._type_text(parameter.child_by_field_name("type"))
+                if parameter.type == "variadic_parameter_declaration":
+                    declared = f"[]{declared}" if declared else None
+                for identifier in parameter.children_by_field_name("name"):
+                    table.setdefault(_text(self._src, identifier), declared)
+        return table
 
-    def _in_header(self, statement: ts.Node, child: ts.Node, name: str,
-                   depth: int) -> Found:
+    def _in_header(self, statement: ts.Node, child: ts.Node, name: str) -> Declared:
         """Names an ``if``/``switch``/``for`` header declares, seen from inside it."""
         headers = [statement.child_by_field_name("initializer")]
         if statement.type == "for_statement":
@@ -269,10 +324,10 @@ class GoReceivers:
                      if n.type == "identifier"]
             for index, identifier in enumerate(names):
                 if _text(self._src, identifier) == name:
-                    return self._declared_type(header, index, depth)
+                    return header, index
         return _MISSING
 
-    def _in_type_case(self, case: ts.Node, name: str) -> Found:
+    def _in_type_case(self, case: ts.Node, name: str) -> Declared:
         """``switch v := x.(type) { case *T: v.M() }``: ``v`` is a ``*T`` in that case."""
         switch = case.parent
         alias = switch.child_by_field_name("alias") if switch is not None else None
