@@ -11,14 +11,25 @@ measures, from a minimal JSON-RPC client in this process:
 Prints one JSON object: p50/p99 of both (ms), the p50 difference and whether it is
 within the 3 ms target, plus the code map's own edit + lookup time measured in this
 process on the same file (so the server's share can be told from the index's).
-Usage: ``python bench/server_bench.py [--rounds N]``.
+Then, typing (the same server process kind: ``codekeep serve``): a method with a
+docstring and string literals is typed one keystroke per ``didChange`` (Enter comes with
+the editor's indentation) into each of several 2,000-3,000-line Python files of the
+installed mypy, each keystroke followed by ``codekeep/findSymbol`` for the method being
+typed; the floor (the same trivial request) is measured between keystrokes. Keystrokes
+are told apart by where they land: code, inside the docstring (open: the rest of the file
+reads as a string until it is closed) or inside a string literal. Every answer is checked
+against a full extraction of the text typed so far (``fresh``).
+
+Usage: ``python bench/server_bench.py [--rounds N] [--files N]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import itertools
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -28,10 +39,22 @@ from pathlib import Path
 from typing import Any
 
 from codekeep.analysis.codemap import CodeMap
+from codekeep.analysis.parsing import analyse_source
+from codekeep.analysis.registry import default_registry
 from codekeep.common.uris import path_to_uri
 
 TARGET_MS = 3.0
 LINES = 2000
+TYPING_TARGETS_MS = {"p50": 2.0, "p99": 10.0}  # over the floor
+# What is typed into each file, before a top-level function in its middle.
+METHOD = (
+    'def typed_method(self, value):\n'
+    '    """Return the label of the value, with a suffix."""\n'
+    '    label = "typed: " + str(value)\n'
+    "    return label + 'done'\n"
+    '\n'
+    '\n'
+)
 
 
 class StdioClient:
@@ -221,11 +244,151 @@ def measure(rounds: int) -> dict[str, Any]:
     }
 
 
+def large_files(count: int) -> list[Path]:
+    """``count`` Python files of 2,000-3,000 lines from the installed mypy."""
+    spec = importlib.util.find_spec("mypy")
+    assert spec is not None and spec.submodule_search_locations, "mypy is not installed"
+    source = Path(next(iter(spec.submodule_search_locations)))
+    sized = sorted((path.read_bytes().count(b"\n"), path) for path in source.rglob("*.py"))
+    return [path for lines, path in sized if 2000 <= lines <= 3000][:count]
+
+
+def keystrokes(text: str) -> list[tuple[str, str]]:
+    """``text`` as typed: (what one ``didChange`` inserts, where it lands). Enter comes
+    with the next line's indentation, as an editor's auto-indent sends it."""
+    typed: list[tuple[str, str]] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\n":
+            indent = len(text[index + 1:]) - len(text[index + 1:].lstrip(" "))
+            indent = min(indent, len(text[index + 1:].split("\n", 1)[0]))
+            typed.append(("\n" + " " * indent, _where(text, index)))
+            index += 1 + indent
+            continue
+        typed.append((char, _where(text, index)))
+        index += 1
+    return typed
+
+
+def _where(text: str, index: int) -> str:
+    """Code, docstring or string: what the text before ``index`` leaves open."""
+    before = text[:index]
+    if before.count('"""') % 2:
+        return "docstring"
+    line = before.rsplit("\n", 1)[-1].replace('"""', "")
+    return "string" if line.count('"') % 2 or line.count("'") % 2 else "code"
+
+
+def expected_symbols(data: bytes, name: str) -> list[tuple[int, int, int, int]]:
+    """The ranges of the symbols named ``name`` in a full extraction of ``data``."""
+    spec = default_registry().get("python")
+    assert spec is not None
+    _tree, facts = analyse_source(spec, data)
+    return sorted((s.span.line, s.span.col, s.span.end_line, s.span.end_col)
+                  for s in facts.symbols if s.name == name)
+
+
+def answered_ranges(found: dict[str, Any]) -> list[tuple[int, int, int, int]]:
+    ranges = []
+    for symbol in found["symbols"]:
+        start, end = symbol["range"]["start"], symbol["range"]["end"]
+        ranges.append((start["line"], start["character"], end["line"], end["character"]))
+    return sorted(ranges)
+
+
+def summary(samples: list[float], floor_p50: float) -> dict[str, Any]:
+    p50, p99 = statistics.median(samples), percentile(samples, 0.99)
+    return {"count": len(samples), "p50_ms": round(p50, 3), "p99_ms": round(p99, 3),
+            "over_floor_p50_ms": round(p50 - floor_p50, 3),
+            "over_floor_p99_ms": round(p99 - floor_p50, 3)}
+
+
+def measure_typing(files: int) -> dict[str, Any]:
+    """Type :data:`METHOD` into each large file through ``codekeep serve``."""
+    sources = large_files(files)
+    floor: list[float] = []
+    by_place: dict[str, list[float]] = {"code": [], "docstring": [], "string": []}
+    fresh = stale = 0
+    outside = {"textDocument": {"uri": "untitled:floor"}, "position": {"line": 0, "character": 0}}
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder).resolve()
+        for source in sources:
+            (root / source.name).write_bytes(source.read_bytes())
+        client = StdioClient([sys.executable, "-m", "codekeep", "serve", "--log-level", "ERROR"])
+        client.request("initialize", {
+            "processId": os.getpid(), "rootUri": path_to_uri(root),
+            "workspaceFolders": [{"uri": path_to_uri(root), "name": root.name}],
+            "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
+        })
+        client.notify("initialized", {})
+        while not client.request("codekeep/indexStatus", {})["ready"]:
+            time.sleep(0.05)
+        for number, source in enumerate(sources):
+            path = root / source.name
+            text = path.read_text(encoding="utf-8")
+            lines = text.split("\n")
+            line = len(lines) // 2
+            while not lines[line].startswith("def "):
+                line += 1
+            name = f"typed_method_{number}"
+            method = METHOD.replace("typed_method", name)
+            uri = path_to_uri(path)
+            client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "python", "version": 1, "text": text}})
+            client.request("codekeep/findSymbol", {"name": name})  # the open is applied
+            data = text.encode("utf-8")
+            offset = len("\n".join(lines[:line]).encode("utf-8")) + 1
+            at = (line, 0)
+            for version, (typed, place) in enumerate(keystrokes(method), start=2):
+                started = time.perf_counter()
+                client.request("textDocument/hover", outside)
+                floor.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
+                client.notify("textDocument/didChange", {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [{"range": {
+                        "start": {"line": at[0], "character": at[1]},
+                        "end": {"line": at[0], "character": at[1]}}, "text": typed}]})
+                found = client.request("codekeep/findSymbol", {"name": name})
+                by_place[place].append((time.perf_counter() - started) * 1000)
+                added = typed.encode("utf-8")
+                data = data[:offset] + added + data[offset:]
+                offset += len(added)
+                at = ((at[0] + typed.count("\n"), len(typed) - typed.rfind("\n") - 1)
+                      if "\n" in typed else (at[0], at[1] + len(added)))
+                if answered_ranges(found) == expected_symbols(data, name):
+                    fresh += 1
+                else:
+                    stale += 1
+        client.close()
+    floor_p50 = statistics.median(floor)
+    every = [x for samples in by_place.values() for x in samples]
+    overall = summary(every, floor_p50)
+    return {
+        "files": {f"mypy/{p.name}": len(p.read_bytes().splitlines()) for p in sources},
+        "floor_p50_ms": round(floor_p50, 3),
+        "floor_p99_ms": round(percentile(floor, 0.99), 3),
+        "all": overall,
+        **{place: summary(samples, floor_p50) for place, samples in by_place.items()},
+        "fresh_answers": fresh,
+        "stale_answers": stale,
+        "targets_over_floor_ms": TYPING_TARGETS_MS,
+        "targets_met": overall["over_floor_p50_ms"] <= TYPING_TARGETS_MS["p50"]
+        and overall["over_floor_p99_ms"] <= TYPING_TARGETS_MS["p99"] and stale == 0,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--files", type=int, default=4)
     args = parser.parse_args()
-    print(json.dumps(measure(args.rounds)))
+    load = os.getloadavg()[0]
+    result = measure(args.rounds)
+    result["typing"] = measure_typing(args.files)
+    result["load_1min"] = {"start": round(load, 2), "end": round(os.getloadavg()[0], 2)}
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -115,9 +115,9 @@ class Document:
                           before.byte_delta)
         edit = _Edit(old_end_point, new_end_point, data, self.line_starts)
         changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(self.tree)]
-        changed += _recovered_differently(edited, self.tree)
         lo = min([start_byte] + [r[0] for r in changed])
         hi = max([new_end_byte] + [r[1] for r in changed])
+        lo, hi = _widened_for_recovery(edited, self.tree, lo, hi)
         spliced = self._splice(lo, hi, edit)
         if spliced is None and self.spec.import_style == "go":
             lo, hi = whole_functions(self.tree.root_node, lo, hi)  # see go_scopes
@@ -290,36 +290,54 @@ class Document:
         self.line_starts[first + 1:] = new_starts + tail
 
 
-def _error_spots(tree: ts.Tree) -> dict[tuple[object, ...], tuple[int, int]]:
-    """Each error-recovery node (ERROR or MISSING), with its structure, and where it
-    sits: its parent's range, the extent whose structure the recovery decided."""
-    spots: dict[tuple[object, ...], tuple[int, int]] = {}
+# Where an error-recovery node sits: its range and type, and its parent's type and
+# range (the extent whose structure the recovery decided).
+_Spot = tuple[int, int, str, str, int, int]
+
+
+def _error_spots(tree: ts.Tree) -> dict[_Spot, list[ts.Node]]:
+    """Each error-recovery node (ERROR or MISSING), by where it sits."""
+    spots: dict[_Spot, list[ts.Node]] = {}
     pending = [tree.root_node] if tree.root_node.has_error else []
     while pending:
         node = pending.pop()
         if node.is_error or node.is_missing:
             parent = node.parent or node
-            spots[(str(node), node.start_byte, node.end_byte, parent.type, parent.start_byte,
-                   parent.end_byte)] = (parent.start_byte, parent.end_byte)
+            spots.setdefault((node.start_byte, node.end_byte, node.type, parent.type,
+                              parent.start_byte, parent.end_byte), []).append(node)
             continue
         pending.extend(child for child in node.children if child.has_error)
     return spots
 
 
-def _recovered_differently(old: ts.Tree, new: ts.Tree) -> list[tuple[int, int]]:
-    """Ranges where error recovery placed its nodes differently in the two trees
-    (``old`` already edited into the new text's positions).
+def _same_structure(one: list[ts.Node], other: list[ts.Node]) -> bool:
+    """Do the error nodes at one spot of the two trees read alike? A subtree the new
+    tree reused is the very same node (same id): only the others are spelled out."""
+    return len(one) == len(other) and all(
+        a.id == b.id or str(a) == str(b) for a, b in zip(one, other, strict=True))
+
+
+def _widened_for_recovery(old: ts.Tree, new: ts.Tree, lo: int, hi: int) -> tuple[int, int]:
+    """``lo..hi`` grown over the places where error recovery placed its nodes
+    differently in the two trees (``old`` already edited into the new text's positions).
 
     Tree-sitter re-parses the fragile nodes of error recovery, so their structure can
     change away from the edit (``std::li<newline>st<...>`` reads as another type name
     after a ':' typed three lines up; an ERROR keeps its range but not its children)
-    without ``changed_ranges`` reporting it.
+    without ``changed_ranges`` reporting it. A spot already inside the range cannot grow
+    it, so it is not compared (spelling out a large ERROR node is the costly part).
     """
     if not (old.root_node.has_error or new.root_node.has_error):
-        return []
+        return lo, hi
     before, after = _error_spots(old), _error_spots(new)
-    return [where for spots, other in ((before, after), (after, before))
-            for key, where in spots.items() if key not in other]
+    for spots, other in ((before, after), (after, before)):
+        for spot, nodes in spots.items():
+            start, end = spot[4], spot[5]
+            if lo <= start and end <= hi:
+                continue
+            if spot not in other or not _same_structure(nodes, other[spot]):
+                lo, hi = min(lo, start), max(hi, end)
+    return lo, hi
 
 
 class _Before:

@@ -9,6 +9,7 @@ References are stored per (name, file), so only the names whose uses moved are r
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
 from codekeep.analysis.encoding import encode_spans
 from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
@@ -32,13 +33,14 @@ def _by_name(refs: Iterable[RefFact]) -> dict[str, list[RefFact]]:
     return groups
 
 
-def differing(
-    old: Sequence[SymbolFact], new: Sequence[SymbolFact]
-) -> tuple[Sequence[SymbolFact], Sequence[SymbolFact]]:
-    """The parts of two symbol lists between their common start and common end.
+F = TypeVar("F")
 
-    A keystroke changes a few symbols in the middle and leaves the rest as the very
-    same objects, so trimming by identity first spares hashing every symbol of the file.
+
+def differing(old: Sequence[F], new: Sequence[F]) -> tuple[Sequence[F], Sequence[F]]:
+    """The parts of two fact lists between their common start and common end.
+
+    A keystroke changes a few facts in the middle and leaves the rest as the very
+    same objects, so trimming by identity first spares hashing every fact of the file.
     Symbols only in one middle are the ones added or removed (ids are unique in a file).
     """
     limit = min(len(old), len(new))
@@ -81,13 +83,18 @@ class FactWriter:
                 store.delete_symbols(file_id, gone)
                 store.insert_symbols(file_id, [s for s in new_part if s not in old_symbols])
         if before.refs != after.refs:
-            old_groups, new_groups = _by_name(before.refs), _by_name(after.refs)
+            # Only the names of uses between the common start and end can have changed:
+            # grouping just those spares a dictionary of every use of the file per edit.
+            old_uses, new_uses = differing(before.refs, after.refs)
+            names = {r.name for r in old_uses} | {r.name for r in new_uses}
+            old_groups = _by_name(r for r in before.refs if r.name in names)
+            new_groups = _by_name(r for r in after.refs if r.name in names)
             store.delete_ref_groups(file_id, old_groups.keys() - new_groups.keys())
             store.put_ref_groups(file_id, {
                 name: encode_spans(refs) for name, refs in new_groups.items()
                 if old_groups.get(name) != refs
             })
             if old_groups.keys() != new_groups.keys():
-                store.set_ref_names(file_id, new_groups)
+                store.set_ref_names(file_id, {r.name for r in after.refs})
         if before.imports != after.imports:
             store.put_imports(file_id, after.imports)

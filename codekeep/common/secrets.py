@@ -15,6 +15,7 @@ specific formats come before the generic assignment so the reported kind is prec
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -192,6 +193,16 @@ def redact(text: str, *, to: Callable[[str], str] = marker) -> tuple[str, tuple[
 
 def redact_text(text: str) -> str:
     """``text`` with every secret replaced (the kinds are not needed)."""
+    return _redact_short(text) if len(text) <= _REMEMBERED_LENGTH else redact(text)[0]
+
+
+# Short texts (the code map's signatures) come back on every keystroke in their file:
+# their redaction is remembered rather than the whole table of patterns run again.
+_REMEMBERED_LENGTH = 512
+
+
+@functools.lru_cache(maxsize=4096)
+def _redact_short(text: str) -> str:
     return redact(text)[0]
 
 
