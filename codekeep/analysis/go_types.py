@@ -51,6 +51,10 @@ class GoTypes:
         self._named_cache: dict[str, list[Symbol]] = {}
         self._refs: dict[str, list[tuple[int, str, str | None]]] = {}
         self._evaluated: dict[tuple[str, str], NamedType | None] = {}
+        self._members: dict[tuple[NamedType, str, int], list[Symbol] | None] = {}
+        self._methods: dict[NamedType, frozenset[str]] = {}
+        self._implements: dict[tuple[NamedType, NamedType], bool] = {}
+        self._packages: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ public
 
@@ -67,6 +71,12 @@ class GoTypes:
     def members(self, owner: NamedType, name: str, hops: int = 0) -> list[Symbol] | None:
         """Methods/fields ``name`` of ``owner``, its own first, else promoted from what it
         embeds; None when an embedded type is unknown and might hold it."""
+        key = (owner, name, hops)
+        if key not in self._members:
+            self._members[key] = self._find_members(owner, name, hops)
+        return self._members[key]
+
+    def _find_members(self, owner: NamedType, name: str, hops: int) -> list[Symbol] | None:
         own = [s for s in self._symbols(name) if s.kind in ("method", "field")
                and s.path in owner.files and _last(s.container) == owner.name]
         if own or hops >= MAX_HOPS:
@@ -87,26 +97,33 @@ class GoTypes:
     def implements(self, concrete: NamedType, interface: NamedType) -> bool:
         """Whether ``concrete`` has every method ``interface`` declares itself (methods
         it only embeds are not checked: a match by names)."""
-        wanted = self._interface_methods(interface)
-        return bool(wanted) and all(self.members(concrete, name) for name in wanted)
+        key = (concrete, interface)
+        if key not in self._implements:
+            wanted = self._interface_methods(interface)
+            self._implements[key] = bool(wanted) and all(
+                self.members(concrete, name) for name in wanted)
+        return self._implements[key]
 
     def is_interface(self, named: NamedType) -> bool:
         return bool(self._interface_methods(named))
 
-    def _interface_methods(self, interface: NamedType) -> set[str]:
-        declared = [s for s in self._symbols(interface.name) if s.kind == "interface"
-                    and s.container is None and s.path in interface.files]
-        if not declared:
-            return set()
-        return {s.name for s in self._store.symbols_in_file(declared[0].path)
-                if s.kind == "method" and s.container == interface.name}
+    def _interface_methods(self, interface: NamedType) -> frozenset[str]:
+        found = self._methods.get(interface)
+        if found is None:
+            declared = [s for s in self._symbols(interface.name) if s.kind == "interface"
+                        and s.container is None and s.path in interface.files]
+            found = self._methods[interface] = frozenset(
+                s.name for s in self._store.symbols_in_file(declared[0].path)
+                if s.kind == "method" and s.container == interface.name) if declared else (
+                frozenset())
+        return found
 
     def owner_of(self, member: Definition) -> NamedType | None:
         """The type a method or field belongs to, as a :class:`NamedType`."""
         if not member.container:
             return None
         return NamedType(member.container.rsplit(".", 1)[-1],
-                         frozenset(self._graph.package_files(member.path)))
+                         self._package(member.path))
 
     # -------------------------------------------------------------- evaluation
 
@@ -143,14 +160,14 @@ class GoTypes:
     def _call_result(self, function: str, index: int,
                      context: str) -> tuple[str, str] | NamedType | None:
         package, _dot, name = function.rpartition(".")
+        files: frozenset[str] | set[str] = self._package(context)
         if package:
-            files = self._graph.qualifier_files(context, package)
-            if files is None:
+            imported = self._graph.qualifier_files(context, package)
+            if imported is None:
                 return None  # a method of a variable declared elsewhere
-            if not files:
+            if not imported:
                 return EXTERNAL  # os.Open(): a type from outside the workspace
-        else:
-            files = self._graph.package_files(context)
+            files = imported
         found = [s for s in self._symbols(name) if s.kind == "function"
                  and s.container is None and s.path in files]
         if len(found) != 1:
@@ -173,7 +190,7 @@ class GoTypes:
         elif name in PREDECLARED:
             return EXTERNAL
         else:
-            files = frozenset(self._graph.package_files(context))
+            files = self._package(context)
         if not files:
             return EXTERNAL
         declared = [s for s in self._symbols(name) if s.kind in TYPE_KINDS
@@ -184,7 +201,7 @@ class GoTypes:
         if alias is not None and hops < MAX_HOPS:
             return self._named(alias, declared[0].path, hops + 1)
         # Methods may be declared in any file of the type's package.
-        return NamedType(name, frozenset(self._graph.package_files(declared[0].path)))
+        return NamedType(name, self._package(declared[0].path))
 
     def _underlying(self, text: str, context: str) -> tuple[str, str] | None:
         """The type a defined type is declared as (``Commands []*Command``)."""
@@ -209,13 +226,12 @@ class GoTypes:
                 if not first <= line <= last:
                     continue
                 scope = (self._graph.qualifier_files(declaration.path, package) or set()
-                         if package else self._graph.package_files(declaration.path))
+                         if package else self._package(declaration.path))
                 if package and not scope:
                     continue  # `sync.Mutex`: nothing of ours is promoted from it
                 types = [s for s in self._symbols(name) if s.kind in TYPE_KINDS
                          and s.container is None and s.path in scope]
-                found.append(NamedType(name, frozenset(
-                    self._graph.package_files(types[0].path))) if types else None)
+                found.append(NamedType(name, self._package(types[0].path)) if types else None)
         return found
 
     def _embeddings(self, path: str) -> list[tuple[int, str, str | None]]:
@@ -225,6 +241,12 @@ class GoTypes:
             found = self._refs[path] = [
                 (row.range.start.line, row.name, row.receiver)
                 for row in self._store.refs_in_file(path) if row.kind in EMBEDDING_KINDS]
+        return found
+
+    def _package(self, path: str) -> frozenset[str]:
+        found = self._packages.get(path)
+        if found is None:
+            found = self._packages[path] = frozenset(self._graph.package_files(path))
         return found
 
     def _symbols(self, name: str) -> list[Symbol]:
