@@ -13,13 +13,15 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from codekeep.analysis.listings import FILE, SPECIAL, SUBDIR, Listings, file_stamp
 from codekeep.settings.codemap import IndexSettings
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
+    """A file the walk found (a tuple: a warm start makes one per file of the tree)."""
+
     rel: str  # workspace-relative POSIX path
     size: int
     mtime_ns: int

@@ -13,12 +13,13 @@ from typing import Any
 from codekeep.cli.options import common_options, emit_json, fail, root_of, settings_of
 
 ORDER = 90
+COMMANDS = {"agent": "run the agent on a task (needs CODEKEEP_MODEL)"}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "agent", parents=[common_options()],
-        help="run the agent on a task (needs CODEKEEP_MODEL)",
+        help=COMMANDS["agent"],
         description="Run the CodeKeep agent on TASK with the code map, memory and tools. "
                     "The model comes from the settings (codekeep.agent in "
                     ".codekeep/config.toml ...), CODEKEEP_MODEL / CODEKEEP_BASE_URL / "

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from codekeep.settings.docs import Expansion
 
 ORDER = 15
+COMMANDS = {"docs": "search the project's documentation (Markdown, reST, AsciiDoc, text)"}
 PREVIEW_LINES = 4
 
 
@@ -125,7 +126,7 @@ def _index(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parent = common_options()
     docs = subparsers.add_parser(
-        "docs", help="search the project's documentation (Markdown, reST, AsciiDoc, text)",
+        "docs", help=COMMANDS["docs"],
         description="The project's knowledge base: its docs, chunked by heading.")
     commands = docs.add_subparsers(dest="docs_command", metavar="COMMAND")
     docs.set_defaults(handler=lambda _args: (docs.print_help(sys.stderr), 2)[1])

@@ -10,12 +10,13 @@ import argparse
 from codekeep.cli.options import common_options, root_of
 
 ORDER = 95
+COMMANDS = {"doctor": "check versions, grammars, databases, watcher, model and editor setup"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "doctor", parents=[common_options()],
-        help="check versions, grammars, databases, watcher, model and editor setup",
+        help=COMMANDS["doctor"],
         description="Check what CodeKeep needs: versions, grammars, each database's health "
                     "and schema, the file watcher, model and embeddings, editors' configs. "
                     "Changes nothing.",

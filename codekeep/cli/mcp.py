@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from codekeep.mcp.options import McpOptions
 
 ORDER = 91
+COMMANDS = {"mcp": "serve the workspace to MCP hosts (stdio; --http HOST:PORT)"}
 DESCRIPTION = (
     "Serve this workspace's code map, memory and ledger to MCP hosts (Claude Code, Cursor, "
     "Codex, Cline, Gemini CLI ...). stdio by default; --http HOST:PORT serves streamable "
@@ -27,7 +28,7 @@ TOKEN_ENV = "CODEKEEP_MCP_TOKEN"
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "mcp", help="serve the workspace to MCP hosts (stdio; --http HOST:PORT)",
+        "mcp", help=COMMANDS["mcp"],
         description=DESCRIPTION,
     )  # fmt: skip
     parser.add_argument(

@@ -6,6 +6,7 @@ import argparse
 import signal
 
 ORDER = 90
+COMMANDS = {"serve": "run the language server (stdio; --tcp HOST:PORT for a socket)"}
 DESCRIPTION = (
     "Run the CodeKeep language server. Editors start it with stdio; "
     "logs go to stderr and to the editor's log, never to stdout."
@@ -16,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     configure(
         subparsers.add_parser(
             "serve",
-            help="run the language server (stdio; --tcp HOST:PORT for a socket)",
+            help=COMMANDS["serve"],
             description=DESCRIPTION,
         )
     )

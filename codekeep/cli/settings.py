@@ -14,12 +14,13 @@ import sys
 from codekeep.cli.options import common_options, emit_json, root_of
 
 ORDER = 80
+COMMANDS = {"settings": "show every setting of the folder and where its value comes from"}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "settings", parents=[common_options()],
-        help="show every setting of the folder and where its value comes from",
+        help=COMMANDS["settings"],
         description="Show what every setting resolves to for --root (user config, "
                     "project config, environment) and which layer decided it.")
     parser.add_argument("--reference", action="store_true",
