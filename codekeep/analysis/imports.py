@@ -39,8 +39,9 @@ def top_level_name(symbol: Definition) -> str:
 
 
 # Styles whose named imports may come through a re-exporting barrel file (index.ts,
-# a Python package's ``__init__.py`` doing ``from .core import Command``).
-BARREL_STYLES = frozenset({"javascript", "typescript", "tsx", "python"})
+# a Python package's ``__init__.py`` doing ``from .core import Command``, a Rust
+# ``mod.rs`` / ``lib.rs`` doing ``pub use self::tcp::Stream``).
+BARREL_STYLES = frozenset({"javascript", "typescript", "tsx", "python", "rust"})
 BARREL_HOPS = 3
 
 

@@ -16,6 +16,7 @@ from codekeep.analysis.go_types import EXTERNAL, GoTypes
 from codekeep.analysis.imports import ImportGraph, top_level_name
 from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
 from codekeep.analysis.receivers import (
+    IMPLICIT_SELF_CALLS,
     MEMBER_KINDS,
     NO_BARE_METHOD_CALLS,
     SCOPED_KINDS,
@@ -234,8 +235,10 @@ def _decoder(
 
 
 def _bare_calls_excluded(graph: ImportGraph, path: str, target: Symbol) -> bool:
-    """Go, Python: a bare call never calls a method, so such files are labelled use by use."""
-    return target.kind in MEMBER_KINDS and graph.style_of(path) in NO_BARE_METHOD_CALLS
+    """Go, Python: a bare call never calls a method; Ruby: it calls self's. Such files
+    are labelled use by use."""
+    return target.kind in MEMBER_KINDS and graph.style_of(path) in (
+        NO_BARE_METHOD_CALLS | IMPLICIT_SELF_CALLS)
 
 
 class FileScope:

@@ -21,6 +21,9 @@ A ``value`` use (a bare name passed, assigned, returned) or a ``doc`` use (``{@l
 X}``) is ``resolved`` where scope or imports lead to the definition and no use at all
 elsewhere: most such names are locals.
 
+A bare call in Ruby (``activate``, ``activate(x)``) is a call on self, labelled like
+``self.activate``.
+
 A bare call ``F()`` in Go or Python never calls a method (methods need a receiver), so
 it is not a use of one; nor is a bare name ``F`` used as a value in Go.
 
@@ -63,7 +66,7 @@ COMMON_METHOD_NAMES = frozenset({
     "isEmpty", "ToString", "Equals", "GetHashCode", "Dispose", "Contains", "Remove",
     "Clear", "each", "to_s", "to_string", "unwrap", "len", "iter", "into", "is_empty",
 })
-SELF_RECEIVERS = frozenset({"self", "this", "cls", "super", "Self", "static"})
+SELF_RECEIVERS = frozenset({"self", "this", "$this", "cls", "super", "Self", "static"})
 MEMBER_KINDS = frozenset({"method", "field"})
 BARE_CALL_KINDS = frozenset({"call"})
 # Uses written as a bare name that is mostly a local (`f(x)`, `return x`) or sits in a
@@ -72,6 +75,8 @@ BARE_CALL_KINDS = frozenset({"call"})
 SCOPED_KINDS = frozenset({"value", "doc"})
 # Styles where a call without a receiver is never a method call.
 NO_BARE_METHOD_CALLS = frozenset({"go", "python"})
+# Styles where a call without a receiver is a call on self (Ruby's `activate`).
+IMPLICIT_SELF_CALLS = frozenset({"ruby"})
 
 
 class Target(Definition, Protocol):
@@ -124,6 +129,9 @@ def label_use(
         if is_member:
             return None
         return "resolved" if bound or graph.resolves(use_path, target) else None
+    if (receiver is None and is_member and use_kind in BARE_CALL_KINDS and scope is not None
+            and graph.style_of(use_path) in IMPLICIT_SELF_CALLS):
+        return _self_use(use_path, line, scope, target)
     if receiver is None:
         if is_member and graph.style_of(use_path) == "go":
             return None  # a bare Go name (a call, a type, a value) is never a member

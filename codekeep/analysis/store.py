@@ -123,6 +123,10 @@ MIGRATIONS: tuple[str, ...] = (
     """
     UPDATE files SET hash = '', mtime_ns = -1;
     """,
+    # Ruby bare-word calls, Rust macro arguments, PHP promoted properties and `$x->f`.
+    """
+    UPDATE files SET hash = '', mtime_ns = -1 WHERE language IN ('ruby', 'rust', 'php');
+    """,
 )
 
 _INSERT_SYMBOL = (

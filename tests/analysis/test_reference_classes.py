@@ -185,3 +185,84 @@ def test_outgoing_calls_and_related_label_uses_as_references_do(
     assert [s.id for s in related.calls] == ["pkg/utils.py::echo"]
     callers = codemap.incoming_calls("pkg/utils.py::echo")
     assert "jobs.py::run" in [edge.symbol.id for edge in callers]
+
+
+def test_ruby_bare_word_calls_are_calls_on_self(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _indexed(workspace, open_map, {
+        "lib/account.rb": (
+            "class Account\n"
+            "  def activate\n"
+            "    @active = true\n"
+            "  end\n"
+            "  def open\n"
+            "    activate\n"                          # 6: on self
+            "    refresh if stale\n"                  # 7: `refresh` a statement
+            "  end\n"
+            "  def refresh\n"
+            "  end\n"
+            "end\n"),
+        "lib/guest.rb": (
+            "class Guest\n"
+            "  def activate\n"
+            "  end\n"
+            "  def visit\n"
+            "    activate\n"                          # Guest's own activate
+            "  end\n"
+            "end\n"),
+    })
+    assert _uses(codemap, "lib/account.rb::Account.activate") == {
+        ("lib/account.rb", 6, "resolved")}
+    assert _uses(codemap, "lib/account.rb::Account.refresh") == {
+        ("lib/account.rb", 7, "resolved")}
+    assert _uses(codemap, "lib/guest.rb::Guest.activate") == {("lib/guest.rb", 5, "resolved")}
+
+
+def test_rust_re_exports_are_followed_and_macro_arguments_are_uses(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _indexed(workspace, open_map, {
+        "src/net/tcp.rs": (
+            "pub struct Stream;\n"
+            "impl Stream {\n"
+            "    pub fn open() -> Stream { Stream }\n"
+            "}\n"
+            "pub fn helper(x: u32) -> u32 { x }\n"),
+        "src/net/mod.rs": "pub mod tcp;\npub use self::tcp::Stream;\npub use self::tcp::helper;\n",
+        "src/main.rs": (
+            "use crate::net::Stream;\n"                   # through net's `pub use`
+            "use crate::net::helper;\n"
+            "fn main() {\n"
+            "    println!(\"{}\", helper(1));\n"           # 4: inside a macro
+            "    let v = vec![Stream::open()];\n"          # 5
+            "}\n"),
+    })
+    assert _uses(codemap, "src/net/tcp.rs::helper") == {
+        ("src/main.rs", 2, "resolved"), ("src/main.rs", 4, "resolved"),
+        ("src/net/mod.rs", 3, "resolved")}
+    assert ("src/main.rs", 5, "resolved") in _uses(codemap, "src/net/tcp.rs::Stream")
+    assert _uses(codemap, "src/net/tcp.rs::Stream.open") == {("src/main.rs", 5, "resolved")}
+
+
+def test_php_constructor_promoted_properties_are_fields(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap]
+) -> None:
+    codemap = _indexed(workspace, open_map, {
+        "src/Cart.php": (
+            "<?php\n"
+            "class Cart {\n"
+            "    public function __construct(\n"
+            "        private readonly Pricing $pricing,\n"      # 4
+            "        public int $count = 0,\n"                  # 5
+            "    ) {}\n"
+            "    public function total(): int {\n"
+            "        return $this->count * $this->pricing->unit();\n"  # 8
+            "    }\n"
+            "}\n"),
+    })
+    fields = {(s.id, s.kind, s.selection_range.start.line + 1)
+              for s in codemap.symbols_in() if s.kind == "field"}
+    assert fields == {("src/Cart.php::Cart.pricing", "field", 4),
+                      ("src/Cart.php::Cart.count", "field", 5)}
+    assert _uses(codemap, "src/Cart.php::Cart.count") == {("src/Cart.php", 8, "resolved")}

@@ -1,9 +1,10 @@
 ; PHP tags query for the CodeKeep code map (conventions: languages/README.md).
 ; Function and method bodies and closures are local scopes (php.json); a
 ; function declared inside `if (!function_exists(...)) { ... }` is still global.
-; Namespaces are not symbols (`namespace A\B;` does not enclose the code), and
-; constructor-promoted properties live in the constructor's parameter list, so
-; they are not indexed as fields.
+; Namespaces are not symbols (`namespace A\B;` does not enclose the code).
+; Constructor-promoted properties live in the constructor's parameter list: they are
+; captured on the constructor's node, so they are its siblings (fields of the class)
+; rather than locals of its body.
 
 ; ---------------------------------------------------------------- definitions
 
@@ -36,6 +37,12 @@
   (property_element
     name: (variable_name (name) @name))) @definition.field
 
+; `public function __construct(private Foo $foo)` declares the field `foo`
+(method_declaration
+  parameters: (formal_parameters
+    (property_promotion_parameter
+      name: (variable_name (name) @name)))) @definition.field
+
 ; ----------------------------------------------------------------- references
 
 (function_call_expression
@@ -44,11 +51,23 @@
     (qualified_name (name) @name .)
   ]) @reference.call
 
+; `$x->m()`: the receiver decides what it can be a use of (receivers.py)
 (member_call_expression
+  object: (_) @receiver
   name: (name) @name) @reference.call
 
 (nullsafe_member_call_expression
+  object: (_) @receiver
   name: (name) @name) @reference.call
+
+; `$this->count`, `$order?->total`: a field read or written
+(member_access_expression
+  object: (_) @receiver
+  name: (name) @name) @reference.field
+
+(nullsafe_member_access_expression
+  object: (_) @receiver
+  name: (name) @name) @reference.field
 
 (scoped_call_expression
   name: (name) @name) @reference.call

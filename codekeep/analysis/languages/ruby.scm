@@ -2,8 +2,8 @@
 ; Method bodies and lambdas are local scopes (ruby.json); blocks are not, since
 ; class-level DSL blocks (`class_methods do ... end`) define real methods.
 ; A method called as a bare word (`activate`, no receiver, arguments or
-; parentheses) is indistinguishable from a local variable in the syntax tree and
-; is not recorded as a call.
+; parentheses) looks like a local variable in the syntax tree; standing alone as a
+; statement (where a local read would do nothing) it is recorded as a call on self.
 
 ; ---------------------------------------------------------------- definitions
 
@@ -39,6 +39,17 @@
   (#match? @_macro "^attr_(reader|writer|accessor)$"))
 
 ; ----------------------------------------------------------------- references
+
+; `activate` alone on its line: a call on self (receivers.py labels it by the class)
+[
+  (body_statement (identifier) @name)
+  (then (identifier) @name)
+  (else (identifier) @name)
+  (block_body (identifier) @name)
+  (begin (identifier) @name)
+  (if_modifier body: (identifier) @name)
+  (unless_modifier body: (identifier) @name)
+] @reference.call
 
 ; Method calls with a receiver, arguments or parentheses. `Foo.new` is an
 ; instantiation (below); `require` is an import.

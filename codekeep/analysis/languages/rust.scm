@@ -75,6 +75,23 @@
     (scoped_identifier name: (identifier) @name)
   ]) @reference.macro
 
+; Inside a macro's arguments (`println!("{}", helper(x))`, `vec![Foo::new()]`) the tree is
+; only tokens: a name right before a parenthesised group is a call (`x.m(..)` and
+; `T::f(..)` with their receiver, first, so the same name is not also a bare call), a
+; capitalised name before `::` a type.
+(token_tree
+  (identifier) @receiver . "." . (identifier) @name . (token_tree)) @reference.call
+
+(token_tree
+  (identifier) @receiver . "::" . (identifier) @name . (token_tree)) @reference.call
+
+(token_tree
+  (identifier) @name . (token_tree)) @reference.call
+
+((token_tree
+  (identifier) @name . "::") @reference.type
+ (#match? @name "^[A-Z]"))
+
 ; Struct literals construct a value of the named type.
 (struct_expression
   name: [
