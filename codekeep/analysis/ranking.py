@@ -13,10 +13,11 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 
+from codekeep.analysis.encoding import unpack_signature
 from codekeep.analysis.imports import ImportGraph
-from codekeep.analysis.model import RepoMap, Symbol
-from codekeep.analysis.store import IndexStore
-from codekeep.common.symbol_id import SymbolId
+from codekeep.analysis.model import RepoMap
+from codekeep.analysis.store import IndexStore, OutlineEntry
+from codekeep.common.symbol_id import qualify
 
 DAMPING = 0.85
 ITERATIONS = 40
@@ -58,7 +59,7 @@ class RepoRanker:
         self._graph = graph
         self._edges: dict[str, dict[str, float]] | None = None
         self._inbound: dict[tuple[str, str], float] = {}
-        self._symbols: list[Symbol] = []
+        self._symbols: list[OutlineEntry] = []
 
     def invalidate(self) -> None:
         self._edges = None
@@ -66,7 +67,7 @@ class RepoRanker:
     def _build(self) -> dict[str, dict[str, float]]:
         if self._edges is not None:
             return self._edges
-        self._symbols = self._store.all_symbols()
+        self._symbols = self._store.outline_entries()
         defined_in: dict[str, set[str]] = defaultdict(set)
         for symbol in self._symbols:
             defined_in[symbol.name].add(symbol.path)
@@ -93,21 +94,20 @@ class RepoRanker:
         self._edges = {source: dict(targets) for source, targets in edges.items()}
         return self._edges
 
-    def ranked_symbols(self, focus: Sequence[str]) -> tuple[list[Symbol], dict[str, float]]:
+    def ranked_symbols(self, focus: Sequence[str]) -> tuple[list[OutlineEntry], dict[str, float]]:
         edges = self._build()
         nodes = sorted({s.path for s in self._symbols} | set(edges))
         focus_set = {f for f in focus if f in set(nodes)}
         personal = {n: (100.0 if n in focus_set else 1.0) for n in nodes}
         ranks = pagerank(nodes, edges, personal)
 
-        def importance(symbol: Symbol) -> float:
+        def importance(symbol: OutlineEntry) -> float:
             used = self._inbound.get((symbol.path, symbol.name), 0.0)
             boost = 2.0 if symbol.path in focus_set else 1.0
             return ranks.get(symbol.path, 0.0) * boost * KIND_WEIGHT.get(symbol.kind, 1.0) * (
                 1.0 + math.log1p(used))
 
-        ordered = sorted(self._symbols, key=lambda s: (-importance(s), s.path,
-                                                       s.range.start.line))
+        ordered = sorted(self._symbols, key=lambda s: (-importance(s), s.path, s.line))
         return ordered, ranks
 
     def render(self, token_budget: int, focus: Sequence[str]) -> RepoMap:
@@ -116,12 +116,14 @@ class RepoRanker:
 
         ordered, ranks = self.ranked_symbols(focus)
         ordered = ordered[: max(1, token_budget)]  # a symbol line costs at least a token
-        by_id = {s.id: s for s in self._symbols}
+        by_name: dict[tuple[str, str], OutlineEntry] = {}
+        for symbol in self._symbols:  # a container is its first definition of that name
+            by_name.setdefault((symbol.path, qualify(symbol.name, symbol.container)), symbol)
         lo, hi = 0, len(ordered)
         best = RepoMap("", 0, [])
         while lo <= hi:  # the largest prefix of the ranking whose text fits
             middle = (lo + hi) // 2
-            text, files = _render(ordered[:middle], ranks, by_id)
+            text, files = _render(ordered[:middle], ranks, by_name)
             tokens = token_len(text)
             if tokens <= token_budget:
                 best = RepoMap(text, tokens, files)
@@ -131,33 +133,34 @@ class RepoRanker:
         return best
 
 
-def _with_containers(chosen: Sequence[Symbol], by_id: dict[str, Symbol]) -> list[Symbol]:
+def _with_containers(chosen: Sequence[OutlineEntry],
+                     by_name: dict[tuple[str, str], OutlineEntry]) -> list[OutlineEntry]:
     """Add the enclosing definitions of chosen members so that the outline reads well."""
-    picked = {s.id: s for s in chosen}
+    picked = dict.fromkeys(chosen)
     for symbol in chosen:
         container = symbol.container
         while container:
-            parent = by_id.get(str(SymbolId(symbol.path, container)))
+            parent = by_name.get((symbol.path, container))
             if parent is None:
                 break
-            picked.setdefault(parent.id, parent)
+            picked.setdefault(parent)
             container = parent.container
-    return list(picked.values())
+    return list(picked)
 
 
-def _render(chosen: Sequence[Symbol], ranks: dict[str, float],
-            by_id: dict[str, Symbol]) -> tuple[str, list[str]]:
+def _render(chosen: Sequence[OutlineEntry], ranks: dict[str, float],
+            by_name: dict[tuple[str, str], OutlineEntry]) -> tuple[str, list[str]]:
     if not chosen:
         return "", []
-    per_file: dict[str, list[Symbol]] = defaultdict(list)
-    for symbol in _with_containers(chosen, by_id):
+    per_file: dict[str, list[OutlineEntry]] = defaultdict(list)
+    for symbol in _with_containers(chosen, by_name):
         per_file[symbol.path].append(symbol)
     files = sorted(per_file, key=lambda p: (-ranks.get(p, 0.0), p))
     lines: list[str] = []
     for path in files:
         lines.append(f"{path}:")
-        for symbol in sorted(per_file[path], key=lambda s: (s.range.start.line,
-                                                             s.range.start.byte_col)):
+        for symbol in sorted(per_file[path], key=lambda s: (s.line, s.col)):
             depth = 1 + (symbol.container.count(".") + 1 if symbol.container else 0)
-            lines.append(f"{'  ' * depth}{symbol.signature or symbol.name}")
+            signature = unpack_signature(symbol.signature, symbol.name)
+            lines.append(f"{'  ' * depth}{signature or symbol.name}")
     return "\n".join(lines) + "\n", files

@@ -147,6 +147,19 @@ _KIND_RANK = kind_rank_sql("s.kind")
 _RANK_GROUPS: list[tuple[int | str, ...]] = [*kind_rank_groups(), ()]
 
 
+class OutlineEntry(NamedTuple):
+    """A symbol as the repository map ranks and prints it (``signature`` still packed:
+    :func:`codekeep.analysis.encoding.unpack_signature` with ``name``)."""
+
+    path: str
+    name: str
+    kind: str
+    container: str | None
+    signature: str
+    line: int
+    col: int
+
+
 def _pos(line: int, col: int, ucol: int | None) -> Position:
     return Position(line, col, col if ucol is None else ucol)
 
@@ -502,6 +515,21 @@ class IndexStore:
     def all_symbols(self) -> list[Symbol]:
         rows = self.conn.execute(f"{SYMBOL_SELECT} ORDER BY f.path, s.line, s.col")
         return [symbol_from_row(r) for r in rows]
+
+    def outline_entries(self) -> list[OutlineEntry]:
+        """What the repository map ranks of every symbol, in path and position order.
+
+        Lighter than :meth:`all_symbols` (no ids, ranges or languages; one string per
+        path): on a Django-sized tree the map kept 100 MB of full symbols alive.
+        """
+        paths: dict[str, str] = {}
+        return [
+            OutlineEntry(paths.setdefault(path, path), name, kind_name(kind), container,
+                         signature, line, col)
+            for path, name, container, kind, signature, line, col in self.conn.execute(
+                "SELECT f.path, s.name, s.container, s.kind, s.signature, s.line, s.col "
+                "FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY f.path, s.line, s.col")
+        ]
 
     def ref_groups_named(self, name: str) -> list[tuple[str, str]]:
         """(path, packed spans) of every file that uses ``name``, still encoded."""
