@@ -11,13 +11,22 @@ The table holds formats with a recognisable shape (vendor prefixes, JWTs, PEM bl
 URLs with a password, AWS secret keys — 40 mixed-case base64 characters even in prose)
 and ``NAME = value`` assignments whose name says it holds a secret. Order matters:
 specific formats come before the generic assignment so the reported kind is precise.
+
+Most text holds no secret, and running ~30 patterns (most start with a look-behind, which
+defeats the regex engine's literal search) over every byte costs about 1 s per MB. So
+each kind also names a cheap *necessary* condition: ``needles``, literal pieces one of
+which every match contains (looked for in the case-folded text), and/or ``gate``, a
+simpler pattern every match satisfies. A kind whose condition fails cannot match and is
+skipped; a kind whose condition holds runs its full pattern over the whole text, so the
+findings are exactly those of the full table (tests hold every sample of the secret
+corpus to that; ``bench/secrets_bench.py`` measures both).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,10 +39,20 @@ class SecretKind:
     name: str
     regex: re.Pattern[str]
     key_material: bool = False
+    needles: tuple[str, ...] = ()  # lower-case; every match holds one (empty: no test)
+    gate: re.Pattern[str] | None = None  # every match also matches this
+
+    def may_occur(self, text: str, folded: str) -> bool:
+        """False only when ``regex`` cannot match ``text`` (``folded``: its casefold)."""
+        if self.needles and not any(needle in folded for needle in self.needles):
+            return False
+        return self.gate is None or self.gate.search(text) is not None
 
 
-def _kind(name: str, pattern: str, flags: int = 0, *, key_material: bool = False) -> SecretKind:
-    return SecretKind(name, re.compile(pattern, flags), key_material)
+def _kind(name: str, pattern: str, flags: int = 0, *, key_material: bool = False,
+          needles: tuple[str, ...] = (), gate: str | None = None) -> SecretKind:
+    return SecretKind(name, re.compile(pattern, flags), key_material, needles,
+                      re.compile(gate, flags) if gate is not None else None)
 
 
 # Not part of a token: the characters around a prefixed token must not extend it.
@@ -64,63 +83,91 @@ TABLE: tuple[SecretKind, ...] = (
         r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
         re.S,
         key_material=True,
+        needles=("private key",),
     ),
-    _kind("age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,}"),
-    _kind("Anthropic API key", _L + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}"),
-    _kind("OpenAI API key", _L + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-    _kind("Stripe secret key", _L + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
-    _kind("Stripe webhook secret", _L + r"whsec_[A-Za-z0-9]{24,}"),
-    _kind("GitHub token", _L + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    _kind("GitLab token", _L + r"gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}"),
-    _kind("npm token", _L + r"npm_[A-Za-z0-9]{36,}" + _R),
-    _kind("Hugging Face token", _L + r"hf_[A-Za-z0-9]{30,}" + _R),
-    _kind("PyPI token", _L + r"pypi-AgE[A-Za-z0-9_-]{50,}"),
-    _kind("SendGrid API key", _L + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{20,}"),
-    _kind("DigitalOcean token", _L + r"do[opr]_v1_[a-f0-9]{64}"),
-    _kind("Shopify token", _L + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
-    _kind("Slack token", _L + r"(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
+    _kind("age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,}",
+          needles=("age-secret-key-1",)),
+    _kind("Anthropic API key", _L + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}",
+          needles=("sk-ant-",)),
+    _kind("OpenAI API key", _L + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+          needles=("sk-",)),
+    _kind("Stripe secret key", _L + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}",
+          needles=("k_live_", "k_test_")),
+    _kind("Stripe webhook secret", _L + r"whsec_[A-Za-z0-9]{24,}",
+          needles=("whsec_",)),
+    _kind("GitHub token", _L + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+          needles=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    _kind("GitLab token", _L + r"gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}",
+          needles=("glpat-", "gldt-", "glrt-", "glptt-")),
+    _kind("npm token", _L + r"npm_[A-Za-z0-9]{36,}" + _R, needles=("npm_",)),
+    _kind("Hugging Face token", _L + r"hf_[A-Za-z0-9]{30,}" + _R, needles=("hf_",)),
+    _kind("PyPI token", _L + r"pypi-AgE[A-Za-z0-9_-]{50,}", needles=("pypi-age",)),
+    _kind("SendGrid API key", _L + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{20,}",
+          needles=("sg.",)),
+    _kind("DigitalOcean token", _L + r"do[opr]_v1_[a-f0-9]{64}", needles=("_v1_",)),
+    _kind("Shopify token", _L + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+          needles=("shpat_", "shpss_", "shpca_", "shppa_")),
+    _kind("Slack token", _L + r"(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}",
+          needles=("xox", "xapp-")),
     _kind(
         "Slack webhook URL",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{10,}",
+        needles=("hooks.slack.com/",),
     ),
     _kind(
         "Discord webhook URL",
         r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}",
+        needles=("/api/webhooks/",),
     ),
-    _kind("Telegram bot token", r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}" + _R),
-    _kind("Google API key", _L + r"AIza[0-9A-Za-z_-]{35}" + _R),
-    _kind("Google OAuth client secret", _L + r"GOCSPX-[A-Za-z0-9_-]{24,}"),
-    _kind("AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|APKA)[0-9A-Z]{16}\b"),
+    _kind("Telegram bot token", r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}" + _R,
+          needles=(":aa",)),
+    _kind("Google API key", _L + r"AIza[0-9A-Za-z_-]{35}" + _R, needles=("aiza",)),
+    _kind("Google OAuth client secret", _L + r"GOCSPX-[A-Za-z0-9_-]{24,}",
+          needles=("gocspx-",)),
+    _kind("AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|APKA)[0-9A-Z]{16}\b",
+          needles=("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "apka")),
     # 40 base64 characters with upper, lower and a digit: the shape of an AWS secret
     # access key, caught in prose too ("the secret is wJalr…"); hex hashes never match.
     _kind(
         "AWS secret access key",
         r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])"
         r"(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+        gate=r"[A-Za-z0-9/+]{40}",
     ),
     _kind(
         "JSON Web Token",
         _L + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        needles=("eyj",),
     ),
     _kind(
         "connection string with credentials",
         r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@'\"]*:(?P<secret>[^\s@/'\"]+)@",
         re.I,
+        needles=("://",),
+        gate=r"://[^\s:/@'\"]*:[^\s@/'\"]+@",
     ),
     _kind(
         "authorization header",
         r"(?i)\bauthorization\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+"
         r"(?P<secret>[^\s\"']+)",
+        needles=("authorization",),
     ),
-    _kind("bearer token", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)"),
+    _kind("bearer token", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
+          needles=("bearer",)),
     _kind(
         "secret option",
         r"(?i)(?<!\S)--?[A-Za-z0-9_-]*(?:password|passwd|token|secret|api[_-]?key)"
         r"(?:=|\s+)(?P<secret>[^\s\"'-][^\s\"']{3,})",
+        needles=("password", "passwd", "token", "secret", "api"),
+        gate=r"(?i)-[A-Za-z0-9_-]*(?:password|passwd|token|secret|api[_-]?key)(?:=|\s)",
     ),
     _kind(
         "secret assignment",
         r"(?i)(?<![A-Za-z0-9_.-])" + _NAME + r"(?:\\*[\"'])?\s*(?:=>|:=|[:=])\s*" + _VALUE,
+        needles=("pass", "pw", "secret", "key", "token", "auth", "credential"),
+        # A name part, at most 18 more name characters, an optional quote, the sign.
+        gate=r"(?i)(?:pass|pw|secret|key|token|auth|credential)[A-Za-z0-9_-]{0,18}"
+             r"(?:\\*[\"'])?\s*[:=]",
     ),
 )
 
@@ -166,8 +213,15 @@ def _secret_span(match: re.Match[str]) -> tuple[int, int] | None:
 
 def find(text: str) -> list[Finding]:
     """Every secret in ``text``, in table order, spans not overlapping earlier finds."""
+    folded = text.casefold()  # casefold, not lower: re.I matches "ſ" to "s", "K" to "k"
+    return scan(text, [kind for kind in TABLE if kind.may_occur(text, folded)])
+
+
+def scan(text: str, kinds: Sequence[SecretKind]) -> list[Finding]:
+    """The findings of ``kinds``' full patterns in ``text`` (``find`` passes the kinds its
+    prefilter kept; passing ``TABLE`` runs every pattern, the reference it must equal)."""
     found: list[Finding] = []
-    for kind in TABLE:
+    for kind in kinds:
         for match in kind.regex.finditer(text):
             span = _secret_span(match)
             if span is None or any(f.start < span[1] and span[0] < f.end for f in found):

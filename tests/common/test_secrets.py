@@ -60,3 +60,37 @@ def test_secrets_inside_json_inside_json_are_found() -> None:
         doubled = json.dumps({"arguments": json.dumps({"content": text})})
         redacted = secrets.redact_text(doubled)
         assert secret.encode("unicode_escape").decode() not in redacted, (kind, redacted)
+
+
+def _variants(text: str) -> list[str]:
+    """A sample as it also arrives: in other case, escaped inside JSON, amid prose."""
+    return [text, text.upper(), text.lower(), json.dumps(json.dumps(text)),
+            f"Setup notes.\n\n{text}\n\nThen restart the service."]
+
+
+PREFILTER_TEXTS = [v for _kind, text, _hidden in CORPUS for v in _variants(text)] + [
+    v for text in INNOCENT for v in _variants(text)
+] + ["\n".join(text for _kind, text, _hidden in CORPUS)]
+
+
+@pytest.mark.parametrize("text", PREFILTER_TEXTS)
+def test_the_prefilter_never_drops_what_the_full_table_finds(text: str) -> None:
+    folded = text.casefold()
+    for kind in secrets.TABLE:
+        if kind.regex.search(text):
+            assert kind.may_occur(text, folded), (kind.name, text)
+    assert secrets.find(text) == secrets.scan(text, secrets.TABLE)
+
+
+def test_the_prefilter_rules_out_prose_without_running_the_patterns() -> None:
+    prose = "Serve the static files from a CDN once the site is live; see the guide."
+    folded = prose.casefold()
+    assert [k.name for k in secrets.TABLE if k.may_occur(prose, folded)] == []
+
+
+def test_case_folding_keeps_what_ignorecase_matches() -> None:
+    # re.IGNORECASE matches the long s "ſ" to "s": the needles are looked for in the
+    # casefold of the text, where it is an "s", so the finding is not dropped.
+    text = "db_paſſword = hunter2hunter2"
+    assert secrets.scan(text, secrets.TABLE)
+    assert secrets.find(text) == secrets.scan(text, secrets.TABLE)
