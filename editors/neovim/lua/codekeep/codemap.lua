@@ -55,6 +55,17 @@ function M.required(value, usage)
   return value
 end
 
+--- A command's required argument and the client of the current buffer: both, or nil
+--- after saying which is missing (the argument is checked first).
+function M.asked(value, usage)
+  value = M.required(value, usage)
+  local client = value and core.client(0)
+  if not client then
+    return nil
+  end
+  return value, client
+end
+
 --- A symbol query into the quickfix list: {name} for find, {query} for search.
 local function symbol_query(method, key, value, usage, title)
   value = M.required(value, usage)

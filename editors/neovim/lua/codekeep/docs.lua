@@ -3,26 +3,21 @@
 --- search's focus, as in VS Code.
 local core = require('codekeep')
 local codemap = require('codekeep.codemap')
+local scratch = require('codekeep.scratch')
 
 local M = {}
 
 --- "Deploy › Static files — Run collectstatic before …" (one line of the section).
 local function item_text(result)
-  local first = vim.trim((tostring(result.text or ''):gsub('%s+', ' ')))
-  if #first > 80 then
-    first = first:sub(1, 79) .. '…'
-  end
+  local first = scratch.one_line(result.text, 80)
   local heading = result.heading ~= vim.NIL and tostring(result.heading or '') or ''
   return (heading ~= '' and (heading .. ' — ') or '') .. first
 end
 
 function M.search(query)
-  query = codemap.required(query,
+  local client
+  query, client = codemap.asked(query,
     ':CodeKeepDocs needs a question, e.g. :CodeKeepDocs how do we deploy')
-  if not query then
-    return
-  end
-  local client = core.client(0)
   if not client then
     return
   end

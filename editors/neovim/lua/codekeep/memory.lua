@@ -13,11 +13,7 @@ local RECALL_BUFFER = 'codekeep://recall'
 local views = {}
 
 local function quote(text, width)
-  text = vim.trim((tostring(text):gsub('%s+', ' ')))
-  if #text > width then
-    text = text:sub(1, width - 1) .. '…'
-  end
-  return '"' .. text .. '"'
+  return '"' .. scratch.one_line(text, width) .. '"'
 end
 
 --- "CodeKeep memory REINFORCE m1a2: same content seen again · linked to pkg/a.py". The
@@ -37,9 +33,8 @@ local function remembered(result, links)
 end
 
 function M.remember(text)
-  local content = codemap.required(text,
+  local content, client = codemap.asked(text,
     ':CodeKeepRemember needs the text to remember, e.g. :CodeKeepRemember tests run with pytest -q')
-  local client = content and core.client(0)
   if not client then
     return
   end
@@ -73,7 +68,7 @@ local function memory_line(memory)
   for _, flag in ipairs(type(memory.flags) == 'table' and memory.flags or {}) do
     table.insert(flags, tostring(flag))
   end
-  local text = vim.trim((tostring(memory.content or ''):gsub('%s+', ' ')))
+  local text = scratch.one_line(memory.content)
   local tail = #flags > 0 and ('  [' .. table.concat(flags, ', ') .. ']') or ''
   return ('%5.2f  %-15s %s%s'):format(tonumber(memory.score) or 0, tostring(memory.kind), text, tail)
 end
@@ -123,12 +118,9 @@ local function open_linked()
 end
 
 function M.recall(query)
-  query = codemap.required(query,
+  local client
+  query, client = codemap.asked(query,
     ':CodeKeepRecall needs a query, e.g. :CodeKeepRecall how do I run the tests')
-  if not query then
-    return
-  end
-  local client = core.client(0)
   if not client then
     return
   end

@@ -43,6 +43,17 @@ function M.open(name, lines, filetype)
   return buf
 end
 
+--- Text as one line of a list: whitespace runs made one space, trimmed, and cut to
+--- `width` characters with "…" (nil: no cut). Recall rows, docs results and quoted
+--- queries are all shown this way.
+function M.one_line(text, width)
+  text = vim.trim((tostring(text or ''):gsub('%s+', ' ')))
+  if width and #text > width then
+    text = text:sub(1, width - 1) .. '…'
+  end
+  return text
+end
+
 --- Split text (which may hold newlines) into buffer lines; no text (nil, JSON null) is
 --- one empty line.
 function M.lines(text)
