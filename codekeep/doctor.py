@@ -19,10 +19,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codekeep import __version__
 from codekeep.common.sqlite import BUSY_TIMEOUT_MS, quick_check, schema_version
 from codekeep.common.workspace import STATE_DIR_NAME
+
+if TYPE_CHECKING:
+    from codekeep.settings.memory import EmbeddingSettings
 
 OK, INFO, PROBLEM = "ok", "info", "problem"
 LIBRARIES = ("tree-sitter", "tree-sitter-language-pack", "pygls", "lsprotocol", "watchdog",
@@ -153,7 +157,7 @@ def models(root: Path) -> Iterator[Finding]:
     layers = load_settings(root)
     for report in layers.reports:
         yield Finding("model", "settings", PROBLEM, str(report))
-    model, embeddings = layers.settings.agent, layers.settings.memory.embeddings
+    model = layers.settings.agent
     if model.model:
         key = "an API key is set" if model.api_key else "no API key (fine for local servers)"
         yield Finding("model", "agent model", OK, f"{model.model} at {model.base_url}; {key}")
@@ -161,11 +165,25 @@ def models(root: Path) -> Iterator[Finding]:
         yield Finding("model", "agent model", INFO,
                       "not configured: set CODEKEEP_MODEL (and CODEKEEP_BASE_URL, "
                       "CODEKEEP_API_KEY) to use `codekeep agent`")
+    for area, embeddings in (("embeddings", layers.settings.memory.embeddings),
+                             ("docs embeddings", layers.settings.docs.embeddings)):
+        yield _embeddings_finding(area, embeddings)
+
+
+def _embeddings_finding(area: str, embeddings: EmbeddingSettings) -> Finding:
+    """Where vectors come from; for the local model, whether it can load (no network)."""
+    if embeddings.provider == "local":
+        from codekeep.common.local_model import LocalModelUnavailable, shared_model
+
+        try:
+            shared_model()
+        except LocalModelUnavailable as error:
+            return Finding("model", area, PROBLEM, f"local model: {error}")
+        return Finding("model", area, OK, "local all-MiniLM-L6-v2, in-process (CPU)")
     if embeddings.endpoint is not None:
-        yield Finding("model", "embeddings", OK, f"{embeddings.model} at {embeddings.url}")
-    else:
-        yield Finding("model", "embeddings", INFO,
-                      "not configured: recall is lexical (set CODEKEEP_EMBEDDINGS_URL)")
+        return Finding("model", area, OK, f"{embeddings.model} at {embeddings.url}")
+    return Finding("model", area, INFO, "not configured: relevance is lexical (set "
+                   "CODEKEEP_EMBEDDINGS_URL, or CODEKEEP_EMBEDDINGS_PROVIDER=local)")
 
 
 def _mentions_codekeep(path: Path) -> bool:

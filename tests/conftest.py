@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,3 +24,17 @@ def isolated_user_data(
         monkeypatch.delenv(name)
     monkeypatch.setenv("CODEKEEP_PARSE_CACHE", str(tmp_path_factory.mktemp("parse-cache")))
     return data_home
+
+
+@pytest.fixture(scope="session")
+def minilm() -> Any:
+    """The in-process embedding model. ``scripts/test`` installs it; a developer's venv
+    without it skips the tests that need it, CI (``CI`` set) fails them instead."""
+    from codekeep.common.local_model import LocalModelUnavailable, shared_model
+
+    try:
+        return shared_model()
+    except LocalModelUnavailable as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"scripts/test installs the local model: {error}")
+        pytest.skip(str(error))

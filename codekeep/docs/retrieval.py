@@ -25,8 +25,9 @@ from codekeep.docs.store import DocsStore
 from codekeep.docs.text import query_terms
 
 Ranking = list[int]
-# The vector source: candidate ids -> ids by similarity to the (already embedded) question.
-VectorRanker = Callable[[Sequence[int]], Ranking]
+# The vector source: (lexical candidate ids, how many) -> ids by similarity to the
+# (already embedded) question.
+VectorRanker = Callable[[Sequence[int], int], Ranking]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,7 @@ def rankings(
         if by_symbol:
             found.append(by_symbol)
     if sources.vectors is not None:
-        by_vector = sources.vectors(candidates)[:pool]
+        by_vector = sources.vectors(candidates, pool)
         if by_vector:
             found.append(by_vector)
     return found

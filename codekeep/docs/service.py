@@ -24,6 +24,7 @@ from codekeep.analysis.errors import UnknownPathError
 from codekeep.analysis.parsing import content_hash, is_binary
 from codekeep.common.secrets import redact_text
 from codekeep.common.workspace import resolve_root, state_dir
+from codekeep.docs.background import BackgroundEmbedder
 from codekeep.docs.chunking import ChunkSizes, parse_document
 from codekeep.docs.docstrings import is_python, parse_docstrings
 from codekeep.docs.errors import DocsClosedError, EmptyQueryError, InvalidLimitError
@@ -32,7 +33,8 @@ from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
 from codekeep.docs.retrieval import Sources, VectorRanker, diversify, rankings, rrf
 from codekeep.docs.store import DocsStore, FileRow, IndexedChunk
 from codekeep.docs.text import indexed_body, place_words, query_terms
-from codekeep.docs.vectors import VectorIndex
+from codekeep.docs.vectors import LOCAL_TOKENS, VectorIndex
+from codekeep.memory.embeddings import embedder_for
 from codekeep.settings.codemap import IndexSettings
 from codekeep.settings.docs import DocsSettings
 
@@ -57,9 +59,10 @@ class DocsIndex:
         self._store = store
         self._lock = threading.RLock()
         self._closed = False
-        embeddings = settings.embeddings
-        self._vectors = (VectorIndex(store, embeddings, self._lock, lambda: not self._closed)
-                         if embeddings.endpoint else None)
+        embedder = embedder_for(settings.embeddings, LOCAL_TOKENS)
+        self._vectors = (VectorIndex(store, embedder, self._lock, lambda: not self._closed)
+                         if embedder is not None else None)
+        self._later = BackgroundEmbedder(self._embed_missing)
 
     @classmethod
     def open(cls, root: Path, index_settings: IndexSettings | None = None,
@@ -71,6 +74,7 @@ class DocsIndex:
     def close(self) -> None:
         """Stop a running index between two files and close the database; safe twice."""
         self._closed = True
+        self._later.stop()
         with self._lock:
             if self._vectors is not None:
                 self._vectors.close()
@@ -137,7 +141,7 @@ class DocsIndex:
         with self._lock:
             changed = bool(self._refresh(path))
         if changed:
-            self._embed_missing()  # outside the lock: the endpoint may be slow
+            self._embed_later()
         return changed
 
     def delete_file(self, path: str) -> bool:
@@ -150,7 +154,7 @@ class DocsIndex:
             dropped = self._store.delete_file(old)
             added = self.is_doc(new) and self.settings.enabled and self._refresh(new)
         if added:
-            self._embed_missing()
+            self._embed_later()
         return dropped or bool(added)
 
     def _refresh(self, path: str) -> int:
@@ -216,6 +220,16 @@ class DocsIndex:
         vectors = self._vectors
         if vectors is not None and not self._closed:
             vectors.embed_missing()
+
+    def _embed_later(self) -> None:
+        """A page changed (a save, the watcher): its new chunks are embedded on the
+        background thread, so the caller (the folder's worker) does not wait for it."""
+        if self._vectors is not None:
+            self._later.wake()
+
+    def wait_embedded(self, timeout: float | None = None) -> bool:
+        """Wait until the chunks of pages changed so far are embedded (tests, CLI)."""
+        return self._later.wait_idle(timeout)
 
     # ---- questions --------------------------------------------------------------------
     def search(self, query: str, limit: int = DEFAULT_LIMIT, *,
@@ -283,7 +297,7 @@ def vector_ranker(vectors: VectorIndex | None,
     """The embeddings' ranking of a search whose question was embedded (else None)."""
     if vectors is None or direction is None:
         return None
-    return lambda candidates: vectors.rank(direction, candidates)
+    return lambda candidates, limit: vectors.rank(direction, candidates, limit)
 
 
 def _redacted(chunk: Chunk) -> IndexedChunk:

@@ -92,6 +92,9 @@ class DocsStore:
     def __init__(self, path: Path | str) -> None:
         self.conn = open_db(path, MIGRATIONS, check_same_thread=False)
         self.transaction = WriteTransaction(self.conn)
+        # Bumped whenever chunks go or vectors come: what a cached copy of the vectors
+        # (codekeep.docs.vectors) compares to know it is stale.
+        self.changes = 0
 
     def close(self) -> None:
         self.conn.close()
@@ -175,6 +178,7 @@ class DocsStore:
         return True
 
     def _drop_chunks(self, file_id: int) -> None:
+        self.changes += 1
         self.conn.execute(
             "DELETE FROM doc_fts WHERE rowid IN (SELECT id FROM doc_chunks WHERE file_id = ?)",
             (file_id,),
@@ -233,21 +237,29 @@ class DocsStore:
         return [DocLink(row[0], row[1], row[2]) for row in rows]
 
     # ---- vectors ----------------------------------------------------------------------
-    def missing_vectors(self, model: str, limit: int) -> list[tuple[int, str]]:
+    def missing_vectors(self, model: str, limit: int) -> list[tuple[int, str, str]]:
+        """(id, heading path, text) of chunks with no vector of ``model`` yet."""
         rows = self.conn.execute(
-            "SELECT c.id, c.heading || char(10) || c.text FROM doc_chunks c "
+            "SELECT c.id, c.heading, c.text FROM doc_chunks c "
             "LEFT JOIN doc_vectors v ON v.chunk_id = c.id AND v.model = ? "
             "WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
             (model, limit),
         )
-        return [(row[0], row[1]) for row in rows]
+        return [(row[0], row[1], row[2]) for row in rows]
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
+        self.changes += 1
         with self.transaction() as conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO doc_vectors(chunk_id, model, vector) VALUES (?, ?, ?)",
                 [(chunk_id, model, blob) for chunk_id, blob in vectors],
             )
+
+    def has_vectors(self, model: str) -> bool:
+        """Any vector of ``model`` (a search embeds its question only then); cheaper than
+        counting them, which reads every row of a table of blobs."""
+        return self.conn.execute(
+            "SELECT 1 FROM doc_vectors WHERE model = ? LIMIT 1", (model,)).fetchone() is not None
 
     def vector_count(self, model: str) -> int:
         return int(self.conn.execute(

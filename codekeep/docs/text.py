@@ -89,3 +89,22 @@ def heading_text(raw: str) -> str:
     text = _INLINE.sub(lambda m: next(g for g in m.groups() if g is not None), raw)
     text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text)
     return " ".join(text.split()) or raw.strip()
+
+
+# reST explicit markup that is syntax: ".. module:: x", ".. _label:", ".. index::" lines,
+# and the ":name:" of a field line (":synopsis: Provides sessions" keeps its text).
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*\.\.[ \t]+(?:[\w:-]+::|_[^:\n]*:|\|[^|\n]*\|).*$",
+                             re.MULTILINE)
+_FIELD_NAME = re.compile(r"^[ \t]*:[\w -]+:[ \t]*", re.MULTILINE)
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~).*$", re.MULTILINE)
+
+
+def embedding_text(heading: str, text: str) -> str:
+    """What an embedding model reads for a chunk: its heading path, then its text as it
+    reads — directives, labels, field names and fences dropped, roles and literals reduced
+    to their words, spaces collapsed — so a model that sees only the first few dozen
+    word pieces spends them on what the section says, not on markup."""
+    body = _FENCE.sub(" ", _FIELD_NAME.sub("", _DIRECTIVE_LINE.sub(" ", text)))
+    body = _URL.sub(" ", _INLINE.sub(lambda m: next(g for g in m.groups() if g is not None),
+                                     body))
+    return " ".join(f"{heading}.\n{body}".split())

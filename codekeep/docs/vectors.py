@@ -1,14 +1,23 @@
-"""Optional embedding similarity through memory's OpenAI-compatible embeddings client.
+"""Optional embedding similarity: the local model or an OpenAI-compatible endpoint.
 
-Chunks are embedded (heading + text) in batches after indexing and stored unit-length,
-so similarity is a dot product. A search embeds the question once and ranks by cosine:
-every chunk while that is at most ``SCAN_BUDGET`` multiply-adds (about 325 chunks of
-1,536 dimensions, ~15 ms in Python: a question with no word in common with the page
-still finds it), else the lexical candidates (no vector index and no numeric library).
-Any endpoint failure leaves the ranking lexical (logged), never fails a search.
+Chunks are embedded (heading path + text) in batches after indexing and stored
+unit-length under the embedder's name, so similarity is a dot product and another
+model's vectors are never compared. A search embeds the question once and ranks every
+chunk by cosine: with numpy (always there with the local model) as one matrix product
+over a cached copy of all the vectors (about 1 ms for 8,000 chunks), else in Python,
+every chunk while that is at most ``SCAN_BUDGET`` multiply-adds, the lexical candidates
+beyond. Scanning every chunk is the point: a question with no word in common with the
+page still finds it. Any embedder failure leaves the ranking lexical (logged), never
+fails a search.
 
-The endpoint may be slow: no HTTP call is made while holding the knowledge base's lock
-(``lock``), so searches and indexing go on while chunks are being embedded.
+The local model sees the first ``LOCAL_TOKENS`` word pieces of a chunk — the heading
+path and the opening of the text, which say what the section is about: embedding whole
+350-token chunks would cost ~10x more CPU at index time for little gain in finding the
+page (docs/docs.md has the figures).
+
+Embedding may be slow (a remote endpoint, the CPU-bound local model): no embedding is
+done while holding the knowledge base's lock (``lock``), so searches and indexing go on
+meanwhile.
 """
 
 from __future__ import annotations
@@ -18,28 +27,33 @@ import math
 import operator
 import threading
 from collections.abc import Callable, Sequence
+from typing import Any
 
+from codekeep.common.local_model import numpy_or_none
 from codekeep.docs.store import DocsStore
-from codekeep.memory.embeddings import EmbeddingClient, EmbeddingError, pack, unpack
-from codekeep.settings.memory import EmbeddingSettings
+from codekeep.docs.text import embedding_text
+from codekeep.memory.embeddings import Embedder, EmbeddingError, pack, unpack
 
 logger = logging.getLogger(__name__)
 
 BATCH = 64
 SCAN_BUDGET = 500_000
+LOCAL_TOKENS = 64
 
 
 class VectorIndex:
-    def __init__(self, store: DocsStore, settings: EmbeddingSettings,
+    def __init__(self, store: DocsStore, embedder: Embedder,
                  lock: threading.RLock, is_open: Callable[[], bool]) -> None:
         self._store = store
-        self._model = settings.model
-        self._client = EmbeddingClient(settings)
+        self._embedder = embedder
+        self._model = embedder.name
         self._lock = lock
         self._is_open = is_open
+        self._numpy = numpy_or_none()  # None: the pure-Python path
+        self._matrix: tuple[int, list[int], Any] | None = None  # (store.changes, ids, rows)
 
     def close(self) -> None:
-        self._client.close()
+        self._embedder.close()
 
     def embed_missing(self) -> int:
         """Embed every chunk that has no vector for this model yet; stops at a failure
@@ -52,7 +66,8 @@ class VectorIndex:
                 batch = self._store.missing_vectors(self._model, BATCH)
             if not batch:
                 return done
-            vectors = self._embed([text for _id, text in batch])
+            vectors = self._embed([embedding_text(heading, text)
+                                   for _id, heading, text in batch])
             if vectors is None:
                 return done
             with self._lock:
@@ -60,21 +75,24 @@ class VectorIndex:
                     return done
                 self._store.put_vectors(self._model, [
                     (chunk_id, pack(unit(vector)))
-                    for (chunk_id, _text), vector in zip(batch, vectors, strict=True)
+                    for (chunk_id, _heading, _text), vector in zip(batch, vectors, strict=True)
                 ])
             done += len(batch)
 
     def question(self, query: str) -> list[float] | None:
         """The query's unit vector; None when there is nothing to compare or no answer."""
         with self._lock:
-            if not self._is_open() or not self._store.vector_count(self._model):
+            if not self._is_open() or not self._store.has_vectors(self._model):
                 return None
         vectors = self._embed([query])
         return unit(vectors[0]) if vectors else None
 
-    def rank(self, direction: Sequence[float], candidates: Sequence[int]) -> list[int]:
-        """Chunk ids by similarity to ``direction``: all chunks within the scan budget,
-        else ``candidates`` (call with the knowledge base's lock held)."""
+    def rank(self, direction: Sequence[float], candidates: Sequence[int],
+             limit: int) -> list[int]:
+        """The ``limit`` chunk ids most similar to ``direction``, best first (call with
+        the knowledge base's lock held)."""
+        if self._numpy is not None:
+            return self._rank_matrix(direction, limit)
         scan_all = self._store.vector_count(self._model) * len(direction) <= SCAN_BUDGET
         scored = []
         for chunk_id, blob in self._store.vectors(self._model, None if scan_all else candidates):
@@ -82,11 +100,35 @@ class VectorIndex:
             if len(vector) == len(direction):  # another model's size: not comparable
                 scored.append((sum(map(operator.mul, direction, vector)), chunk_id))
         scored.sort(key=lambda item: -item[0])
-        return [chunk_id for _score, chunk_id in scored]
+        return [chunk_id for _score, chunk_id in scored[:limit]]
+
+    def _rank_matrix(self, direction: Sequence[float], limit: int) -> list[int]:
+        np = self._numpy
+        ids, rows = self._vectors_matrix(len(direction))
+        if not ids:
+            return []
+        scores = rows @ np.asarray(direction, dtype=np.float32)
+        top = (np.argpartition(-scores, limit)[:limit] if limit < len(ids)
+               else np.arange(len(ids)))
+        order = top[np.argsort(-scores[top], kind="stable")]
+        return [ids[i] for i in order.tolist()]
+
+    def _vectors_matrix(self, size: int) -> tuple[list[int], Any]:
+        """Every stored vector of this model as one (n, size) array, rebuilt only after
+        the store's vectors or chunks changed."""
+        np = self._numpy
+        cached = self._matrix
+        if cached is None or cached[0] != self._store.changes:
+            pairs = [(chunk_id, blob) for chunk_id, blob in self._store.vectors(self._model)
+                     if len(blob) == 4 * size]
+            rows = (np.frombuffer(b"".join(blob for _id, blob in pairs), dtype=np.float32)
+                    .reshape(len(pairs), size))
+            cached = self._matrix = (self._store.changes, [i for i, _b in pairs], rows)
+        return cached[1], cached[2]
 
     def _embed(self, texts: list[str]) -> list[list[float]] | None:
         try:
-            return self._client.embed(texts)
+            return self._embedder.embed(texts)
         except (EmbeddingError, RuntimeError) as error:  # RuntimeError: closed meanwhile
             logger.warning("docs embeddings unavailable, searching lexically: %s", error)
             return None

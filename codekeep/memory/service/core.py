@@ -14,7 +14,7 @@ import codekeep.memory.layers as layers
 import codekeep.memory.lifecycle as lifecycle
 from codekeep.common.workspace import state_dir
 from codekeep.memory.catalog import PreferenceCatalog
-from codekeep.memory.embeddings import EmbeddingClient
+from codekeep.memory.embeddings import embedder_for
 from codekeep.memory.evidence import EvidenceVerifier
 from codekeep.memory.model import USER_SOURCES, MemoryInputError, WriteResult
 from codekeep.memory.notes_sync import NOTES_FILE, NotesSync
@@ -53,7 +53,7 @@ class ServiceCore:
         self.catalog = catalog
         self._deferred: set[str] = set()  # tasks whose summaries the agent's model writes
         embeddings = settings.embeddings
-        self.embedder = EmbeddingClient(embeddings) if embeddings.endpoint else None
+        self.embedder = embedder_for(embeddings)
         self.events = layers.EventLog(project, settings)
         self.verifier = EvidenceVerifier(root, self.events.event_text)
         self._write = WritePath(

