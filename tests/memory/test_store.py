@@ -12,6 +12,7 @@ from codekeep.common.sqlite import open_db
 from codekeep.memory import MemoryService
 from codekeep.memory.schema import MIGRATIONS
 from codekeep.memory.store import MemoryFilter
+from codekeep.memory.store import search as search_module
 
 
 def _fts_rows(service: MemoryService) -> int:
@@ -91,11 +92,13 @@ def _bm25_ranking(service: MemoryService, query: str, limit: int) -> list[float]
 
 
 def test_words_in_most_memories_are_left_out_of_the_search_without_changing_it(
-    service: MemoryService,
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """BM25 gives a word in half of the memories or more no weight: the search skips it
     (its matches are most of a recall's time) and still ranks as SQLite would with it,
     falling back to the whole query when the other words find too few memories."""
+    # from the first memory on (it takes 2,000 before skipping pays off)
+    monkeypatch.setattr(search_module, "_FEW_MEMORIES", 0)
     for number in range(80):
         service.remember(f"deploy step {number} uploads bundle{number % 20} to bucket{number}")
     search = service.project.search

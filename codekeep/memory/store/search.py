@@ -14,6 +14,9 @@ from typing import Any
 from codekeep.memory.text import fts_words, match_any
 
 _TERM_CACHE_LIMIT = 50_000
+# Below this many live memories every posting list is short: looking the words up would
+# cost more than scoring their matches.
+_FEW_MEMORIES = 2_000
 
 
 class TextSearch:
@@ -64,9 +67,12 @@ class TextSearch:
         Searching without them gives the same best matches whenever the other words find
         ``limit`` of them (memories matching only common words rank last anyway), which
         :meth:`text` checks. ``n`` here is the larger of the word's counts in ``content``
-        and ``key``: never more than the memories bm25 counts as containing it.
+        and ``key``: never more than the memories bm25 counts as containing it. With
+        few memories, every word is kept.
         """
         rows = self._conn.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0]
+        if rows < _FEW_MEMORIES:
+            return list(words)
         terms = self._index_terms(words)
         wanted = sorted(set(terms.values()))
         if not wanted:
