@@ -183,10 +183,11 @@ class ModuleResolver:
         self._matched: dict[_Probe, list[str]] = {}
         self._resolved_cache: dict[tuple[str, str, str, str | None], list[tuple[str, bool]]] = {}
         self._by_folder: dict[str, list[str]] = {}
-        for path in self.paths:
-            self._by_tail.setdefault(_tail(path), []).append(path)
-            self._by_basename.setdefault(posixpath.basename(path).lower(), []).append(path)
-            self._by_folder.setdefault(posixpath.dirname(path), []).append(path)
+        for path in self.paths:  # (string operations: a CLI query builds this per call)
+            lower = path.lower()
+            self._by_tail.setdefault("/".join(lower.rsplit("/", 2)[-2:]), []).append(path)
+            self._by_basename.setdefault(lower.rpartition("/")[2], []).append(path)
+            self._by_folder.setdefault(path.rpartition("/")[0].rstrip("/"), []).append(path)
 
     def _match(self, probe: _Probe) -> list[str]:
         """Files a probe finds; memoised (files import the same modules over and over)."""
