@@ -6,6 +6,7 @@
 
 import * as vscode from 'vscode';
 import type { ServerConnection } from './connection';
+import { budgetSeverity, type BudgetSeverity } from './format';
 import { normalizeLedgerReport } from './ledgerHtml';
 import { budgetAlert } from './nudges';
 import { Methods, type BudgetParams, type LedgerReport } from './protocol';
@@ -40,8 +41,21 @@ export class BudgetTracker implements vscode.Disposable {
     return this.taskId;
   }
 
-  /** A `codekeep/budget` notification: update the item, warn if it got worse. */
+  /** How far the team's spend today is into the team's daily budget (warned once each). */
+  private teamSeverity: BudgetSeverity = 'normal';
+
+  /** A `codekeep/budget` notification: update the item, warn if it got worse. The
+   * team's daily budget (`scope: "team"`) only warns: the item shows this editor's task. */
   apply(update: BudgetParams): void {
+    if (update.scope === 'team') {
+      const alert = budgetAlert(this.teamSeverity, update);
+      this.teamSeverity = budgetSeverity(update.ratio);
+      if (alert) {
+        this.agentLog.appendLine(`[${new Date().toTimeString().slice(0, 8)}] [team budget] ${alert}`);
+        this.present(alert);
+      }
+      return;
+    }
     if (update.taskId) {
       this.taskId = update.taskId;
     }

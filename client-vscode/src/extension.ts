@@ -8,7 +8,7 @@ import { BudgetTracker } from './budget';
 import { runAgentTask } from './commands/agent';
 import { searchDocs } from './commands/docs';
 import { LedgerReportPanel, recordUsage, setTaskBudget } from './commands/ledger';
-import { openMemoryNotes, recall, remember, reviewLearned } from './commands/memory';
+import { listTeamMemories, openMemoryNotes, promoteMemory, recall, remember, reviewLearned } from './commands/memory';
 import { findReferences } from './commands/references';
 import { RelatedTreeProvider, findRelated } from './commands/related';
 import { reindex } from './commands/reindex';
@@ -60,6 +60,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   command('showRepoMap', 'Show Repo Map', () => showRepoMap(server, documents));
   command('searchDocs', 'Search Docs', () => searchDocs(server));
   command('remember', 'Remember', () => remember(server));
+  command('rememberForTeam', 'Remember for the Team', () => remember(server, 'team'));
+  command('listTeamMemories', 'Team Memories', () => listTeamMemories(server));
+  command('promoteMemory', 'Promote Memory to Team', () => promoteMemory(server));
   command('recall', 'Recall', () => recall(server));
   command('reviewLearned', 'Review Learned Memories', () => reviewLearned(server));
   command('openMemoryNotes', 'Open MEMORY.md', () => openMemoryNotes());

@@ -66,6 +66,7 @@ export function memoryPickItem(memory: MemoryInfo): MemoryPickItem {
     typeof memory.score === 'number' ? `score ${memory.score.toFixed(2)}` : undefined,
     memory.kind,
     memory.scope && memory.scope !== 'project' ? memory.scope : undefined,
+    memory.scope === 'team' && memory.author ? `by ${memory.author}` : undefined,
   ]
     .filter((part): part is string => Boolean(part))
     .join(' · ');
@@ -76,6 +77,26 @@ export function memoryPickItem(memory: MemoryInfo): MemoryPickItem {
     detail: links.length > 0 ? `$(link) ${links.join(', ')}` : undefined,
     memory,
   };
+}
+
+/** Scopes a memory can be promoted from (the team's own cannot be promoted again). */
+const PROMOTABLE_SCOPES = new Set(['project', 'user']);
+const PROMOTABLE_STATUSES = new Set(['active', 'confirmed_resolved']);
+
+/** Whether "Promote to Team" applies to this memory (a live project or user memory). */
+export function canPromote(memory: MemoryInfo): boolean {
+  return PROMOTABLE_SCOPES.has(memory.scope ?? 'project') && PROMOTABLE_STATUSES.has(memory.status ?? 'active');
+}
+
+/** What a promotion did, in one line: a new team memory, or one the team already had. */
+export function promotedMessage(memory: MemoryInfo, result: { action: string; id: string | null; reason?: string | null }): string {
+  const what = `"${oneLine(memory.content, 60)}"`;
+  if (!result.id || result.action === 'REJECT') {
+    return `CodeKeep did not share ${what}: ${result.reason ?? 'rejected by the memory gate'}.`;
+  }
+  return result.action === 'PROMOTE'
+    ? `CodeKeep shared ${what} with the team (${result.id}).`
+    : `CodeKeep: the team already knew ${what} (${result.action.toLowerCase()} ${result.id}).`;
 }
 
 export interface DocPickItem {

@@ -40,10 +40,12 @@ export function budgetAlert(previous: BudgetSeverity, update: BudgetParams): str
   if (rank(now) <= rank(previous)) {
     return undefined;
   }
-  const task = update.taskId ? `task ${update.taskId}` : 'the current task';
+  const team = update.scope === 'team'; // the whole team's spend today
+  const task = team ? 'the team' : update.taskId ? `task ${update.taskId}` : 'the current task';
   const percent = Math.round(update.ratio * 100);
   const verb = now === 'error' ? 'is over its' : 'has used';
-  const tail = now === 'error' ? 'token budget' : 'of its token budget';
+  const budget = team ? 'daily token budget' : 'token budget';
+  const tail = now === 'error' ? budget : `of its ${budget}`;
   return now === 'error'
     ? `CodeKeep: ${task} ${verb} ${tail}: ${formatCount(update.used)} of ${formatCount(update.limit)} tokens (${percent} %).`
     : `CodeKeep: ${task} ${verb} ${percent} % ${tail} (${formatCount(update.used)} of ${formatCount(update.limit)} tokens).`;

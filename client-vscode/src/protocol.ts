@@ -18,6 +18,7 @@ export const Methods = {
   notThis: 'codekeep/memory/notThis',
   confirm: 'codekeep/memory/confirm',
   list: 'codekeep/memory/list',
+  promote: 'codekeep/memory/promote',
   ledgerReport: 'codekeep/ledger/report',
   ledgerRecord: 'codekeep/ledger/record',
   ledgerBudget: 'codekeep/ledger/budget',
@@ -121,6 +122,9 @@ export interface MemoryInfo {
   symbols?: string[];
   importance?: number;
   scope?: string;
+  status?: string;
+  /** Team memories: the member who wrote or promoted it. */
+  author?: string | null;
   [extra: string]: unknown;
 }
 
@@ -197,6 +201,8 @@ export interface BudgetParams {
   used: number;
   limit: number;
   ratio: number;
+  /** `team`: the whole team's spend today against the team's daily budget. */
+  scope?: 'task' | 'daily' | 'team';
 }
 
 /** One tool call of an agent task, in the order the agent made them. */

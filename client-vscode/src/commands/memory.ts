@@ -1,12 +1,15 @@
 /**
- * Remember (selection or typed text, linked to the current file and symbol), Recall
- * (scored memories with Forget / Not This buttons) and Open MEMORY.md.
+ * Remember (selection or typed text, linked to the current file and symbol; for this
+ * project or for the team), Recall (scored memories, the team's included, with Forget /
+ * Not This / Promote to Team buttons), the team's memories, Promote to Team, and Open
+ * MEMORY.md. Team commands need a team database (`codekeep.team.dsn`, docs/team.md);
+ * without one the server's one-line reason is shown.
  */
 
 import * as vscode from 'vscode';
 import type { ServerConnection } from '../connection';
 import { pickFolder } from '../folders';
-import { memoryPickItem, oneLine, type MemoryPickItem } from '../items';
+import { canPromote, memoryPickItem, oneLine, promotedMessage, type MemoryPickItem } from '../items';
 import { Methods, type MemoryInfo, type RelatedResult, type RememberResult } from '../protocol';
 
 /** The long-term kinds a user writes by hand (the memory service's KINDS). */
@@ -18,12 +21,18 @@ const MEMORY_KINDS: { label: string; description: string }[] = [
   { label: 'note', description: 'Anything else worth keeping' },
 ];
 
-export async function remember(connection: ServerConnection): Promise<void> {
+/** `project`: this repository's memory; `team`: shared through the team database. */
+export type RememberScope = 'project' | 'team';
+
+export async function remember(connection: ServerConnection, scope: RememberScope = 'project'): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection).trim() : '';
+  const team = scope === 'team';
   const content = await vscode.window.showInputBox({
-    title: 'CodeKeep: Remember',
-    prompt: 'What should CodeKeep remember? (linked to the current file and symbol)',
+    title: team ? 'CodeKeep: Remember for the Team' : 'CodeKeep: Remember',
+    prompt: team
+      ? "What should every member's agent know? (secrets are redacted before it leaves this machine)"
+      : 'What should CodeKeep remember? (linked to the current file and symbol)',
     value: selected,
     ignoreFocusOut: true,
     validateInput: (value) => (value.trim().length >= 3 ? undefined : 'Write at least a few words.'),
@@ -39,6 +48,7 @@ export async function remember(connection: ServerConnection): Promise<void> {
   const result = await connection.request<RememberResult>(Methods.remember, {
     content: content.trim(),
     kind: kind.label,
+    scope,
     files: links.files,
     symbols: links.symbols,
     ...fileUri(editor),
@@ -49,7 +59,7 @@ export async function remember(connection: ServerConnection): Promise<void> {
   }
   const linked = [...links.files, ...links.symbols].join(', ');
   void vscode.window.showInformationMessage(
-    `CodeKeep remembered (${result.action.toLowerCase()}): "${oneLine(content, 60)}"${linked ? ` — linked to ${linked}` : ''}.`,
+    `CodeKeep remembered${team ? ' for the team' : ''} (${result.action.toLowerCase()}): "${oneLine(content, 60)}"${linked ? ` — linked to ${linked}` : ''}.`,
   );
 }
 
@@ -77,21 +87,32 @@ function fileUri(editor: vscode.TextEditor | undefined): { uri?: string } {
 const FORGET: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Forget (delete this memory)' };
 const NOT_THIS: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('thumbsdown'), tooltip: 'Not This (wrong for this query: rank it lower)' };
 const CONFIRM: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('check'), tooltip: 'Confirm (true: act on it from now on)' };
+const PROMOTE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('organization'), tooltip: 'Promote to Team (share it with every member)' };
 
-/** A button on a memory in the pick list: the request it sends and what to say after. */
+/**
+ * A button on a memory in the pick list: the request it sends, what to say after, and
+ * (`applies`) which memories get it.
+ */
 interface MemoryAction {
   button: vscode.QuickInputButton;
   method: string;
   done: string;
+  applies?: (memory: MemoryInfo) => boolean;
 }
 
+const PROMOTE_ACTION: MemoryAction = { button: PROMOTE, method: Methods.promote, done: 'shared with the team', applies: canPromote };
 const RECALL_ACTIONS: MemoryAction[] = [
   { button: NOT_THIS, method: Methods.notThis, done: 'will rank lower' },
   { button: FORGET, method: Methods.forget, done: 'forgot' },
+  PROMOTE_ACTION,
 ];
 const REVIEW_ACTIONS: MemoryAction[] = [
   { button: CONFIRM, method: Methods.confirm, done: 'confirmed' },
   { button: FORGET, method: Methods.forget, done: 'forgot' },
+];
+const TEAM_ACTIONS: MemoryAction[] = [
+  { button: NOT_THIS, method: Methods.notThis, done: 'will rank lower for the whole team' },
+  { button: FORGET, method: Methods.forget, done: 'forgot for the whole team' },
 ];
 
 export async function recall(connection: ServerConnection): Promise<void> {
@@ -138,6 +159,49 @@ export async function reviewLearned(connection: ServerConnection): Promise<void>
     'check = Confirm (act on it) · trash = Forget', result.memories, REVIEW_ACTIONS, 'from Review Learned Memories');
 }
 
+/** The team's memories, newest first, each with who wrote or promoted it. */
+export async function listTeamMemories(connection: ServerConnection): Promise<void> {
+  const result = await connection.request<{ memories: MemoryInfo[] }>(Methods.list, {
+    scope: 'team',
+    limit: 200,
+    ...fileUri(vscode.window.activeTextEditor),
+  });
+  if (result.memories.length === 0) {
+    void vscode.window.showInformationMessage('CodeKeep: the team has no memories yet (Remember for the Team, Promote to Team).');
+    return;
+  }
+  await showMemories(connection, `CodeKeep: ${result.memories.length} team memories`,
+    'Enter opens the linked file · thumbs down = Not This · trash = Forget (for everyone)', result.memories, TEAM_ACTIONS,
+    'from Team Memories');
+}
+
+/** Pick one of this project's (or the user's) memories and share it with the team. */
+export async function promoteMemory(connection: ServerConnection): Promise<void> {
+  const result = await connection.request<{ memories: MemoryInfo[] }>(Methods.list, {
+    limit: 200,
+    ...fileUri(vscode.window.activeTextEditor),
+  });
+  const local = result.memories.filter(canPromote);
+  if (local.length === 0) {
+    void vscode.window.showInformationMessage('CodeKeep: no project or user memory to promote (Remember one first).');
+    return;
+  }
+  const chosen = await vscode.window.showQuickPick(local.map(memoryPickItem), {
+    title: 'CodeKeep: Promote to Team',
+    placeHolder: 'Which memory should every member of the team know?',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (chosen) {
+    void vscode.window.showInformationMessage(await promote(connection, chosen.memory));
+  }
+}
+
+async function promote(connection: ServerConnection, memory: MemoryInfo): Promise<string> {
+  const result = await connection.request<RememberResult>(Methods.promote, { id: memory.id, to: 'team' });
+  return promotedMessage(memory, result);
+}
+
 function showMemories(connection: ServerConnection, title: string, placeholder: string, memories: MemoryInfo[],
   actions: MemoryAction[], reason: string): Promise<void> {
   const pick = vscode.window.createQuickPick<MemoryPickItem & vscode.QuickPickItem>();
@@ -145,11 +209,18 @@ function showMemories(connection: ServerConnection, title: string, placeholder: 
   pick.placeholder = placeholder;
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
-  pick.items = memories.map((memory) => ({ ...memoryPickItem(memory), buttons: actions.map((a) => a.button) }));
+  pick.items = memories.map((memory) => ({
+    ...memoryPickItem(memory),
+    buttons: actions.filter((a) => !a.applies || a.applies(memory)).map((a) => a.button),
+  }));
   return new Promise<void>((resolve) => {
     pick.onDidTriggerItemButton(async ({ button, item }) => {
       const action = actions.find((a) => a.button === button) ?? actions[0];
       try {
+        if (action === PROMOTE_ACTION) { // the memory stays: it is still this project's
+          void vscode.window.showInformationMessage(await promote(connection, item.memory));
+          return;
+        }
         const response = await connection.request<{ ok: boolean }>(action.method, { id: item.memory.id, reason });
         if (!response.ok) {
           throw new Error('the memory no longer exists or has changed');

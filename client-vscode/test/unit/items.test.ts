@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { docPickItem, memoryPickItem, oneLine, symbolKindIcon, symbolPickItem } from '../../src/items';
+import { canPromote, docPickItem, memoryPickItem, oneLine, promotedMessage, symbolKindIcon, symbolPickItem } from '../../src/items';
 import type { SymbolInfo } from '../../src/protocol';
 
 const symbol = (over: Partial<SymbolInfo> = {}): SymbolInfo => ({
@@ -91,5 +91,30 @@ describe('doc quick pick items', () => {
     const item = docPickItem({ ...doc, heading: 'NOTES.txt', startLine: 1, endLine: 3 });
     expect(item.label).toBe('$(book) NOTES.txt');
     expect(item.description).toBe('docs/deploy.md:1-3');
+  });
+});
+
+describe('team memories', () => {
+  it('labels a team memory with its scope and who wrote it', () => {
+    const item = memoryPickItem({ id: 'g1', content: 'staging deploys need the VPN', kind: 'fact', score: 0.5, scope: 'team', author: 'alice' });
+    expect(item.description).toBe('score 0.50 · fact · team · by alice');
+  });
+
+  it('offers Promote to Team only on live project and user memories', () => {
+    expect(canPromote({ id: 'p1', content: 'x', scope: 'project', status: 'active' })).toBe(true);
+    expect(canPromote({ id: 'u1', content: 'x', scope: 'user' })).toBe(true);
+    expect(canPromote({ id: 'g1', content: 'x', scope: 'team', status: 'active' })).toBe(false);
+    expect(canPromote({ id: 't1', content: 'x', scope: 'task' })).toBe(false);
+    expect(canPromote({ id: 'p2', content: 'x', scope: 'project', status: 'observed' })).toBe(false);
+  });
+
+  it('says what a promotion did: shared, already known, or refused with the reason', () => {
+    const memory = { id: 'p1', content: 'the flaky test is fixed by clearing the cache' };
+    expect(promotedMessage(memory, { action: 'PROMOTE', id: 'g9' })).toBe(
+      'CodeKeep shared "the flaky test is fixed by clearing the cache" with the team (g9).');
+    expect(promotedMessage(memory, { action: 'REINFORCE', id: 'g9', reason: 'same content seen again' })).toBe(
+      'CodeKeep: the team already knew "the flaky test is fixed by clearing the cache" (reinforce g9).');
+    expect(promotedMessage(memory, { action: 'REJECT', id: null, reason: 'rejected: contains a private key' })).toBe(
+      'CodeKeep did not share "the flaky test is fixed by clearing the cache": rejected: contains a private key.');
   });
 });

@@ -60,3 +60,12 @@ describe('server budget warnings', () => {
     expect(isBudgetEcho(serverText, update, 60_000)).toBe(false);
   });
 });
+
+describe('team budget alerts', () => {
+  it("names the team's daily budget, not a task", () => {
+    const team = { taskId: '', used: 900, limit: 1000, ratio: 0.9, scope: 'team' as const };
+    expect(budgetAlert('normal', team)).toBe('CodeKeep: the team has used 90 % of its daily token budget (900 of 1,000 tokens).');
+    expect(budgetAlert('warning', { ...team, used: 1100, ratio: 1.1 })).toBe(
+      'CodeKeep: the team is over its daily token budget: 1,100 of 1,000 tokens (110 %).');
+  });
+});

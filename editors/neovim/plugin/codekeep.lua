@@ -3,6 +3,7 @@
 --              :CodeKeepSearch {query}  :CodeKeepMap [tokens]  :CodeKeepReindex
 --   memory     :CodeKeepRemember {text}  :CodeKeepRecall {query}  :CodeKeepNotThis [id]
 --              :CodeKeepForget [id]  :CodeKeepNotes
+--   team       :CodeKeepRememberTeam {text}  :CodeKeepTeam  :CodeKeepPromote [id]
 --   docs       :CodeKeepDocs {query}
 --   ledger     :CodeKeepLedger [task|day|file]  :CodeKeepBudget {tokens} [daily]
 --              :CodeKeepRecord {model} {input} [output] [call_type]
@@ -36,6 +37,9 @@ local COMMANDS = {
   { 'CodeKeepNotThis', 'memory', 'not_this', '?', 'the memory under the cursor (or id) was wrong here' },
   { 'CodeKeepForget', 'memory', 'forget', '?', 'forget the memory under the cursor (or id)' },
   { 'CodeKeepNotes', 'memory', 'notes', 0, 'edit .codekeep/MEMORY.md' },
+  { 'CodeKeepRememberTeam', 'memory', 'remember_team', '*', "remember for the whole team" },
+  { 'CodeKeepTeam', 'memory', 'team', 0, "the team's memories in a scratch buffer" },
+  { 'CodeKeepPromote', 'memory', 'promote', '?', 'share the memory under the cursor (or id) with the team' },
   { 'CodeKeepDocs', 'docs', 'search', '*', "search the project's docs" },
   { 'CodeKeepLedger', 'ledger', 'report', '?', 'token ledger report', { 'task', 'day', 'file' } },
   { 'CodeKeepBudget', 'ledger', 'budget', '*', "token budget of the editor's task, or the daily one",

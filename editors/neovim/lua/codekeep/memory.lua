@@ -1,6 +1,7 @@
 --- Memory in Neovim: remember (linked to the current file and symbol), recall into a
---- scratch buffer (<CR> opens a linked file; not-this / forget on the memory under the
---- cursor) and MEMORY.md, whose unusable lines the server shows as diagnostics.
+--- scratch buffer (<CR> opens a linked file; not-this / forget / promote on the memory
+--- under the cursor), the team's memories (a team database configured: docs/team.md)
+--- and MEMORY.md, whose unusable lines the server shows as diagnostics.
 local core = require('codekeep')
 local codemap = require('codekeep.codemap')
 local scratch = require('codekeep.scratch')
@@ -8,9 +9,12 @@ local scratch = require('codekeep.scratch')
 local M = {}
 local levels = vim.log.levels
 local RECALL_BUFFER = 'codekeep://recall'
+local TEAM_BUFFER = 'codekeep://team'
 
---- bufnr -> {query, memories, root, rows = {[lnum] = {memory, file?}}}
+--- bufnr -> {title, query?, memories, root, rows = {[lnum] = {memory, file?}}}
 local views = {}
+
+local show -- defined below render()
 
 local function quote(text, width)
   return '"' .. scratch.one_line(text, width) .. '"'
@@ -32,14 +36,16 @@ local function remembered(result, links)
   return message, failed and levels.WARN or levels.INFO
 end
 
-function M.remember(text)
-  local content, client = codemap.asked(text,
-    ':CodeKeepRemember needs the text to remember, e.g. :CodeKeepRemember tests run with pytest -q')
+--- Remember ``text`` in ``scope`` (project, or team: the team database), linked to the
+--- current file and the symbol under the cursor.
+local function remember_in(text, scope, command)
+  local content, client = codemap.asked(text, ('%s needs the text to remember, e.g. %s tests '
+    .. 'run with pytest -q'):format(command, command))
   if not client then
     return
   end
   local uri = core.project_uri(client, 0)
-  local params = { content = content }
+  local params = { content = content, scope = scope }
   local links = {}
 
   local function send()
@@ -63,6 +69,15 @@ function M.remember(text)
   end, { quiet_reason = true, on_error = send })
 end
 
+function M.remember(text)
+  remember_in(text, 'project', ':CodeKeepRemember')
+end
+
+function M.remember_team(text)
+  remember_in(text, 'team', ':CodeKeepRememberTeam')
+end
+
+--- "0.61  fact            text  [not this] (team · by alice)": a team memory says whose.
 local function memory_line(memory)
   local flags = {}
   for _, flag in ipairs(type(memory.flags) == 'table' and memory.flags or {}) do
@@ -70,15 +85,20 @@ local function memory_line(memory)
   end
   local text = scratch.one_line(memory.content)
   local tail = #flags > 0 and ('  [' .. table.concat(flags, ', ') .. ']') or ''
+  if memory.scope == 'team' then
+    tail = tail .. ' (team' .. (core.str(memory.author) and (' · by ' .. memory.author) or '')
+      .. ')'
+  end
   return ('%5.2f  %-15s %s%s'):format(tonumber(memory.score) or 0, tostring(memory.kind), text, tail)
 end
 
 local function render(buf)
   local view = views[buf]
   local lines = {
-    ('CodeKeep recall %s: %d %s'):format(quote(view.query, 50), #view.memories,
+    ('%s: %d %s'):format(view.title, #view.memories,
       #view.memories == 1 and 'memory' or 'memories'),
-    '<CR> opens a linked file · :CodeKeepNotThis ranks the memory lower · :CodeKeepForget drops it',
+    '<CR> opens a linked file · :CodeKeepNotThis ranks the memory lower · :CodeKeepForget drops it'
+      .. ' · :CodeKeepPromote shares it with the team',
     '',
   }
   view.rows = {}
@@ -117,6 +137,15 @@ local function open_linked()
   scratch.open_file(vim.fs.joinpath(view.root, file))
 end
 
+--- Open (or reuse) scratch buffer ``name`` showing ``view``'s memories.
+show = function(name, view)
+  local buf = scratch.open(name, {})
+  views[buf] = view
+  render(buf)
+  vim.keymap.set('n', '<CR>', core.guard(open_linked),
+    { buffer = buf, desc = 'CodeKeep: open the linked file' })
+end
+
 function M.recall(query)
   local client
   query, client = codemap.asked(query,
@@ -132,18 +161,36 @@ function M.recall(query)
       core.notify(('CodeKeep: nothing remembered about %s'):format(quote(query, 50)))
       return
     end
-    local buf = scratch.open(RECALL_BUFFER, {})
-    views[buf] = { query = query, memories = memories, root = core.root(client) }
-    render(buf)
-    vim.keymap.set('n', '<CR>', core.guard(open_linked),
-      { buffer = buf, desc = 'CodeKeep: open the linked file' })
+    show(RECALL_BUFFER, { title = 'CodeKeep recall ' .. quote(query, 50), query = query,
+                          memories = memories, root = core.root(client) })
   end)
 end
 
---- :CodeKeepNotThis / :CodeKeepForget: on the memory id given, else the one under the
---- cursor in the recall buffer; done(id, memory) updates the view (memory: the row
---- shown in this recall buffer, if any).
-local function on_memory(method, id, done)
+--- :CodeKeepTeam — the team's memories, newest first, in a scratch buffer (the server
+--- says in one line when no team database is configured or it cannot be reached).
+function M.team()
+  local client = core.client(0)
+  if not client then
+    return
+  end
+  local params = { scope = 'team', limit = 200, uri = core.project_uri(client, 0) }
+  core.request('codekeep/memory/list', params, function(result)
+    local memories = type(result.memories) == 'table' and result.memories or {}
+    if #memories == 0 then
+      core.notify('CodeKeep: the team has no memories yet (:CodeKeepRememberTeam, '
+        .. ':CodeKeepPromote)')
+      return
+    end
+    show(TEAM_BUFFER, { title = 'CodeKeep team memories', memories = memories,
+                        root = core.root(client) })
+  end)
+end
+
+--- :CodeKeepNotThis / :CodeKeepForget / :CodeKeepPromote: on the memory id given, else
+--- the one under the cursor in the recall buffer; done(id, memory, result) updates the
+--- view (memory: the row shown in this recall buffer, if any). ``params`` replaces the
+--- request's own (``id`` is added); ``options`` go to core.request.
+local function on_memory(method, id, done, params, options)
   id = vim.trim(id or '')
   local buf = vim.api.nvim_get_current_buf()
   local view, memory = views[buf], nil
@@ -156,17 +203,19 @@ local function on_memory(method, id, done)
   elseif view then
     memory = vim.iter(view.memories):find(function(m) return m.id == id end)
   end
-  local params = { id = id, reason = view and ('from :CodeKeepRecall ' .. quote(view.query, 50)) }
+  params = params or { reason = view and view.query
+                                 and ('from :CodeKeepRecall ' .. quote(view.query, 50)) }
+  params.id = id
   core.request(method, params, function(result)
-    if not result.ok then
+    if result.ok == false then
       core.notify(('CodeKeep: no memory %s (already forgotten?)'):format(id), levels.WARN)
       return
     end
-    done(id, memory)
+    done(id, memory, result)
     if memory and views[buf] and vim.api.nvim_buf_is_valid(buf) then
       render(buf)
     end
-  end)
+  end, options)
 end
 
 function M.not_this(id)
@@ -187,6 +236,15 @@ function M.forget(id)
     end
     core.notify(('CodeKeep: forgot memory %s'):format(memory_id))
   end)
+end
+
+--- :CodeKeepPromote [id] — share a project or user memory with the team (the server
+--- screens and redacts it again; the team row records who promoted it).
+function M.promote(id)
+  on_memory('codekeep/memory/promote', id, function(memory_id, _, result)
+    local message, level = remembered(result, {})
+    core.notify(message:gsub('^CodeKeep memory', 'CodeKeep: ' .. memory_id .. ' →', 1), level)
+  end, { to = 'team' }, { quiet_reason = true })
 end
 
 --- :CodeKeepNotes — .codekeep/MEMORY.md of the folder, created from the template when
