@@ -123,7 +123,7 @@ def test_a_silent_host_costs_one_timeout_then_backs_off(
     alice = member("alice", dsn=dsn)
     root = alice.root
     with (root / ".codekeep" / "config.toml").open("a") as config:
-        config.write("connect_timeout_s = 1\n")
+        config.write("connectTimeoutS = 1\n")
     alice.close()
     alice = member("alice", dsn=dsn)
     alice.remember("local notes still answer")

@@ -14,23 +14,26 @@ GROUPS = {"member": "member", "task": "task_id", "day": "day"}
 
 
 def insert(conn: psycopg.Connection, member: str, records: Sequence[dict[str, Any]]) -> int:
-    """Write a batch; how many were new (a re-sent record adds nothing)."""
-    added = 0
+    """Write a batch in one pipelined round of statements; how many were new (a re-sent
+    record adds nothing: the ``(member, id)`` key)."""
+    if not records:
+        return 0
     with conn.cursor() as cursor:
-        for r in records:
-            cursor.execute(
-                "INSERT INTO team_calls (member, id, ts, day, task_id, call_type, model, "
-                "input_tokens, output_tokens, cached_tokens, reasoning_tokens, cost_usd, files) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (member, id) DO NOTHING",
+        cursor.executemany(
+            "INSERT INTO team_calls (member, id, ts, day, task_id, call_type, model, "
+            "input_tokens, output_tokens, cached_tokens, reasoning_tokens, cost_usd, files) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (member, id) DO NOTHING",
+            [
                 (
                     member, r["id"], r["ts"], r["day"], r["taskId"], r["callType"], r["model"],
                     r["inputTokens"], r["outputTokens"], r["cachedTokens"],
                     r["reasoningTokens"], r["costUsd"], json.dumps(r.get("files") or {}),
-                ),
-            )
-            added += cursor.rowcount
-    return added
+                )
+                for r in records
+            ],
+        )
+        return max(0, cursor.rowcount)
 
 
 _MEASURES = (
