@@ -29,7 +29,7 @@ from codekeep.team.ledger import TeamLedger
 
 log = logging.getLogger(__name__)
 
-CLOSE_WAIT_S = 0.2  # how long close() waits for a send in flight before leaving it
+CLOSE_WAIT_S = 0.05  # how long close() lets a send in flight finish before leaving it
 
 
 class TeamSender:
@@ -90,22 +90,23 @@ class TeamSender:
             self._wake.clear()
 
     def close(self, root: Path | None = None) -> None:
-        """Stop, before the ledger closes. With ``root``: calls still queued are handed
-        to a detached ``codekeep ledger ship`` (unless the database is backing off after
-        a failure — the next sender tries). A send still in flight is left to the
-        daemon thread's fate: an unacknowledged batch is simply sent again later."""
+        """Stop, before the ledger closes, without waiting for the network. With
+        ``root``: calls still queued are handed to a detached ``codekeep ledger ship``
+        (unless the database is backing off after a failure — the next sender tries).
+        A send still in flight is left to the daemon thread's fate: the detached sender
+        waits for its turn, and an unacknowledged batch is simply sent again."""
         self._stop.set()
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join(CLOSE_WAIT_S)
-        if self._thread.is_alive():
-            return
+        busy = self._thread.is_alive()
         try:
             if root is not None and self.team.db.backoff.waiting() is None and \
                     self.team.waiting(self.ledger):
                 ship_later(root)
         finally:
-            self.team.close()
+            if not busy:  # a busy thread holds the connection: the exit closes it
+                self.team.close()
 
 
 def ship_later(root: Path) -> subprocess.Popen[bytes]:

@@ -230,3 +230,23 @@ async def test_team_budget_warns_both_members_editors(tmp_path: Path, team_dsn: 
         for client in (alice, bob):
             team = [b for b in client.budgets if b.get("scope") == "team"]
             assert [(b["used"], b["limit"], b["threshold"]) for b in team] == [(900, 1000, 0.75)]
+
+
+def test_a_closing_workspace_hands_its_queue_to_a_detached_sender(
+    tmp_path: Path, team_dsn: str
+) -> None:
+    """A server or agent run that stops between two rounds leaves nothing behind."""
+    from codekeep.services import WorkspaceServices
+    from codekeep.settings import load_settings
+
+    root = write_project(tmp_path / "gina")
+    write_config(root, team_dsn, "gina")
+    with (root / ".codekeep" / "config.toml").open("a") as config:
+        config.write("shipIntervalS = 3600\n")  # no second round before the close
+    services = WorkspaceServices.open(root, load_settings(root).settings)
+    assert services.sender is not None
+    for i in range(25):
+        _record(services.ledger, "agent-task", 10 + i)
+    services.close()
+    _eventually(lambda: _team_calls(team_dsn)[0] == 25)
+    assert _team_calls(team_dsn) == (25, 25, sum(range(10, 35)))

@@ -23,6 +23,7 @@ const TOTAL_TIMEOUT_MS = 6 * 60_000;
 const results = [];
 let codeServer;
 let model;
+let teamDb;
 let browser;
 let workDir;
 let workspacePath;
@@ -50,7 +51,8 @@ async function main() {
   const userData = path.join(workDir, 'user-data');
   const extensionsDir = path.join(workDir, 'extensions');
   const modelUrl = await startModel(binDir);
-  writeSettings(userData, binDir, modelUrl);
+  const teamDsn = await startTeamDb(binDir);
+  writeSettings(userData, binDir, modelUrl, teamDsn);
 
   execFileSync(codeServerBin, ['--user-data-dir', userData, '--extensions-dir', extensionsDir, '--install-extension', vsix], {
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -250,6 +252,20 @@ async function runSteps(bench, page) {
     await page.keyboard.press('Escape');
   });
 
+  await step('Remember for the Team shares a memory and Team Memories lists it with its author', async () => {
+    await bench.runCommand('CodeKeep: Remember for the Team');
+    await bench.answer('Staging deploys of the shop need the VPN.', { title: 'CodeKeep: Remember for the Team' });
+    await bench.acceptPick('fact', { title: 'kind' });
+    await bench.waitForNotification('CodeKeep remembered for the team');
+    await bench.runCommand('CodeKeep: Team Memories');
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'need the VPN' }).first();
+    await row.waitFor();
+    const text = await row.innerText();
+    expect(text.includes('team · by e2e-member'), `the team memory does not say whose it is: ${text}`);
+    await shot(page, '08a-team-memories');
+    await page.keyboard.press('Escape');
+  });
+
   await step('Search Docs lists the sections that answer a question and opens one at its lines', async () => {
     await bench.runCommand('CodeKeep: Search Docs');
     await bench.answer('how long until a cancelled order is refunded', { title: 'CodeKeep: Search Docs' });
@@ -422,23 +438,43 @@ function installCodeServer() {
 }
 
 /** The scripted OpenAI-compatible model (test/e2e/model_server.py); resolves to its base URL. */
-function startModel(binDir) {
-  model = spawn(path.join(binDir, 'python'), [path.join(here, 'model_server.py')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the scripted model did not start within 30 s')), 30_000);
-    model.stdout.once('data', (chunk) => {
+/**
+ * Starts a Python helper of this folder that prints one line (what to connect to) and
+ * lives until its stdin closes; resolves to that line.
+ */
+function startHelper(binDir, script, what, timeoutMs) {
+  const child = spawn(path.join(binDir, 'python'), [path.join(here, script)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const line = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start within ${timeoutMs / 1000} s`)), timeoutMs);
+    child.stdout.once('data', (chunk) => {
       clearTimeout(timer);
       resolve(chunk.toString().trim().split('\n')[0]);
     });
-    model.once('exit', (code) => reject(new Error(`the scripted model exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
   });
+  return { child, line };
 }
 
-function writeSettings(userData, binDir, modelUrl) {
+function startModel(binDir) {
+  const started = startHelper(binDir, 'model_server.py', 'the scripted model', 30_000);
+  model = started.child;
+  return started.line;
+}
+
+/** A real PostgreSQL for the team scope (initdb + pg_ctl, as the Python tests do). */
+function startTeamDb(binDir) {
+  const started = startHelper(binDir, 'team_db.py', 'the team database', 120_000);
+  teamDb = started.child;
+  return started.line;
+}
+
+function writeSettings(userData, binDir, modelUrl, teamDsn) {
   const settings = {
     'codekeep.serverCommand': `${path.join(binDir, 'codekeep')} serve`,
     'codekeep.agent.model': 'gpt-4o-mini',
     'codekeep.agent.baseUrl': modelUrl,
+    'codekeep.team.dsn': teamDsn,
+    'codekeep.team.member': 'e2e-member',
     'codekeep.trace.server': 'messages',
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
@@ -492,6 +528,7 @@ async function waitForHttp(url, timeout) {
 async function cleanup() {
   await browser?.close().catch(() => undefined);
   model?.stdin.end(); // its stdin closing ends the scripted model
+  teamDb?.stdin.end(); // ... and stops the team database
   if (codeServer?.pid) {
     try {
       process.kill(-codeServer.pid, 'SIGTERM'); // the whole group: code-server, its extension host, codekeep serve
