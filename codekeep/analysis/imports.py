@@ -82,17 +82,25 @@ class ImportGraph:
         self._raw: dict[str, list[ImportFact]] = {}
         self._languages: dict[str, str] = {}
         self._cache: dict[str, dict[str, set[str] | None]] = {}
+        # (module file, definition's path, name, container) -> does the module export it;
+        # depends on other files' imports too, so any change drops it all
+        self._exported: dict[tuple[str, str, str, str | None], bool] = {}
+        self._qualifiers: dict[tuple[str, str], set[str] | None] = {}  # (path, receiver)
 
     def invalidate(self) -> None:
         """Files came or went: every resolution may change."""
         self._resolver = None
         self._raw.clear()
         self._cache.clear()
+        self._exported.clear()
+        self._qualifiers.clear()
 
     def update_file(self, path: str, imports: Sequence[ImportFact]) -> None:
         """One file's imports changed: only that file's resolution is stale."""
         self._raw[path] = list(imports)
         self._cache.pop(path, None)
+        self._exported.clear()
+        self._qualifiers = {k: v for k, v in self._qualifiers.items() if k[0] != path}
 
     def _load(self) -> ModuleResolver:
         if self._resolver is None:
@@ -134,6 +142,12 @@ class ImportGraph:
         An import of a package outside the workspace gives an empty set."""
         if not receiver:
             return None
+        key = (path, receiver)
+        if key not in self._qualifiers:
+            self._qualifiers[key] = self._qualifier_files(path, receiver)
+        return self._qualifiers[key]
+
+    def _qualifier_files(self, path: str, receiver: str) -> set[str] | None:
         resolver = self._load()
         style = self.style_of(path)
         found: set[str] | None = None
@@ -154,8 +168,14 @@ class ImportGraph:
         """Whether ``definition`` is a name of the module ``path``: defined there, or
         re-exported (``__init__.py`` doing ``from .core import Command``, a barrel's
         ``export { x } from``), up to :data:`BARREL_HOPS` files deep."""
-        return path == definition.path or (
-            self.style_of(path) in BARREL_STYLES and self._reaches(path, definition, 1))
+        if path == definition.path:
+            return True
+        key = (path, definition.path, definition.name, definition.container)
+        found = self._exported.get(key)
+        if found is None:
+            found = self._exported[key] = (
+                self.style_of(path) in BARREL_STYLES and self._reaches(path, definition, 1))
+        return found
 
     def package_files(self, path: str) -> set[str]:
         """``path`` and the files of its own package (Go, Java, C#: its folder)."""

@@ -247,21 +247,20 @@ class FileScope:
     def __init__(self, store: IndexStore, path: str):
         self._store = store
         self._path = path
-        self._symbols: list[Symbol] | None = None
+        self._members: list[tuple[str, str, str, int, int]] | None = None
 
-    def _all(self) -> list[Symbol]:
-        if self._symbols is None:
-            self._symbols = self._store.symbols_in_file(self._path)
-        return self._symbols
+    def _all(self) -> list[tuple[str, str, str, int, int]]:
+        if self._members is None:
+            self._members = self._store.members_in_file(self._path)
+        return self._members
 
     def method_container(self, line: int) -> str | None:
-        methods = [s for s in self._all() if s.kind in METHOD_KINDS and s.container
-                   and s.range.start.line <= line <= s.range.end.line]
-        innermost = max(methods, key=lambda s: s.range.start.line, default=None)
-        return innermost.container if innermost else None
+        around = [(first, container) for container, _name, kind, first, last in self._all()
+                  if kind in METHOD_KINDS and first <= line <= last]
+        return max(around)[1] if around else None
 
     def defines(self, container: str, name: str) -> bool:
-        return any(s.container == container and s.name == name for s in self._all())
+        return any(c == container and n == name for c, n, _kind, _first, _last in self._all())
 
 
 def _labelled_uses(

@@ -512,6 +512,16 @@ class IndexStore:
         )
         return [symbol_from_row(r) for r in rows]
 
+    def members_in_file(self, path: str) -> list[tuple[str, str, str, int, int]]:
+        """(container, name, kind, first line, last line) of the file's definitions that
+        have a container: all a ``self.m()`` use needs, without building symbols."""
+        rows = self.conn.execute(
+            "SELECT s.container, s.name, s.kind, s.line, s.end_line FROM symbols s "
+            "JOIN files f ON f.id = s.file_id WHERE f.path = ? AND s.container IS NOT NULL",
+            (path,))
+        return [(container, name, kind_name(kind), line, end_line)
+                for container, name, kind, line, end_line in rows]
+
     def all_symbols(self) -> list[Symbol]:
         rows = self.conn.execute(f"{SYMBOL_SELECT} ORDER BY f.path, s.line, s.col")
         return [symbol_from_row(r) for r in rows]
