@@ -145,3 +145,27 @@ def test_the_fingerprint_covers_every_module_extraction_runs() -> None:
                 for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                 and node.module and node.module.startswith("codekeep.")}
     assert imported - set(factcache._SOURCES) == set()
+
+
+def test_the_fingerprint_covers_every_module_extraction_imports() -> None:
+    """A module that decides facts but is missing from the fingerprint would let a new
+    version reuse an old version's facts: follow parsing.py's imports to be sure."""
+    import ast
+
+    from codekeep.analysis import factcache
+
+    package = Path(factcache.__file__).resolve().parent.parent
+    seen: set[str] = set()
+    todo = ["analysis/parsing.py"]
+    while todo:
+        relative = todo.pop()
+        if relative in seen:
+            continue
+        seen.add(relative)
+        tree = ast.parse((package / relative).read_text(encoding="utf-8"))
+        for node in tree.body:  # module level: what runs whenever the module is used
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("codekeep."):
+                module = node.module.removeprefix("codekeep.").replace(".", "/")
+                if (package / f"{module}.py").is_file():
+                    todo.append(f"{module}.py")
+    assert seen - {"analysis/factcache.py"} <= set(factcache._SOURCES)
