@@ -115,6 +115,27 @@ QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("capture an integer id from the URL and pass it to the view",
      ("topics/http/urls.txt",)),
 ]
+# Added this session (issue 16, second round), reported apart so the 30 above stay
+# comparable with earlier runs; written before any ranking change was tried on them.
+ADDED_QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
+    ("send a welcome message to a user's inbox when they sign up", ("topics/email.txt",)),
+    ("read a value passed in the query string of a GET request",
+     ("ref/request-response.txt",)),
+    ("return JSON from a view for my JavaScript front end", ("ref/request-response.txt",)),
+    ("write errors to a file so I can look at them later",
+     ("topics/logging.txt", "howto/logging.txt")),
+    ("write views that await other network calls instead of blocking", ("topics/async.txt",)),
+    ("keep user uploads on Amazon S3 instead of the local disk",
+     ("ref/files/storage.txt", "topics/files.txt", "howto/custom-file-storage.txt")),
+    ("help search engines find every page of my site", ("ref/contrib/sitemaps.txt",)),
+    ("publish the latest blog posts so people can subscribe in a reader",
+     ("ref/contrib/syndication.txt",)),
+    ("stop other sites from showing my pages inside a frame", ("ref/clickjacking.txt",)),
+    ("load some starting rows into the database from a file", ("howto/initial-data.txt",)),
+    ("store prices without floating point rounding errors", ("ref/models/fields.txt",)),
+    ("send a notification only once the database transaction has been committed",
+     ("topics/db/transactions.txt",)),
+]
 TOP = 10
 
 
@@ -216,7 +237,8 @@ def main() -> None:
 
 
 def evaluate(docs: DocsIndex, rounds: int, show_misses: bool) -> dict[str, object]:
-    """Quality and latency of one configuration over every question."""
+    """Quality and latency of one configuration over every question (and the quality
+    over the added questions, apart)."""
     ranks, latencies, cpu, misses = [], [], [], []  # type: ignore[var-annotated]
     for question, accepted in QUESTIONS:
         samples, outcome = timed(lambda q=question: docs.search(q, TOP), rounds, cpu)
@@ -233,6 +255,9 @@ def evaluate(docs: DocsIndex, rounds: int, show_misses: bool) -> dict[str, objec
         "search_cpu_ms": {"p50": round(statistics.median(cpu), 2),
                           "p95": round(percentile(cpu, 0.95), 2)},
     }
+    added = [rank_of([hit.path for hit in docs.search(q, TOP).hits], accepted)
+             for q, accepted in ADDED_QUESTIONS]
+    result["added_questions"] = quality(added)
     if show_misses:
         result["misses"] = misses
     return result
@@ -253,17 +278,20 @@ def run(root: Path, rounds: int, show_misses: bool, embeddings: bool) -> dict[st
         base_samples, base_paths = timed(lambda q=question: baseline.search(q), rounds)
         base_latencies += base_samples
         theirs.append(rank_of(base_paths, accepted))  # type: ignore[arg-type]
+    base_added = [rank_of(baseline.search(q), accepted) for q, accepted in ADDED_QUESTIONS]
     lexical = evaluate(docs, rounds, show_misses)
     docs.close()
     result: dict[str, object] = {
         "corpus": {"files": stats.files, "lines": lines, "chunks": stats.chunks,
                    "paragraphs_baseline": baseline.paragraphs},
         "questions": len(QUESTIONS),
+        "added_questions": len(ADDED_QUESTIONS),
         "lexical": lexical,
         "baseline_bm25_paragraphs": {
             **quality(theirs),
             "search_ms": {"p50": round(statistics.median(base_latencies), 2),
-                          "p95": round(percentile(base_latencies, 0.95), 2)}},
+                          "p95": round(percentile(base_latencies, 0.95), 2)},
+            "added_questions": quality(base_added)},
         "index_s": {"cold": round(cold, 2), "warm": round(warm, 3)},
     }
     best = lexical
