@@ -51,9 +51,10 @@ QUERIES = {
 }
 
 
-def fetch_django(version: str, into: Path) -> Path:
-    """Download Django's sdist from PyPI (the ordinary client) and unpack its code (the
-    package and its test suite; the reST docs are not code)."""
+def fetch_django(version: str, into: Path, part: str = "code") -> Path:
+    """Download Django's sdist from PyPI (the ordinary client) and unpack one part of it:
+    ``code`` (the package and its test suite) or ``docs`` (the reST docs). Returns the
+    unpacked source tree (for ``docs``, the docs folder inside it)."""
     subprocess.run(
         [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
          ":all:", f"django=={version}", "-d", str(into)],
@@ -61,10 +62,23 @@ def fetch_django(version: str, into: Path) -> Path:
     )
     [archive] = list(into.glob("*.tar.gz"))
     with tarfile.open(archive) as tar:
-        members = [m for m in tar.getmembers() if "/docs/" not in m.name]
+        members = [m for m in tar.getmembers() if ("/docs/" in m.name) == (part == "docs")]
         tar.extractall(into, members=members, filter="data")
+    if part == "docs":
+        [docs] = list(into.glob("*/docs"))
+        return docs
     [tree] = [path for path in into.iterdir() if path.is_dir()]
     return tree
+
+
+def cached_django(cache: Path, version: str) -> Path:
+    """Django's code unpacked once into ``cache`` (``django-<version>``) and reused."""
+    target = cache / f"django-{version}"
+    if not target.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache) as scratch:
+            shutil.move(fetch_django(version, Path(scratch)), target)
+    return target
 
 
 def python_lines(tree: Path) -> tuple[int, int]:

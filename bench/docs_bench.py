@@ -38,12 +38,11 @@ import re
 import shutil
 import sqlite3
 import statistics
-import subprocess
-import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+from cli_bench import fetch_django  # type: ignore[import-not-found]
 
 from codekeep.common.local_model import LocalModelUnavailable, shared_model
 from codekeep.docs import DocsIndex
@@ -139,21 +138,6 @@ ADDED_QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
 TOP = 10
 
 
-def fetch_docs(version: str, into: Path) -> Path:
-    """Download Django's sdist from PyPI (the ordinary client) and unpack its docs."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
-         ":all:", f"django=={version}", "-d", str(into)],
-        check=True,
-    )
-    [archive] = list(into.glob("*.tar.gz"))
-    with tarfile.open(archive) as tar:
-        members = [m for m in tar.getmembers() if "/docs/" in m.name]
-        tar.extractall(into, members=members, filter="data")
-    [docs] = list(into.glob("*/docs"))
-    return docs
-
-
 def doc_lines(root: Path) -> int:
     return sum(path.read_bytes().count(b"\n") for path in root.rglob("*.txt"))
 
@@ -225,7 +209,7 @@ def main() -> None:
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="codekeep-docs-bench-"))
     try:
-        source = args.corpus or fetch_docs(args.version, workdir / "download")
+        source = args.corpus or fetch_django(args.version, workdir / "download", part="docs")
         root = workdir / "docs"
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".codekeep"))
         result = run(root, args.rounds, args.misses, not args.lexical_only)

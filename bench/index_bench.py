@@ -44,7 +44,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cli_bench import fetch_django  # type: ignore[import-not-found]
+from cli_bench import cached_django  # type: ignore[import-not-found]
 
 from codekeep.settings.codemap import DEFAULT_EXCLUDES
 
@@ -91,11 +91,7 @@ def measured(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float,
 
 # ---- trees -------------------------------------------------------------------------
 def django_tree(cache: Path) -> Path:
-    target = cache / f"django-{DJANGO}"
-    if not target.exists():
-        with tempfile.TemporaryDirectory(dir=cache) as scratch:
-            shutil.move(fetch_django(DJANGO, Path(scratch)), target)
-    return target
+    return cached_django(cache, DJANGO)
 
 
 def _unpack_pypi(name: str, version: str, into: Path) -> None:

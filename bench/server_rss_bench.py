@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cli_bench import fetch_django  # type: ignore[import-not-found]
+from cli_bench import cached_django  # type: ignore[import-not-found]
 from server_bench import StdioClient  # type: ignore[import-not-found]
 
 from codekeep.common.uris import path_to_uri
@@ -36,15 +36,6 @@ from codekeep.common.uris import path_to_uri
 DJANGO = "5.1.4"
 GOAL_MB = 300
 QUERIES = ("Model", "QuerySet", "get_queryset", "render", "Field", "HttpResponse", "save")
-
-
-def django_tree(cache: Path) -> Path:
-    target = cache / f"django-{DJANGO}"
-    if not target.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache) as scratch:
-            shutil.move(fetch_django(DJANGO, Path(scratch)), target)
-    return target
 
 
 def status_mb(pid: int) -> dict[str, float]:
@@ -100,7 +91,7 @@ def burst(client: StdioClient, root: Path) -> int:
 
 
 def measure(cache: Path) -> dict[str, Any]:
-    tree = django_tree(cache)
+    tree = cached_django(cache, DJANGO)
     with tempfile.TemporaryDirectory() as scratch:
         empty = Path(scratch, "empty")
         empty.mkdir()
