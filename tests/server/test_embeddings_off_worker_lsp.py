@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from pytest_lsp import LanguageClient
+
 from codekeep.testing.embeddings_server import ConceptEmbeddingServer
 from codekeep.testing.scripted_server import ScriptedModelServer, call, say
 from tests.server.lsp_harness import (
@@ -21,6 +23,19 @@ from tests.server.lsp_harness import (
 
 SLOW = 6.0  # the endpoint's delay, well beyond the recall's timeout
 TIMEOUT = 3.0
+
+
+async def held_by(endpoint: ConceptEmbeddingServer, asked: int) -> None:
+    """Return once the endpoint has received a request beyond its first ``asked``."""
+    while len(endpoint.requests) == asked:
+        await asyncio.sleep(0.02)
+
+
+async def type_and_find(lsp: LanguageClient, uri: str, version: int, name: str) -> None:
+    """A keystroke that adds ``def name()``, then the code map must answer with it."""
+    change_document(lsp, uri, version, f"\ndef {name}():\n    pass\n", (2, 0))
+    found = await request(lsp, "codekeep/findSymbol", {"name": name})
+    assert [s["name"] for s in found["symbols"]] == [name]
 
 
 async def test_a_keystroke_does_not_wait_for_a_slow_embeddings_endpoint(tmp_path: Path) -> None:
@@ -43,13 +58,9 @@ async def test_a_keystroke_does_not_wait_for_a_slow_embeddings_endpoint(tmp_path
             asked = len(endpoint.requests)
             recall = asyncio.create_task(
                 request(lsp, "codekeep/memory/recall", {"query": "fleet table"}))
-            while len(endpoint.requests) == asked:  # the recall is now waiting on the endpoint
-                await asyncio.sleep(0.02)
+            await held_by(endpoint, asked)  # the recall is now waiting on the endpoint
 
-            uri = open_document(lsp, tmp_path / "fleet.py")
-            change_document(lsp, uri, 2, "\ndef tow_truck():\n    pass\n", (2, 0))
-            found = await request(lsp, "codekeep/findSymbol", {"name": "tow_truck"})
-            assert [s["name"] for s in found["symbols"]] == ["tow_truck"]
+            await type_and_find(lsp, open_document(lsp, tmp_path / "fleet.py"), 2, "tow_truck")
             assert not recall.done()  # answered while the recall still waits on the network
 
             lexical = await recall
@@ -79,13 +90,9 @@ async def test_a_keystroke_does_not_wait_for_a_docs_search_on_a_slow_endpoint(
             endpoint.delay = SLOW
             asked = len(endpoint.requests)
             search = asyncio.create_task(found("depot parking"))
-            while len(endpoint.requests) == asked:  # the search now waits on the endpoint
-                await asyncio.sleep(0.02)
+            await held_by(endpoint, asked)  # the search now waits on the endpoint
 
-            uri = open_document(lsp, tmp_path / "fleet.py")
-            change_document(lsp, uri, 2, "\ndef tow_truck():\n    pass\n", (2, 0))
-            symbols = await request(lsp, "codekeep/findSymbol", {"name": "tow_truck"})
-            assert [s["name"] for s in symbols["symbols"]] == ["tow_truck"]
+            await type_and_find(lsp, open_document(lsp, tmp_path / "fleet.py"), 2, "tow_truck")
             assert not search.done()  # answered while the search still waits on the network
 
             (hit, *_) = await search  # lexical once the endpoint timed out
@@ -121,10 +128,7 @@ async def test_the_agents_recall_does_not_hold_up_keystrokes_on_a_slow_endpoint(
             async def typed_while_held(query: str, version: int, name: str) -> None:
                 await asyncio.wait_for(asked(query), 30)
                 answered = endpoint.answered
-                change_document(lsp, uri, version, f"\ndef {name}():\n    pass\n", (2, 0))
-                found = await asyncio.wait_for(
-                    request(lsp, "codekeep/findSymbol", {"name": name}), 30)
-                assert [s["name"] for s in found["symbols"]] == [name]
+                await type_and_find(lsp, uri, version, name)
                 assert endpoint.answered == answered  # the endpoint still sits on it
 
             run = asyncio.create_task(request(lsp, "codekeep/agent/run", {"task": task}))
@@ -160,14 +164,10 @@ async def test_a_saved_page_is_embedded_off_the_worker(tmp_path: Path) -> None:
             asked, answered = len(endpoint.requests), endpoint.answered
             save_document(lsp, guide, guide.read_text(encoding="utf-8")
                           + "\n## Towing\n\nA lorry collects what is left overnight.\n")
-            while len(endpoint.requests) == asked:  # the new chunk is being embedded
-                await asyncio.sleep(0.02)
+            await held_by(endpoint, asked)  # the new chunk is being embedded
             assert "lorry" in " ".join(endpoint.requests[-1]["input"])
 
-            uri = open_document(lsp, tmp_path / "fleet.py")
-            change_document(lsp, uri, 2, "\ndef tow_truck():\n    pass\n", (2, 0))
-            symbols = await request(lsp, "codekeep/findSymbol", {"name": "tow_truck"})
-            assert [s["name"] for s in symbols["symbols"]] == ["tow_truck"]
+            await type_and_find(lsp, open_document(lsp, tmp_path / "fleet.py"), 2, "tow_truck")
             assert endpoint.answered == answered  # the embedding still waits on the network
 
             endpoint.delay = 0.0  # once embedded, the new section is found by meaning alone
