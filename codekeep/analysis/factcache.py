@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from codekeep.analysis.encoding import EncodedFacts
+from codekeep.common.atomic import write_atomically
 
 ENV = "CODEKEEP_PARSE_CACHE"
 MAX_BYTES = 256 * 1024 * 1024  # past this, the oldest entries go
@@ -81,14 +82,11 @@ class FactCache:
 
     def put(self, language: str, digest: str, encoded: EncodedFacts) -> None:
         path = self._entry(language, digest)
-        scratch = path.with_name(f".{path.name}.{os.getpid()}")
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            scratch.write_bytes(marshal.dumps(tuple(encoded)))
-            os.replace(scratch, path)
-        except (OSError, ValueError):
-            with contextlib.suppress(OSError):
-                scratch.unlink()
+            write_atomically(path, marshal.dumps(tuple(encoded)))
+        except (OSError, ValueError):  # a full disk or an unmarshallable value: no entry
+            pass
 
     def prune(self, max_bytes: int = MAX_BYTES, now: float | None = None) -> bool:
         """At most once a day: delete other versions' directories left unused, then

@@ -14,12 +14,13 @@ clears the state.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from codekeep.common.atomic import write_atomically
 
 BASE_S = 2.0
 MAX_S = 300.0
@@ -66,9 +67,7 @@ class Backoff:
                 return
             data = {"reason": self._failure.reason, "failures": self._failure.failures,
                     "retryAt": self._failure.retry_at}
-            temporary = self._path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(data), encoding="utf-8")
-            os.replace(temporary, self._path)
+            write_atomically(self._path, json.dumps(data).encode("utf-8"))
         except OSError:  # a read-only workspace: the in-process state still holds
             pass
 

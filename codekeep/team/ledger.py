@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from codekeep.common.atomic import write_atomically
 from codekeep.common.workspace import state_dir
 from codekeep.ledger.ledger import Ledger
 from codekeep.ledger.records import BudgetEvent
@@ -57,9 +57,7 @@ class TeamLedger:
             return 0
 
     def _set_mark(self, rowid: int) -> None:
-        temporary = self._mark.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"rowid": rowid}), encoding="utf-8")
-        os.replace(temporary, self._mark)
+        write_atomically(self._mark, json.dumps({"rowid": rowid}).encode("utf-8"))
 
     @contextmanager
     def _turn(self) -> Iterator[None]:

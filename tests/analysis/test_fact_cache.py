@@ -162,6 +162,8 @@ def test_the_fingerprint_covers_every_module_extraction_imports() -> None:
         if relative in seen:
             continue
         seen.add(relative)
+        if relative == "analysis/factcache.py":  # the cache's own storage decides no facts
+            continue
         tree = ast.parse((package / relative).read_text(encoding="utf-8"))
         for node in tree.body:  # module level: what runs whenever the module is used
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("codekeep."):

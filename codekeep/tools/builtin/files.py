@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import os
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
+from codekeep.common.atomic import write_atomically
 from codekeep.tools.builtin.walking import file_digest, is_binary, workspace_files
 from codekeep.tools.context import ToolContext
 from codekeep.tools.globs import glob_filter
@@ -207,14 +206,4 @@ def _current_text(real: Path, path: str) -> str | None:
 def _atomic_write(real: Path, content: str) -> None:
     """Write beside the target and rename over it: a crash never leaves half a file."""
     real.parent.mkdir(parents=True, exist_ok=True)
-    mode = real.stat().st_mode & 0o7777 if real.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, real)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(real, content.encode("utf-8"), keep_mode=True)
