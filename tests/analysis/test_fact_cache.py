@@ -136,27 +136,13 @@ def test_pruning_drops_unused_versions_and_the_oldest_entries_past_the_cap(
     assert not cache.prune(max_bytes=0, now=now + 60)  # ran less than a day ago
 
 
-def test_the_fingerprint_covers_every_module_extraction_runs() -> None:
-    """A module the extractor imports (doclinks, go_scopes …) decides facts too: editing
-    it must change the fingerprint, or a cached file keeps the old facts."""
-    analysis = Path(factcache.__file__).parent
-    tree = ast.parse((analysis / "extract.py").read_text(encoding="utf-8"))
-    imported = {node.module.removeprefix("codekeep.").replace(".", "/") + ".py"
-                for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                and node.module and node.module.startswith("codekeep.")}
-    assert imported - set(factcache._SOURCES) == set()
-
-
-def test_the_fingerprint_covers_every_module_extraction_imports() -> None:
-    """A module that decides facts but is missing from the fingerprint would let a new
-    version reuse an old version's facts: follow parsing.py's imports to be sure."""
-    import ast
-
-    from codekeep.analysis import factcache
-
+def test_the_fingerprint_covers_exactly_the_modules_extraction_runs() -> None:
+    """A module that decides facts (doclinks, go_scopes …) but is missing from the
+    fingerprint would let a new version reuse an old version's facts. Follow every import
+    of parsing.py and extract.py, lazy ones inside functions too, to the end."""
     package = Path(factcache.__file__).resolve().parent.parent
     seen: set[str] = set()
-    todo = ["analysis/parsing.py"]
+    todo = ["analysis/parsing.py", "analysis/extract.py"]
     while todo:
         relative = todo.pop()
         if relative in seen:
@@ -164,10 +150,9 @@ def test_the_fingerprint_covers_every_module_extraction_imports() -> None:
         seen.add(relative)
         if relative == "analysis/factcache.py":  # the cache's own storage decides no facts
             continue
-        tree = ast.parse((package / relative).read_text(encoding="utf-8"))
-        for node in tree.body:  # module level: what runs whenever the module is used
+        for node in ast.walk(ast.parse((package / relative).read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("codekeep."):
                 module = node.module.removeprefix("codekeep.").replace(".", "/")
-                if (package / f"{module}.py").is_file():
-                    todo.append(f"{module}.py")
-    assert seen - {"analysis/factcache.py"} <= set(factcache._SOURCES)
+                candidates = [f"{module}.py", *(f"{module}/{a.name}.py" for a in node.names)]
+                todo += [name for name in candidates if (package / name).is_file()]
+    assert seen - {"analysis/factcache.py"} == set(factcache._SOURCES)
