@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -125,17 +126,31 @@ def open_db(
     return conn
 
 
+class Piggyback(Protocol):
+    """Changes queued off a read path that ride on the next write transaction: written
+    right after its ``BEGIN`` (so the transaction's own statements see them), forgotten
+    once it commits, queued again if it rolls back."""
+
+    def write(self, conn: sqlite3.Connection) -> None: ...
+
+    def committed(self) -> None: ...
+
+    def rolled_back(self) -> None: ...
+
+
 class WriteTransaction:
     """``with store.transaction():`` for one connection: ``BEGIN IMMEDIATE`` … ``COMMIT``,
     ``ROLLBACK`` on any exception; nested uses join the outer transaction.
 
     ``IMMEDIATE`` takes the write lock up front, so concurrent writers wait on the busy
     timeout instead of failing halfway, and a killed writer leaves all or none of a change.
+    ``piggyback``: queued changes every transaction writes first (see :class:`Piggyback`).
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, piggyback: Piggyback | None = None) -> None:
         self._conn = conn
         self._depth = 0
+        self._piggyback = piggyback
 
     @contextmanager
     def __call__(self) -> Iterator[sqlite3.Connection]:
@@ -149,13 +164,20 @@ class WriteTransaction:
         self._conn.execute("BEGIN IMMEDIATE")
         self._depth = 1
         try:
+            if self._piggyback is not None:
+                self._piggyback.write(self._conn)
             yield self._conn
+            self._conn.execute("COMMIT")
         except BaseException:
             self._depth = 0
-            self._conn.execute("ROLLBACK")
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            if self._piggyback is not None:
+                self._piggyback.rolled_back()
             raise
         self._depth = 0
-        self._conn.execute("COMMIT")
+        if self._piggyback is not None:
+            self._piggyback.committed()
 
 
 def _enable_wal(conn: sqlite3.Connection) -> None:

@@ -13,15 +13,15 @@ Lists consulted (each only when it has something to go on):
 Only ``active`` and ``confirmed_resolved`` memories are ever returned; superseded,
 observed, archived and disabled rows stay in the database for audit.
 
-A recall writes once per database it returns from, at the end: the access counts of
-what it returns and the vectors of memories it embedded on the way (written before
-embeddings were configured) go in one transaction.
+A recall does not write: the access counts of what it returns are queued in the store
+(:mod:`codekeep.memory.store.access`) and ride on its next write transaction; only the
+vectors of memories it embedded on the way (written before embeddings were configured)
+are written at once, in one transaction per database that carries the queue too.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,6 +36,7 @@ from codekeep.memory.embeddings import (
 from codekeep.memory.model import RECALLABLE_STATUSES, Memory, RecalledMemory, ScoreParts
 from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
 from codekeep.memory.store import MemoryFilter, MemoryStore
+from codekeep.memory.store.memories import ScoreFields
 from codekeep.settings.memory import MemorySettings
 
 _PATHLIKE = re.compile(r"[\w.-]*[/\\][\w./\\-]+|[\w-]+\.[A-Za-z]{1,5}\b")
@@ -101,17 +102,17 @@ class Retriever:
         now = self.settings.clock()
         scored: list[tuple[float, str, ScoreParts]] = []
         for row in self._score_rows(list(ranks)):
-            if row["expires_at"] is not None and row["expires_at"] <= now:
+            if row.expires_at is not None and row.expires_at <= now:
                 continue
-            if query.kinds and row["kind"] not in query.kinds:
+            if query.kinds and row.kind not in query.kinds:
                 continue
-            seen = max(row["last_seen_at"], row["last_accessed_at"] or 0.0)
+            seen = max(row.last_seen_at, row.last_accessed_at or 0.0)
             parts = ScoreParts(
                 recency=recency(now - seen, self.settings.half_life_days),
-                importance=importance_norm(row["importance"]),
-                relevance=rrf_relevance(ranks[row["id"]], self.settings.rrf_k),
+                importance=importance_norm(row.importance),
+                relevance=rrf_relevance(ranks[row.id], self.settings.rrf_k),
             )
-            scored.append((combine(parts, self.settings, row["negative"] > 0), row["id"], parts))
+            scored.append((combine(parts, self.settings, row.negative > 0), row.id, parts))
         scored.sort(key=lambda item: (-item[0], item[1]))
         top = scored[: max(0, query.limit)]
         # whole records (links, flags) only for what is returned
@@ -178,8 +179,8 @@ class Retriever:
             memories.extend(store.load_many([i for i in ids if store.owns(i)]))
         return memories
 
-    def _score_rows(self, ids: list[str]) -> list[sqlite3.Row]:
-        rows: list[sqlite3.Row] = []
+    def _score_rows(self, ids: list[str]) -> list[ScoreFields]:
+        rows: list[ScoreFields] = []
         for store in self.stores:
             rows.extend(store.score_fields([i for i in ids if store.owns(i)]))
         return rows
@@ -190,13 +191,12 @@ class Retriever:
         fresh: list[list[tuple[str, bytes]]],
         now: float,
     ) -> None:
-        """The recall's one write per database: access counts and new vectors together."""
+        """Access counts are queued (the store's next write carries them); vectors just
+        embedded are written now, with the queued counts in the same transaction."""
         for index, store in enumerate(self.stores):
             ids = [r.memory.id for r in chosen if store.owns(r.memory.id)]
+            store.touch(ids, now)
             vectors = fresh[index] if index < len(fresh) else []
-            if not ids and not vectors:
-                continue
-            with store.transaction():
-                store.touch(ids, now)
-                if vectors and self.embedder is not None:
+            if vectors and self.embedder is not None:
+                with store.transaction():
                     store.vectors.put(self.embedder.name, vectors)

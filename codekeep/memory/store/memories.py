@@ -6,7 +6,9 @@
 the busy timeout instead of failing, and a killed writer leaves either all or none of
 a change. The rows live here; full-text search, code links and the side tables
 (events, vectors, ``MEMORY.md`` digest) are the store's parts ``search``, ``links``,
-``events``, ``vectors`` and ``notes``, on the same connection.
+``events``, ``vectors`` and ``notes``, on the same connection. Recalls count their
+results in ``access`` (an :class:`AccessLog`): written by the next write transaction,
+not by the read.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from codekeep.common.sqlite import WriteTransaction, open_db
 from codekeep.memory.model import ID_PREFIXES, Memory, dumps
 from codekeep.memory.schema import MIGRATIONS
+from codekeep.memory.store.access import AccessLog
 from codekeep.memory.store.filters import ORDER_BY, MemoryFilter, Order
 from codekeep.memory.store.links import LinkTable
 from codekeep.memory.store.search import TextSearch
@@ -34,6 +37,18 @@ _COLUMN_NAMES = frozenset(name.strip() for name in _COLUMNS.split(","))
 # columns a Memory record carries as they are stored (evidence is JSON; fingerprint stays here)
 _AS_STORED = tuple(sorted(_COLUMN_NAMES - {"evidence", "fingerprint"}))
 _CHUNK = 500  # bound on SQL parameters per statement
+
+
+class ScoreFields(NamedTuple):
+    """A row's ranking inputs (see :meth:`MemoryStore.score_fields`)."""
+
+    id: str
+    kind: str
+    importance: int
+    last_seen_at: float
+    last_accessed_at: float | None
+    expires_at: float | None
+    negative: int
 
 
 def _columns(names: Iterable[str]) -> list[str]:
@@ -57,14 +72,25 @@ class MemoryStore:
         self.events = EventTable(self.conn)
         self.vectors = VectorTable(self.conn)
         self.notes = NotesDigests(self.conn)
-        self.transaction = WriteTransaction(self.conn)
+        self.access = AccessLog()
+        self.transaction = WriteTransaction(self.conn, self.access)
 
     def owns(self, memory_id: str) -> bool:
         """Ids begin with their scope's letter (see ``write.new_id``)."""
         return any(memory_id.startswith(ID_PREFIXES[scope]) for scope in self.scopes)
 
     def close(self) -> None:
-        self.conn.close()
+        """Write the queued access counts, then close (a clean shutdown loses none)."""
+        try:
+            self.flush_access()
+        finally:
+            self.conn.close()
+
+    def flush_access(self) -> None:
+        """Write the queued access counts now (one transaction; nothing when none wait)."""
+        if self.access.waiting():
+            with self.transaction():
+                pass
 
     # ---- rows -------------------------------------------------------------------------
 
@@ -116,9 +142,13 @@ class MemoryStore:
                 continue
             f_links = files.get(memory_id, [])
             s_links = symbols.get(memory_id, [])
+            fields = {name: r[name] for name in _AS_STORED}
+            fields["access_count"], fields["last_accessed_at"] = self.access.seen(
+                memory_id, r["access_count"], r["last_accessed_at"]
+            )
             result.append(
                 Memory(
-                    **{name: r[name] for name in _AS_STORED},
+                    **fields,
                     evidence=json.loads(r["evidence"]) if r["evidence"] else None,
                     files=[p for p, _ in f_links],
                     symbols=[s for s, _ in s_links],
@@ -129,16 +159,21 @@ class MemoryStore:
             )
         return result
 
-    def score_fields(self, ids: Sequence[str]) -> list[sqlite3.Row]:
-        """Just what ranking needs (no links): id, kind, importance, times, live feedback."""
+    def score_fields(self, ids: Sequence[str]) -> list[ScoreFields]:
+        """Just what ranking needs (no links): id, kind, importance, times, live feedback;
+        ``last_accessed_at`` includes the queued recalls."""
         if not ids:
             return []
-        return self.conn.execute(
+        rows = self.conn.execute(
             "SELECT id, kind, importance, last_seen_at, last_accessed_at, expires_at, "
             "(SELECT count(*) FROM feedback f WHERE f.memory_id = m.id AND f.retracted_at IS NULL)"
-            f" AS negative FROM memories m WHERE id IN ({','.join('?' * len(ids))})",
+            f" FROM memories m WHERE id IN ({','.join('?' * len(ids))})",
             list(ids),
         ).fetchall()
+        seen = self.access.seen
+        return [
+            ScoreFields(r[0], r[1], r[2], r[3], seen(r[0], 0, r[4])[1], r[5], r[6]) for r in rows
+        ]
 
     def consolidation_rows(self, ids: Sequence[str]) -> list[sqlite3.Row]:
         """What the consolidation state machine compares a candidate with."""
@@ -189,12 +224,11 @@ class MemoryStore:
         ).rowcount
 
     def touch(self, ids: Sequence[str], now: float) -> None:
-        """Count a recall of ``ids``: access count up, last accessed now."""
-        self.conn.executemany(
-            "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
-            "WHERE id = ?",
-            [(now, memory_id) for memory_id in ids],
-        )
+        """Count a recall of ``ids`` (access count up, last accessed now): queued in
+        ``access`` for the next write transaction, written now only when the queue is due."""
+        self.access.add(ids, now)
+        if self.access.due():
+            self.flush_access()
 
     def add_support(self, memory_id: str, task_id: str) -> int:
         """1 if ``task_id`` had not been counted as support for the memory yet, else 0."""
