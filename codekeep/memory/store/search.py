@@ -2,18 +2,23 @@
 
 The connection's temporary tables (``memories_vocab``, ``term_probe``) are created
 here, once per connection: they let the write path learn how rare a word is without
-scoring the posting lists of common words.
+scoring the posting lists of common words. Rankings of one-token words come from kept
+posting lists (:mod:`codekeep.memory.store.postings`, FTS5's BM25 to the last bit);
+any other query, and any search inside a write transaction, asks FTS5 itself.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from codekeep.memory.store.postings import PostingsRanker
 from codekeep.memory.text import fts_words, match_any
 
 _TERM_CACHE_LIMIT = 50_000
+_CHUNK = 500  # rowids per statement
 # Below this many live memories every posting list is short: looking the words up would
 # cost more than scoring their matches.
 _FEW_MEMORIES = 2_000
@@ -35,18 +40,22 @@ class TextSearch:
             "USING fts5vocab(temp, term_probe, instance)",
         ):
             conn.execute(statement)
-        self._terms: dict[str, str] = {}
+        # word -> the tokens the index makes of it, in order ("caching" -> ("cach",))
+        self._tokens: dict[str, tuple[str, ...]] = {}
+        self._ranker = PostingsRanker(conn, self._term_counts)
 
     def text(
         self, text: str, statuses: Sequence[str], kinds: Sequence[str] | None, limit: int
     ) -> list[tuple[str, float]]:
         """(id, bm25) best first; bm25 is SQLite's (lower is better).
 
-        Fast path: rank the index, join only its best ``4 × limit`` matches to the table
-        and filter status and kind there (joining every match before ranking would cost
-        a row lookup per match). When that leaves fewer than ``limit`` rows and kinds
-        were asked for, the kinds may simply be rare among the matches: the search is
-        repeated with the kind filter inside the index (``kind_tag``), which is exact.
+        Words that are one token each are ranked from the kept posting lists, best
+        first, until ``limit`` rows of the given statuses and kinds are found. Otherwise
+        (and inside a write transaction) FTS5 ranks: its best ``4 × limit`` matches are
+        joined to the table and filtered there (joining every match before ranking would
+        cost a row lookup per match); when that leaves fewer than ``limit`` rows and
+        kinds were asked for, the search is repeated with the kind filter inside the
+        index (``kind_tag``), which is exact.
         """
         words = fts_words(text)
         if not words:
@@ -70,7 +79,7 @@ class TextSearch:
         and ``key``: never more than the memories bm25 counts as containing it. With
         few memories, every word is kept.
         """
-        rows = self._conn.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0]
+        rows = self._ranker.rows()
         if rows < _FEW_MEMORIES:
             return list(words)
         terms = self._index_terms(words)
@@ -89,6 +98,11 @@ class TextSearch:
         self, words: Sequence[str], statuses: Sequence[str], kinds: Sequence[str] | None,
         limit: int,
     ) -> list[tuple[str, float]]:
+        terms = self._tokens_of(words)
+        if all(len(t) == 1 for t in terms) and not self._conn.in_transaction:
+            return self._ranker.ranked(
+                [t[0] for t in terms], lambda rows: self._accepted(rows, statuses, kinds), limit
+            )
         match = "{content key} : (" + match_any(words) + ")"
         found = self._ranked(match, statuses, kinds, limit)
         if kinds and len(found) < limit:
@@ -113,6 +127,24 @@ class TextSearch:
         )
         return [(r[0], float(r[1])) for r in self._conn.execute(sql, params)]
 
+    def _accepted(
+        self, rows: Sequence[int], statuses: Sequence[str], kinds: Sequence[str] | None
+    ) -> list[tuple[int, str]]:
+        """(rowid, id) of those of ``rows`` with one of ``statuses`` (and ``kinds``)."""
+        found: list[tuple[int, str]] = []
+        for start in range(0, len(rows), _CHUNK):
+            chunk = list(rows[start : start + _CHUNK])
+            params: list[Any] = [*chunk, *statuses]
+            sql = (
+                f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(chunk))}) "
+                f"AND +status IN ({','.join('?' * len(statuses))})"
+            )
+            if kinds:  # the unary + keeps the planner on rowid lookups, off the status index
+                sql += f" AND +kind IN ({','.join('?' * len(kinds))})"
+                params.extend(kinds)
+            found.extend((int(r[0]), str(r[1])) for r in self._conn.execute(sql, params))
+        return found
+
     def document_frequencies(self, words: Sequence[str]) -> dict[str, int]:
         """How many live memories contain each word (0 for words not in the index)."""
         terms = self._index_terms(words)
@@ -128,19 +160,36 @@ class TextSearch:
         return {word: frequency.get(terms.get(word, ""), 0) for word in words}
 
     def _index_terms(self, words: Sequence[str]) -> dict[str, str]:
-        """The term the index's tokenizer makes of each word (porter: "caching" -> "cach"),
-        remembered per connection; learnt through the scratch index."""
-        unknown = [w for w in dict.fromkeys(words) if w not in self._terms]
+        """The term the index's tokenizer makes of each word (porter: "caching" -> "cach";
+        of a word it splits, the first in sort order), for the words it keeps any of."""
+        return {w: min(t) for w, t in zip(words, self._tokens_of(words), strict=True) if t}
+
+    def _tokens_of(self, words: Sequence[str]) -> list[tuple[str, ...]]:
+        """The tokens the index makes of each word, in order; remembered per connection."""
+        unknown = [w for w in dict.fromkeys(words) if w not in self._tokens]
         if unknown:
-            if len(self._terms) > _TERM_CACHE_LIMIT:
-                self._terms.clear()
-            self._conn.executemany(
-                "INSERT INTO temp.term_probe(rowid, word) VALUES (?, ?)",
-                list(enumerate(unknown, start=1)),
-            )
-            for doc, term in self._conn.execute("SELECT doc, term FROM temp.term_probe_terms"):
-                self._terms.setdefault(unknown[doc - 1], term)
-            self._conn.execute("DELETE FROM temp.term_probe")
-            for word in unknown:
-                self._terms.setdefault(word, "")
-        return {w: self._terms[w] for w in words if self._terms.get(w)}
+            if len(self._tokens) > _TERM_CACHE_LIMIT:
+                self._tokens.clear()
+            for word, tokens in zip(unknown, self._tokenized(unknown), strict=True):
+                self._tokens[word] = tuple(tokens)
+        return [self._tokens[w] for w in words]
+
+    def _term_counts(self, texts: Sequence[str]) -> list[Counter[str]]:
+        """How often each term occurs in each of ``texts``, by the index's tokenizer."""
+        return [Counter(tokens) for tokens in self._tokenized(texts)]
+
+    def _tokenized(self, texts: Sequence[str]) -> list[list[str]]:
+        """The tokens of each text in order, learnt through the scratch index."""
+        if not texts:
+            return []
+        self._conn.executemany(
+            "INSERT INTO temp.term_probe(rowid, word) VALUES (?, ?)",
+            list(enumerate(texts, start=1)),
+        )
+        tokens: list[list[str]] = [[] for _ in texts]
+        for doc, term in self._conn.execute(
+            "SELECT doc, term FROM temp.term_probe_terms ORDER BY doc, offset"
+        ):
+            tokens[doc - 1].append(term)
+        self._conn.execute("DELETE FROM temp.term_probe")
+        return tokens
