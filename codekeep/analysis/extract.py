@@ -48,6 +48,8 @@ def text_of(src: bytes, node: ts.Node) -> str:
 def receiver_of(src: bytes, node: ts.Node) -> str:
     """The receiver of a member use: its text when it is one identifier, else ""."""
     text = text_of(src, node)
+    if text.isidentifier() and text.isascii():  # `self`, `os` …: no regex needed
+        return text
     return text if _IDENTIFIER.fullmatch(text) else ""
 
 
@@ -62,28 +64,70 @@ def undecorated(text: str) -> str:
     return text[1:] if text.startswith(":") else text
 
 
+_WIDE = re.compile(rb"[\x80-\xff]")
+
+
+def _utf16_units(data: bytes) -> int:
+    return len(data.decode("utf-8", "replace").encode("utf-16-le")) // 2
+
+
 class Positions:
-    """Byte -> UTF-16 column conversion that costs nothing on ASCII files."""
+    """Byte -> UTF-16 column conversion that costs nothing on ASCII files, nor on the
+    ASCII lines of other files once :meth:`index_lines` has found the lines that are not."""
 
     def __init__(self, src: bytes):
         self.src = src
         self.ascii = src.isascii()
+        self.wide: set[int] | None = None  # lines holding a non-ASCII byte, once known
+        # The last conversion (line start, byte offset, UTF-16 column): the next one on
+        # the same line converts only the bytes in between. Uses arrive in source order,
+        # so a minified file's one long line costs its length once, not once per use.
+        self._mark = (-1, 0, 0)
+
+    def index_lines(self) -> set[int]:
+        """Find the lines holding non-ASCII bytes (one search per such line: worth it
+        for a whole-file extraction, not for the few spans of a live edit)."""
+        if self.wide is None:
+            src, wide = self.src, set()
+            line = position = 0
+            while (found := _WIDE.search(src, position)) is not None:
+                line += src.count(b"\n", position, found.start())
+                wide.add(line)
+                position = src.find(b"\n", found.start())
+                if position < 0:
+                    break
+            self.wide = wide
+        return self.wide
 
     def ucol(self, byte_offset: int, byte_col: int) -> int:
         if self.ascii or byte_col == 0:
             return byte_col
-        prefix = self.src[byte_offset - byte_col:byte_offset]
+        src = self.src
+        line_start = byte_offset - byte_col
+        prefix = src[line_start:byte_offset]
         if prefix.isascii():
             return byte_col
-        return len(prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2
+        mark_start, mark_offset, mark_ucol = self._mark
+        # Decoding in two parts counts the same as in one when the cut is not inside a
+        # character (not before a continuation byte), even in invalid UTF-8.
+        if (mark_start == line_start and line_start < mark_offset <= byte_offset
+                and not 0x80 <= src[mark_offset] < 0xC0):
+            units = mark_ucol + _utf16_units(src[mark_offset:byte_offset])
+        else:
+            units = _utf16_units(prefix)
+        self._mark = (line_start, byte_offset, units)
+        return units
 
     def span(self, node: ts.Node) -> Span:
         (line, col), (end_line, end_col) = node.start_point, node.end_point
         if self.ascii:
             return Span(line, col, col, end_line, end_col, end_col)
+        wide = self.wide
         return Span(
-            line, col, self.ucol(node.start_byte, col),
-            end_line, end_col, self.ucol(node.end_byte, end_col),
+            line, col, col if wide is not None and line not in wide
+            else self.ucol(node.start_byte, col),
+            end_line, end_col, end_col if wide is not None and end_line not in wide
+            else self.ucol(node.end_byte, end_col),
         )
 
 
@@ -180,6 +224,8 @@ def run_query(
     roles: dict[int, tuple[int, str] | None] = {}  # learnt from each pattern's first match
     crossing = False
     ascii_only = positions.ascii
+    # A whole file's uses are thousands of spans: find its non-ASCII lines once.
+    wide = positions.index_lines() if not ascii_only and within is None else None
     # Go member calls also record their receiver's declared type (see go_scopes).
     go_receivers = GoReceivers(src, root) if spec.import_style == "go" else None
     cursor = cursor or ts.QueryCursor(spec.query)
@@ -217,8 +263,8 @@ def run_query(
             key = (start, role)
             if key in refs:
                 continue
-            if ascii_only:
-                (line, col), (end_line, end_col) = name_node.start_point, name_node.end_point
+            (line, col), (end_line, end_col) = name_node.start_point, name_node.end_point
+            if ascii_only or (wide is not None and line == end_line and line not in wide):
                 span = new_tuple(Span, (line, col, col, end_line, end_col, end_col))
             else:
                 span = positions.span(name_node)

@@ -127,6 +127,25 @@ def test_non_ascii_before_a_symbol_gives_utf16_columns(workspace, open_map) -> N
     assert greet.selection_range.start.byte_col == len(prefix.encode("utf-8"))
 
 
+def test_many_uses_on_one_long_non_ascii_line_keep_exact_utf16_columns(
+    workspace, open_map
+) -> None:
+    # Generated code on one line: every use sits after wide text, some after a broken
+    # UTF-8 sequence; each column is counted as the whole prefix would count it.
+    items = [b"f()", '"é😀"'.encode(), b"f()", b'"\xff"', b"f()", '"中"'.encode(), b"f()"] * 40
+    data = b"def f():\n    pass\nx = [" + b", ".join(items) + b"]\n"
+    codemap = _index(workspace, open_map, {"gen.py": data})
+    uses = sorted(codemap.find_references(symbol_id="gen.py::f")[0],
+                  key=lambda ref: ref.range.start.byte_col)
+    line = data.split(b"\n")[2]
+    assert len(uses) == 160
+    for use in uses:
+        start = use.range.start
+        prefix = line[:start.byte_col].decode("utf-8", "replace")
+        assert start.utf16_col == len(prefix.encode("utf-16-le")) // 2
+        assert use.range.end.utf16_col == start.utf16_col + 1
+
+
 def test_gitignore_and_excludes_are_respected(workspace, open_map) -> None:
     codemap = _index(workspace, open_map, {
         ".gitignore": "generated/\n*.gen.py\n!keep.gen.py\n",
