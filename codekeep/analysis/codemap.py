@@ -21,7 +21,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -60,7 +60,7 @@ from codekeep.settings.codemap import IndexSettings
 
 if TYPE_CHECKING:
     from codekeep.analysis.documents import Document
-    from codekeep.analysis.indexer import IndexPlan
+    from codekeep.analysis.indexer import Analysis, IndexPlan
     from codekeep.analysis.parsing import FileResult
 
 INDEX_FILE = "index.db"
@@ -199,9 +199,25 @@ class CodeMap:
     def _update(self, progress: Callable[[int, int], None] | None,
                 reuse_listings: bool) -> tuple[IndexPlan, int, int]:
         """Reconcile buffers, walk, parse what changed; (plan, parsed, unchanged)."""
-        from codekeep.analysis.indexer import analyse_jobs, plan_index
+        from codekeep.analysis.indexer import Analysis
 
         self.reconcile_buffers()
+        with Analysis(self.root, self.settings) as analysis:  # parses as the walk goes
+            plan = self._plan(reuse_listings, analysis)
+            parsed, unchanged = self._write_results(plan, analysis.results(), progress)
+        with self._lock:
+            if parsed >= COMPACT_AFTER_FILES and parsed * 2 >= plan.known + parsed:
+                self._store.compact()  # a (mostly) fresh index: pack its pages densely
+        if parsed:
+            from codekeep.analysis.factcache import default_cache  # (importlib.metadata)
+
+            if (cache := default_cache()) is not None:
+                cache.prune()  # at most daily: the facts cache of every checkout stays bounded
+        return plan, parsed, unchanged
+
+    def _plan(self, reuse_listings: bool, analysis: Analysis) -> IndexPlan:
+        from codekeep.analysis.indexer import plan_index
+
         with self._lock:
             known = self._store.files()
             # Buffers open here or in another live server are the truth for their files.
@@ -211,11 +227,17 @@ class CodeMap:
             listings = Listings(remembered, json.dumps(
                 self.registry.paths_read()), int(self.settings.listing_settle_s * 1e9))
             plan = plan_index(self.root, self.settings, self.registry, known,
-                              set(self._documents) | held, self._cancelled.is_set, listings)
+                              set(self._documents) | held, self._cancelled.is_set, listings,
+                              analysis)
             state = listings.dump()
             if state is not None:
                 with self._store.transaction():
                     self._store.save_walk_listings(state)
+        return plan
+
+    def _write_results(self, plan: IndexPlan, results: Iterator[FileResult],
+                       progress: Callable[[int, int], None] | None) -> tuple[int, int]:
+        """Delete what is gone, store what was parsed; (parsed, unchanged)."""
         total = len(plan.jobs)
         self._pending = total
         parsed = unchanged = done = 0
@@ -224,12 +246,10 @@ class CodeMap:
             with self._lock, self._store.transaction():
                 for path in plan.removed:
                     self._merge(changes, self._delete(path))
-        results = analyse_jobs(self.root, self.settings, plan.jobs, plan.sizes)
         # Write in chunks, each its own transaction, and let go of the lock in between:
         # the server keeps answering queries (from the part already indexed) meanwhile.
         while chunk := list(itertools.islice(results, WRITE_CHUNK_FILES)):
             if self._cancelled.is_set():
-                results.close()  # stops the workers; the chunks written so far stay
                 raise IndexCancelled(f"indexing {self.root} was cancelled")
             with self._lock, self._store.transaction():
                 existing = self._store.files_named([r.rel for r in chunk])
@@ -255,15 +275,7 @@ class CodeMap:
         self._indexed_once = True
         if not changes.is_empty():
             self._notify(changes)
-        with self._lock:
-            if parsed >= COMPACT_AFTER_FILES and parsed * 2 >= len(known) + parsed:
-                self._store.compact()  # a (mostly) fresh index: pack its pages densely
-        if parsed:
-            from codekeep.analysis.factcache import default_cache  # (importlib.metadata)
-
-            if (cache := default_cache()) is not None:
-                cache.prune()  # at most daily: the facts cache of every checkout stays bounded
-        return plan, parsed, unchanged
+        return parsed, unchanged
 
     def _skip_reasons(self) -> dict[str, int]:
         reasons: dict[str, int] = {}
