@@ -4,8 +4,12 @@ A second clone, a new worktree or a branch switch holds mostly content some inde
 has already parsed. Facts depend only on the file's bytes, its language and the
 extractor, so they are kept under ``<cache>/<extractor fingerprint>/<blake2b of
 the content>.<language>``: one small file each (``marshal`` of the rows the store
-inserts), written atomically (a temporary file, then ``os.replace``), so worker
-processes read and write it concurrently without a lock or a database.
+inserts), so worker processes read and write it concurrently without a lock or a
+database. An entry is written in place, not beside and renamed: a cold index writes
+one per file, and the temporary file and rename doubled what each cost the kernel.
+A reader meeting an entry mid-write (or one a killed writer left short) cannot
+unmarshal it, which is a miss; the file is parsed and the entry written again whole.
+Two writers of one entry write the same bytes.
 
 Invalidation is by construction: the fingerprint hashes the source of every module
 and query file that decides what a file's facts are (extraction, encoding, the
@@ -32,7 +36,6 @@ import time
 from pathlib import Path
 
 from codekeep.analysis.encoding import EncodedFacts
-from codekeep.common.atomic import write_atomically
 
 ENV = "CODEKEEP_PARSE_CACHE"
 MAX_BYTES = 256 * 1024 * 1024  # past this, the oldest entries go
@@ -66,6 +69,7 @@ class FactCache:
     def __init__(self, base: Path):
         self.base = base
         self.dir = base / fingerprint()
+        self._buckets: set[Path] = set()  # directories this process knows exist
 
     def _entry(self, language: str, digest: str) -> Path:
         return self.dir / digest[:2] / f"{digest}.{language}"
@@ -83,10 +87,19 @@ class FactCache:
     def put(self, language: str, digest: str, encoded: EncodedFacts) -> None:
         path = self._entry(language, digest)
         try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_atomically(path, marshal.dumps(tuple(encoded)))
+            data = marshal.dumps(tuple(encoded))
+            if path.parent not in self._buckets:
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                self._buckets.add(path.parent)
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(handle, view):]
+            finally:
+                os.close(handle)
         except (OSError, ValueError):  # a full disk or an unmarshallable value: no entry
-            pass
+            self._buckets.discard(path.parent)  # (or the directory was pruned meanwhile)
 
     def prune(self, max_bytes: int = MAX_BYTES, now: float | None = None) -> bool:
         """At most once a day: delete other versions' directories left unused, then
