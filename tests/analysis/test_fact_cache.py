@@ -156,3 +156,22 @@ def test_the_fingerprint_covers_exactly_the_modules_extraction_runs() -> None:
                 candidates = [f"{module}.py", *(f"{module}/{a.name}.py" for a in node.names)]
                 todo += [name for name in candidates if (package / name).is_file()]
     assert seen - {"analysis/factcache.py"} == set(factcache._SOURCES)
+
+
+def test_an_entry_a_killed_writer_left_short_is_written_whole_again(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = workspace(FILES)
+    expected = _snapshot(_indexed(open_map(first)))
+    cache = default_cache()
+    assert cache is not None
+    for entry in cache.dir.glob("*/*"):  # entries are written in place: cut each short
+        entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])
+    second = tmp_path / "clone"
+    shutil.copytree(first, second, ignore=shutil.ignore_patterns(".codekeep"))
+    assert _snapshot(_indexed(open_map(second))) == expected  # parsed again
+    third = tmp_path / "worktree"
+    shutil.copytree(first, third, ignore=shutil.ignore_patterns(".codekeep"))
+    _no_parsing(monkeypatch)
+    assert _snapshot(_indexed(open_map(third))) == expected  # from the rewritten entries
