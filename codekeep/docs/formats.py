@@ -5,7 +5,8 @@ text for ``.txt`` and extension-less READMEs: Sphinx projects such as Django wri
 their docs as reST in ``.txt`` files, so a ``.txt`` whose text has reST section titles
 or directives is reST, and any other is plain text. Generated API references (Sphinx
 ``_build``/autosummary output, files that say they are generated) and dependency
-manifests are skipped: they drown the pages a person wrote.
+manifests are skipped: they drown the pages a person wrote. Release notes are kept but
+known as such (``is_release_notes``), so ranking can put them below the pages that explain.
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ _GENERATED_MARK = re.compile(
     re.IGNORECASE,
 )
 GENERATED_SNIFF_LINES = 5
+# Release notes and changelogs: a page per version (Django has 300 of 600), each naming
+# every feature it touched, so they match almost any question, while a question is
+# rarely about what changed in which release.
+_RELEASE_NOTES = re.compile(
+    r"(?:^|/)(?:releases?|release[-_ ]?notes?|changelogs?|changes|history|news|whatsnew|"
+    r"whats[-_]new)(?:/|\.[a-z]+$|$)",
+    re.IGNORECASE,
+)
 # A reST section title: a text line over an adornment line of one punctuation character.
 _RST_TITLE = re.compile(rb"^[^\s].*\n([!-/:-@\[-`{-~])\1{2,}[ \t]*$", re.MULTILINE)
 _RST_MARKUP = re.compile(rb"^\.\. [\w:-]+::|:(?:ref|doc|class|func|meth|mod|setting):`",
@@ -76,6 +85,13 @@ def sniff_format(data: bytes) -> DocFormat:
     if re.search(rb"^#{1,6} \S", data, re.MULTILINE):
         return "markdown"
     return "text"
+
+
+def is_release_notes(rel: str) -> bool:
+    """A changelog page or a page in a release-notes folder (``CHANGES.md``,
+    ``docs/releases/5.1.txt``, ``release-notes/v2.md``): ranked below the pages that
+    explain (``DocsSettings.release_notes_weight``)."""
+    return bool(_RELEASE_NOTES.search(rel))
 
 
 def looks_generated(data: bytes) -> bool:

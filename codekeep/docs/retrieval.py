@@ -1,9 +1,10 @@
 """Ranking: FTS5 BM25 over weighted fields, fused by reciprocal rank with the code map
 and (when configured) embeddings (seed 003 "RAG的检索方式"; DESIGN.md memory retrieval).
 
-Each source gives a ranking of chunk ids; the fused score of a chunk is
-``Σ 1 / (k + rank)`` over the rankings it appears in, so a chunk that BM25 likes *and*
-that names the symbol the question is about rises above one only BM25 likes.
+Each source gives a ranking of chunk ids; each ranking votes for pages (``Σ 1 / (k +
+rank)`` over the rankings, the rank of a page being that of its first chunk), so a page
+that BM25 likes *and* that names the symbol the question is about rises above one only
+BM25 likes; the results are the pages' chunks, best page first (:func:`fuse_pages`).
 
 * ``bm25``: the question's words, title > heading > path > body (see ``DocsSettings``);
   each expansion of the question (multi-query, HyDE: ``codekeep.agent.docs_expansion``)
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from codekeep.docs.formats import is_release_notes
 from codekeep.docs.store import DocsStore
 from codekeep.docs.text import query_terms
 
@@ -52,6 +54,34 @@ def diversify(fused: Sequence[tuple[int, float]], page_of: dict[int, str],
         seen[page] = seen.get(page, 0) + 1
         (kept if seen[page] <= per_page else later).append(item)
     return kept + later
+
+
+def fuse_pages(rankings: Sequence[Ranking], page_of: dict[int, str], k: int,
+               release_notes_weight: float) -> list[tuple[int, float]]:
+    """Every ranked chunk, best page first, each scored with its page's fused score.
+
+    The answer to a question is a page, and the sources agree on pages more than on
+    chunks: BM25's best chunk of the async page and the embeddings' best chunk of it are
+    often two different sections, which chunk-level RRF scores as two half-liked chunks
+    below a chunk of another page both rank in the middle. So each ranking votes for
+    pages, in the order their first chunk appears (``Σ 1 / (k + page rank)``); within a
+    page, chunks keep their chunk-level RRF order. Release notes' page scores are
+    multiplied by ``release_notes_weight``: a version's notes name every feature it
+    touched, so they match most questions, while a question is rarely about what changed
+    in which release (a prior on the page, never on the question).
+    """
+    pages: dict[str, float] = {}
+    for ranking in rankings:
+        order = dict.fromkeys(page_of[chunk_id] for chunk_id in ranking if chunk_id in page_of)
+        for rank, page in enumerate(order, start=1):
+            pages[page] = pages.get(page, 0.0) + 1.0 / (k + rank)
+    if release_notes_weight != 1.0:
+        for page in pages:
+            if is_release_notes(page):
+                pages[page] *= release_notes_weight
+    chunks = [(chunk_id, pages[page_of[chunk_id]]) for chunk_id, _score in rrf(rankings, k)
+              if chunk_id in page_of]
+    return sorted(chunks, key=lambda item: -item[1])  # stable: chunk order within a page
 
 
 def rrf(rankings: Sequence[Ranking], k: int) -> list[tuple[int, float]]:

@@ -30,7 +30,13 @@ from codekeep.docs.docstrings import is_python, parse_docstrings
 from codekeep.docs.errors import DocsClosedError, EmptyQueryError, InvalidLimitError
 from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, sniff_format
 from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
-from codekeep.docs.retrieval import Sources, VectorRanker, diversify, rankings, rrf
+from codekeep.docs.retrieval import (
+    Sources,
+    VectorRanker,
+    diversify,
+    fuse_pages,
+    rankings,
+)
 from codekeep.docs.store import DocsStore, FileRow, IndexedChunk
 from codekeep.docs.text import indexed_body, place_words, query_terms
 from codekeep.docs.vectors import LOCAL_TOKENS, VectorIndex
@@ -265,11 +271,11 @@ class DocsIndex:
                 expansions=tuple(expansions),
                 vectors=vector_ranker(vectors, direction),
             )
-            fused = rrf(rankings(self._store, query, sources, settings.weights, pool),
-                        settings.rrf_k)[:pool]
-            rows = self._store.chunks([chunk_id for chunk_id, _score in fused])
-            page_of = {chunk_id: row.path for chunk_id, row in rows.items()}
+            found = rankings(self._store, query, sources, settings.weights, pool)
+            page_of = self._store.pages({chunk_id for ranking in found for chunk_id in ranking})
+            fused = fuse_pages(found, page_of, settings.rrf_k, settings.release_notes_weight)
             fused = diversify(fused, page_of, settings.per_page)[:limit]
+            rows = self._store.chunks([chunk_id for chunk_id, _score in fused])
         hits = [
             DocHit(row.path, row.heading, row.start_line, row.end_line, row.text, score)
             for chunk_id, score in fused

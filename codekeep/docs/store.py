@@ -208,6 +208,18 @@ class DocsStore:
         )
         return {row[0]: ChunkRow(*row) for row in rows}
 
+    def pages(self, ids: Iterable[int]) -> dict[int, str]:
+        """The path of each chunk's page."""
+        wanted = list(ids)
+        if not wanted:
+            return {}
+        rows = self.conn.execute(
+            "SELECT c.id, f.path FROM doc_chunks c JOIN doc_files f ON f.id = c.file_id "
+            f"WHERE c.id IN ({','.join('?' * len(wanted))})",
+            wanted,
+        )
+        return {row[0]: row[1] for row in rows}
+
     def mentioning(self, names: Iterable[str], among: Sequence[int] | None = None) -> set[int]:
         """Chunks that name any of ``names`` as code (only those in ``among`` if given)."""
         wanted = sorted(set(names))

@@ -37,12 +37,14 @@ class DocsSettings:
         EmbeddingSettings, "Optional embedding relevance for docs search.")
     # BM25 column weights: document title, words of the path, heading path, body.
     weights: tuple[float, float, float, float] = (4.0, 2.0, 3.0, 1.0)
-    rrf_k: int = 60
+    rrf_k: int = 10
     # Candidates taken from each ranking before fusion, per result asked for (seed 003's
     # candidate_pool_multiplier).
     pool_multiplier: int = 4
     min_pool: int = 40
-    per_page: int = 2  # chunks of one page before the other pages had their turn
+    per_page: int = 1  # chunks of one page before the other pages had their turn
+    # Fused scores of release notes / changelogs (``formats.is_release_notes``) times this.
+    release_notes_weight: float = 0.5
 
     def __post_init__(self) -> None:
         check_bounds(self)

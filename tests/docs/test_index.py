@@ -251,3 +251,20 @@ def test_embeddings_find_a_page_with_no_word_in_common(root: Path) -> None:
             embedder.fail = True  # the endpoint goes down: the search stays lexical
             assert headings(index, "memcached") == ["docs/caching.txt Caching"]
             assert index.search("when is my car looked at").hits == []
+
+
+def test_release_notes_rank_below_the_page_that_explains(tmp_path: Path) -> None:
+    (tmp_path / "docs" / "releases").mkdir(parents=True)
+    (tmp_path / "docs" / "caching.md").write_text(
+        "# Caching\n\nConfigure the cache backend and how long pages are kept.\n",
+        encoding="utf-8")
+    notes = "# 2.1 release notes\n\nThe cache backend can now be configured per page.\n"
+    (tmp_path / "docs" / "releases" / "2.1.md").write_text(notes, encoding="utf-8")
+    (tmp_path / "CHANGES.md").write_text(notes.replace("2.1", "2.2"), encoding="utf-8")
+    question = "configure the cache backend per page"
+    with DocsIndex.open(tmp_path, settings=DocsSettings(release_notes_weight=1.0)) as index:
+        index.index()
+        assert index.search(question).hits[0].path != "docs/caching.md"
+    with DocsIndex.open(tmp_path) as index:
+        assert [hit.path for hit in index.search(question).hits] == [
+            "docs/caching.md", "CHANGES.md", "docs/releases/2.1.md"]
