@@ -1,17 +1,18 @@
 """The ``codekeep`` command line: a thin door onto the same services the server uses.
 
 Each command group lives in its own module of this package exposing
-``register(subparsers)`` and an integer ``ORDER`` (its place in ``--help``); the module
-adds its sub-parsers and sets ``handler`` (``args -> exit code``) on each. Modules are
-discovered, so adding a command group is adding a file.
+``register(subparsers, only=None)``, ``COMMANDS`` (name -> one-line help) and an integer
+``ORDER`` (its place in ``--help``); the module adds its sub-parsers and sets ``handler``
+(``args -> exit code``) on each. Modules are discovered, so adding a command group is
+adding a file.
 
 Agents call the CLI in loops, so a command pays only for what it uses: a module imports
 its services inside its handlers, never at the top (``tests/cli/test_startup.py`` holds
-every module to that). A module whose ``register`` itself needs heavier imports (choices
-read from a service) declares ``COMMANDS`` (name -> one-line help): its ``register`` then
-runs only when one of those commands is invoked, and ``--help`` lists it from
-``COMMANDS``. Exit status: 0 success, 1 an error or nothing found (one line on stderr
-says which), 2 a usage error, 130 interrupted.
+every module to that), and only the invoked command's parser is built: ``register`` runs
+only for the group that holds it, with ``only`` naming it (a group of several commands
+builds that one alone), and ``--help`` lists every command from ``COMMANDS``. Exit
+status: 0 success, 1 an error or nothing found (one line on stderr says which), 2 a
+usage error, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -45,8 +46,10 @@ def command_modules() -> list[ModuleType]:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser; only ``command``'s group (and groups without ``COMMANDS``) is built
-    in full, the others are listed by name (``None``: the top-level help only)."""
+    """The parser with ``command``'s own parser built in full and nothing else (each
+    sub-parser argparse builds costs a query a noticeable share of its start-up). An
+    unknown or no ``command``: every command listed by name, for the help and the
+    "invalid choice" message."""
     parser = argparse.ArgumentParser(
         prog="codekeep",
         description="Code map, memory and token ledger for AI coding agents.",
@@ -54,13 +57,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"codekeep {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in command_modules():
-        listed: dict[str, str] | None = getattr(module, "COMMANDS", None)
-        if listed is None or command in listed:
-            module.register(subparsers)
-        else:
-            for name, help_text in listed.items():
-                subparsers.add_parser(name, help=help_text, add_help=False)
+    modules = command_modules()
+    owner = next((module for module in modules if command in module.COMMANDS), None)
+    if owner is not None:
+        owner.register(subparsers, only=command)
+        return parser
+    for module in modules:
+        for name, help_text in module.COMMANDS.items():
+            subparsers.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
@@ -71,6 +75,9 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments == ["--version"]:  # asked before every command: no parser needed
+        print(f"codekeep {__version__}")
+        return 0
     parser = build_parser(_command_in(arguments))
     args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)

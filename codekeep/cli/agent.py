@@ -16,7 +16,8 @@ ORDER = 90
 COMMANDS = {"agent": "run the agent on a task (needs CODEKEEP_MODEL)"}
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+             only: str | None = None) -> None:
     parser = subparsers.add_parser(
         "agent", parents=[common_options()],
         help=COMMANDS["agent"],

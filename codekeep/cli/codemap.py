@@ -14,12 +14,13 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from codekeep.cli.options import (
-    common_options,
+    add_common_options,
     emit_json,
     fail,
+    index_settings_of,
     nothing_found,
     root_of,
     settings_of,
@@ -29,7 +30,7 @@ from codekeep.common.workspace import state_dir
 
 if TYPE_CHECKING:
     from codekeep.analysis import CodeMap, Symbol
-    from codekeep.settings import Settings
+    from codekeep.settings.codemap import IndexSettings
 
 ORDER = 10
 COMMANDS = {
@@ -50,16 +51,16 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    """The folder's settings with this command's code map flags on top."""
-    return settings_of(args, {"maxFileSize": args.max_bytes, "exclude": args.exclude})
+def _flags(args: argparse.Namespace) -> dict[str, Any]:
+    """This command's code map flags, as settings (wire names; None: not given)."""
+    return {"maxFileSize": args.max_bytes, "exclude": args.exclude}
 
 
 def _open(args: argparse.Namespace, refresh: bool = True,
-          settings: Settings | None = None) -> CodeMap:
+          settings: IndexSettings | None = None) -> CodeMap:
     from codekeep.analysis import CodeMap
 
-    codemap = CodeMap.open(root_of(args), (settings or _settings(args)).index)
+    codemap = CodeMap.open(root_of(args), settings or index_settings_of(args, _flags(args)))
     if refresh and not getattr(args, "no_refresh", False):
         codemap.refresh(progress=_progress if sys.stderr.isatty() else None)
     return codemap
@@ -133,8 +134,8 @@ def _index(args: argparse.Namespace) -> int:
     """The code map, then the docs (``codekeep docs index`` alone does only the docs)."""
     from codekeep.docs import DocsIndex
 
-    settings = _settings(args)
-    with _open(args, refresh=False, settings=settings) as codemap:
+    settings = settings_of(args, _flags(args))  # every section: the docs are indexed too
+    with _open(args, refresh=False, settings=settings.index) as codemap:
         stats = codemap.index(progress=_progress if sys.stderr.isatty() else None)
         with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
             docs_stats = docs.index()
@@ -261,53 +262,69 @@ def _map(args: argparse.Namespace) -> int:
 
 
 # ---- wiring ---------------------------------------------------------------------------
-def register(subparsers: argparse._SubParsersAction) -> None:
+def _find_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name")
+    parser.add_argument("--kind", help="only this kind (function, class, method ...)")
+    parser.add_argument("--limit", type=int, default=None)
+
+
+def _refs_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="NAME_OR_ID")
+    parser.add_argument("--limit", type=int, default=None)
+
+
+def _related_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("location", metavar="PATH:LINE")
+
+
+def _search_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("query")
+    parser.add_argument("--limit", type=int, default=30)
+
+
+def _symbols_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH")
+
+
+def _map_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tokens", type=int, default=1024)
+    parser.add_argument("--focus", nargs="*", default=[], metavar="PATH",
+                        help="files the ranking is personalised towards")
+
+
+# Each command: its handler and what it adds to the shared options (None: nothing; the
+# others are queries, which take --no-refresh too).
+_COMMAND_PARTS: dict[str, tuple[Callable[[argparse.Namespace], int],
+                                Callable[[argparse.ArgumentParser], None] | None]] = {
+    "index": (_index, None),
+    "find": (_find, _find_arguments),
+    "refs": (_refs, _refs_arguments),
+    "related": (_related, _related_arguments),
+    "search": (_search, _search_arguments),
+    "symbols": (_symbols, _symbols_arguments),
+    "map": (_map, _map_arguments),
+}
+
+
+def register(subparsers: argparse._SubParsersAction, only: str | None = None) -> None:
+    """Every command of the group, or ``only`` that one (what a query builds)."""
     from codekeep.settings.codemap import DEFAULT_MAX_FILE_BYTES
 
-    parent = common_options()
-    index_options = argparse.ArgumentParser(add_help=False)
-    index_options.add_argument(
-        "--max-bytes", type=int, default=None,
-        help=f"skip files larger than this (setting maxFileSize, default "
-             f"{DEFAULT_MAX_FILE_BYTES})")
-    index_options.add_argument(
-        "--exclude", action="append", default=None, metavar="GLOB",
-        help="do not index what this gitignore-style glob matches (repeatable; replaces the "
-             "setting exclude)")
-    query = argparse.ArgumentParser(add_help=False)
-    query.add_argument("--no-refresh", action="store_true",
-                       help="answer from the index as it is, without checking for changes")
-
-    def add(name: str, handler: Callable[[argparse.Namespace], int],
-            *extra: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        help_text = COMMANDS[name]
-        parser = subparsers.add_parser(name, parents=[parent, index_options, *extra],
-                                       help=help_text, description=help_text)
+    for name in COMMANDS if only is None else (only,):
+        handler, arguments = _COMMAND_PARTS[name]
+        parser = subparsers.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
         parser.set_defaults(handler=_guarded(handler))
-        return parser
-
-    add("index", _index)
-
-    find = add("find", _find, query)
-    find.add_argument("name")
-    find.add_argument("--kind", help="only this kind (function, class, method ...)")
-    find.add_argument("--limit", type=int, default=None)
-
-    refs = add("refs", _refs, query)
-    refs.add_argument("target", metavar="NAME_OR_ID")
-    refs.add_argument("--limit", type=int, default=None)
-
-    related = add("related", _related, query)
-    related.add_argument("location", metavar="PATH:LINE")
-
-    search = add("search", _search, query)
-    search.add_argument("query")
-    search.add_argument("--limit", type=int, default=30)
-
-    symbols = add("symbols", _symbols, query)
-    symbols.add_argument("paths", nargs="*", metavar="PATH")
-
-    repo_map = add("map", _map, query)
-    repo_map.add_argument("--tokens", type=int, default=1024)
-    repo_map.add_argument("--focus", nargs="*", default=[], metavar="PATH",
-                          help="files the ranking is personalised towards")
+        add_common_options(parser)
+        parser.add_argument(
+            "--max-bytes", type=int, default=None,
+            help=f"skip files larger than this (setting maxFileSize, default "
+                 f"{DEFAULT_MAX_FILE_BYTES})")
+        parser.add_argument(
+            "--exclude", action="append", default=None, metavar="GLOB",
+            help="do not index what this gitignore-style glob matches (repeatable; replaces "
+                 "the setting exclude)")
+        if arguments is not None:
+            parser.add_argument(
+                "--no-refresh", action="store_true",
+                help="answer from the index as it is, without checking for changes")
+            arguments(parser)

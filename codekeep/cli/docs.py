@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,7 +77,7 @@ def _search(args: argparse.Namespace) -> int:
     for hit in outcome.hits:
         print(f"{hit.path}:{hit.start_line}-{hit.end_line}  {hit.heading}  ({hit.score:.4f})")
         preview = hit.text.strip().splitlines()[:PREVIEW_LINES]
-        print(textwrap.indent("\n".join(preview), "    "))
+        print("\n".join(f"    {line}" if line.strip() else line for line in preview))
         print()
     return 0
 
@@ -123,7 +122,7 @@ def _index(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, only: str | None = None) -> None:
     parent = common_options()
     docs = subparsers.add_parser(
         "docs", help=COMMANDS["docs"],

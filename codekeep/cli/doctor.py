@@ -13,7 +13,7 @@ ORDER = 95
 COMMANDS = {"doctor": "check versions, grammars, databases, watcher, model and editor setup"}
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, only: str | None = None) -> None:
     parser = subparsers.add_parser(
         "doctor", parents=[common_options()],
         help=COMMANDS["doctor"],

@@ -44,7 +44,7 @@ COMMANDS = {"ledger": "token ledger: report, record, budget, import, ship"}
 EXIT_BUDGET_EXHAUSTED = 3
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, only: str | None = None) -> None:
     from codekeep.ledger import CALL_TYPE_INPUTS
     from codekeep.ledger.ledger import GROUPS
 

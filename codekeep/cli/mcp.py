@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 from typing import TYPE_CHECKING
 
 from codekeep.cli.options import fail, root_of
@@ -26,7 +25,8 @@ DESCRIPTION = (
 TOKEN_ENV = "CODEKEEP_MCP_TOKEN"
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+             only: str | None = None) -> None:
     parser = subparsers.add_parser(
         "mcp", help=COMMANDS["mcp"],
         description=DESCRIPTION,
@@ -84,6 +84,8 @@ def _exit_cleanly(signum: int, _frame: object) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import signal  # only a server sets a handler
+
     from codekeep.hosting.logs import configure_stderr_logging
     from codekeep.mcp.options import DEFAULT_ANSWER_CHARS, HttpBind, McpOptions, OptionsError
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sqlite3
-import subprocess
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -232,6 +230,9 @@ def _notes(args: argparse.Namespace) -> int:
             return _template(args, service)
         if args.edit:
             service.create_notes()
+            import shlex
+            import subprocess  # only to start the user's editor
+
             editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
             subprocess.run([*shlex.split(editor), str(path)], check=False)
         report = service.sync_notes()
@@ -300,7 +301,8 @@ def _purge(args: argparse.Namespace) -> int:
     return _run(args, body)
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+             only: str | None = None) -> None:
     from codekeep.memory import KINDS, SCOPES, STATUSES
 
     common = store_options()

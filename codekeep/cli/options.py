@@ -7,23 +7,32 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from codekeep.common.sqlite import explain_damage
 from codekeep.common.workspace import resolve_root
 
 if TYPE_CHECKING:
     from codekeep.settings import Settings
+    from codekeep.settings.codemap import IndexSettings
+    from codekeep.settings.layers import LayerStack
+
+T = TypeVar("T")
 
 
 def common_options() -> argparse.ArgumentParser:
     """A parent parser giving a sub-command ``--root`` and ``--json``."""
     parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument(
+    add_common_options(parent)
+    return parent
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """``--root`` and ``--json`` on ``parser`` itself (no parent parser to build and copy)."""
+    parser.add_argument(
         "--root", default=None, help="workspace root (default: the current directory)"
     )
-    parent.add_argument("--json", action="store_true", help="print JSON instead of text")
-    return parent
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
 def store_options() -> argparse.ArgumentParser:
@@ -69,7 +78,20 @@ def settings_of(args: argparse.Namespace, flags: Mapping[str, Any] | None = None
     """
     from codekeep.settings import load_settings  # read only by commands that need it
 
-    layers = load_settings(root_of(args), flags=flags)
+    return _reported(load_settings(root_of(args), flags=flags))
+
+
+def index_settings_of(args: argparse.Namespace,
+                      flags: Mapping[str, Any] | None = None) -> IndexSettings:
+    """:func:`settings_of` for a code map query: only the code map's settings are
+    resolved (and reported on), not every area's (see ``load_index_settings``)."""
+    from codekeep.settings.layers import load_index_settings
+
+    return _reported(load_index_settings(root_of(args), flags=flags))
+
+
+def _reported(layers: LayerStack[T]) -> T:
+    """The resolved settings, after a warning on stderr for each thing not accepted."""
     for report in layers.reports:
         print(f"codekeep: warning: {report}", file=sys.stderr)
     return layers.settings

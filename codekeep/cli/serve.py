@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import signal
 
 ORDER = 90
 COMMANDS = {"serve": "run the language server (stdio; --tcp HOST:PORT for a socket)"}
@@ -13,7 +12,7 @@ DESCRIPTION = (
 )
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, only: str | None = None) -> None:
     configure(
         subparsers.add_parser(
             "serve",
@@ -61,6 +60,8 @@ def exit_cleanly(signum: int, _frame: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import signal  # only a server sets a handler
+
     from codekeep.cli.options import fail
     from codekeep.hosting.logs import configure_stderr_logging
     from codekeep.server.app import create_server, tune_garbage_collector

@@ -17,7 +17,8 @@ ORDER = 80
 COMMANDS = {"settings": "show every setting of the folder and where its value comes from"}
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+             only: str | None = None) -> None:
     parser = subparsers.add_parser(
         "settings", parents=[common_options()],
         help=COMMANDS["settings"],

@@ -20,7 +20,6 @@ must not pay cattrs' import (a quarter of its start-up) for nothing.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import types
 import typing
@@ -131,12 +130,14 @@ class Problem:
 
 
 def structure(cls: type[T], raw: Any, prefix: tuple[str, ...] = (), *,
-              strict_keys: bool = True) -> tuple[T, list[Problem]]:
+              strict_keys: bool = True,
+              siblings: frozenset[str] = frozenset()) -> tuple[T, list[Problem]]:
     """``raw`` (wire names) as ``cls``; what does not fit is reported and left at default.
 
     ``None`` anywhere means "not set here". Unknown keys are problems too (a typo must
     not silently do nothing), except in a flat section (``strict_keys=False``), whose
-    parent holds the other sections' keys and judges them.
+    parent holds the other sections' keys and judges them, and except ``siblings``:
+    keys at this level that other sections, not built here, own.
     """
     problems: list[Problem] = []
     if raw is None:
@@ -144,7 +145,7 @@ def structure(cls: type[T], raw: Any, prefix: tuple[str, ...] = (), *,
     if not isinstance(raw, Mapping):
         return cls(), [Problem(prefix, f"must be an object, got {_show(raw)}")]
     values: dict[str, Any] = {}
-    known: set[str] = set()
+    known: set[str] = set(siblings)
     for entry in entries(cls):
         if entry.spec.is_section and entry.spec.flat:
             values[entry.name], nested = structure(entry.type, raw, prefix, strict_keys=False)
@@ -175,6 +176,8 @@ def structure(cls: type[T], raw: Any, prefix: tuple[str, ...] = (), *,
 
 
 def _unknown(key: tuple[str, ...], known: set[str]) -> Problem:
+    import difflib  # only to word a typo's hint
+
     close = difflib.get_close_matches(key[-1], sorted(known), n=1)
     hint = f" (did you mean {'.'.join((*key[:-1], close[0]))}?)" if close else ""
     return Problem(key, f"is not a setting{hint}; ignored", settled=True)

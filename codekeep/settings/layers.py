@@ -20,14 +20,25 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from codekeep.settings import sources
 from codekeep.settings.fields import Problem, structure
-from codekeep.settings.tree import EDITOR_ONLY, SECTION, Settings
+from codekeep.settings.sources import EDITOR_ONLY, SECTION
+
+if TYPE_CHECKING:
+    from codekeep.settings.codemap import IndexSettings
+    from codekeep.settings.tree import Settings  # noqa: F401 - SettingsLayers' base names it
 
 Source = Literal["user", "project", "environment", "editor", "flags"]
 SOURCES: tuple[Source, ...] = ("user", "project", "environment", "editor", "flags")
+T = TypeVar("T")
+
+# The keys of the nested sections (``codekeep.memory`` ...) at the top of the settings
+# object. A code map query resolves only the code map's (flat) keys and leaves these to
+# their sections, but still knows them, so a typo at the top is reported there too. A
+# test holds this equal to the fields of :class:`~codekeep.settings.tree.Settings`.
+NESTED_SECTIONS = frozenset({"memory", "ledger", "tools", "agent", "docs", "team"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,25 +55,31 @@ class Report:
         return f"{self.origin}: {where}{self.problem.message}{kept}"
 
 
-class SettingsLayers:
-    """Every layer of one folder, re-resolved whenever one of them changes."""
+class LayerStack(Generic[T]):
+    """Every layer of one folder resolved to ``tree`` (re-resolved whenever a layer
+    changes). ``tree`` is the whole :class:`Settings` tree, or one flat section (its keys
+    at the top) with ``siblings``, the top-level keys it leaves to the other sections."""
 
-    def __init__(self, root: Path | None = None, *, env: Mapping[str, str] | None = None,
-                 flags: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, tree: type[T], root: Path | None = None, *,
+                 env: Mapping[str, str] | None = None,
+                 flags: Mapping[str, Any] | None = None,
+                 siblings: frozenset[str] = frozenset()) -> None:
         self.root = root
+        self._tree = tree
+        self._siblings = siblings
         self._env = os.environ if env is None else env
         self._raw: dict[Source, dict[str, Any]] = {source: {} for source in SOURCES}
         self._reports: dict[Source, list[Report]] = {source: [] for source in SOURCES}
-        self._settings: Settings | None = None
+        self._settings: T | None = None
         self._combined: list[Report] = []
         self.reload_files()
-        raw, problems = sources.environment(self._env)
+        raw, problems = sources.environment(self._env, tree)
         self._set("environment", raw, "environment", problems)
         if flags:
             self.set_flags(flags)
 
     @property
-    def settings(self) -> Settings:
+    def settings(self) -> T:
         """The settings every layer resolves to (cached until a layer changes)."""
         if self._settings is None:
             merged: dict[str, Any] = {}
@@ -70,7 +87,7 @@ class SettingsLayers:
                 merged = _merge(merged, self._raw[source])
             # Each layer is clean on its own; only values that clash across layers
             # (docs.overlapTokens from one, docs.chunkTokens from another) are left.
-            settings, problems = structure(Settings, merged)
+            settings, problems = structure(self._tree, merged, siblings=self._siblings)
             self._combined = [
                 Report("combined settings", replace(
                     problem, settled=True,
@@ -140,7 +157,7 @@ class SettingsLayers:
             found.append(Problem((), f"settings must be an object, got {type(raw).__name__}"))
             raw = copy.deepcopy(self._raw[source])
         clean = _without_nulls(raw)
-        _, invalid = structure(Settings, clean)
+        _, invalid = structure(self._tree, clean, siblings=self._siblings)
         for problem in invalid:
             _restore(clean, self._raw[source], problem.key)
         found += invalid
@@ -151,10 +168,34 @@ class SettingsLayers:
         return list(self._reports[source])
 
 
+class SettingsLayers(LayerStack["Settings"]):
+    """Every layer of one folder resolved to the whole settings tree."""
+
+    def __init__(self, root: Path | None = None, *, env: Mapping[str, str] | None = None,
+                 flags: Mapping[str, Any] | None = None) -> None:
+        from codekeep.settings.tree import Settings  # every section's module
+
+        super().__init__(Settings, root, env=env, flags=flags)
+
+
 def load_settings(root: Path | None, *, flags: Mapping[str, Any] | None = None,
                   env: Mapping[str, str] | None = None) -> SettingsLayers:
     """The layers of ``root`` (files, environment, ``flags``): what the CLI uses."""
     return SettingsLayers(root, env=env, flags=flags)
+
+
+def load_index_settings(root: Path | None, *, flags: Mapping[str, Any] | None = None,
+                        env: Mapping[str, str] | None = None) -> LayerStack[IndexSettings]:
+    """Only the code map's settings of ``root``: what a code map query reads.
+
+    The same layers and the same reports for the code map's keys and for unknown keys
+    at the top; the nested sections (``memory`` ...) are neither built nor checked,
+    which spares a query importing and resolving every area's settings (a fifth of its
+    start-up). ``codekeep settings``, ``doctor``, ``index`` and the server check them.
+    """
+    from codekeep.settings.codemap import IndexSettings
+
+    return LayerStack(IndexSettings, root, env=env, flags=flags, siblings=NESTED_SECTIONS)
 
 
 def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 from codekeep.settings.fields import Entry, describe, json_schema, leaves
-from codekeep.settings.tree import SECTION, Settings
+from codekeep.settings.sources import SECTION
+from codekeep.settings.tree import Settings
 
 
 def properties() -> dict[str, dict[str, Any]]:

@@ -6,7 +6,6 @@ the problems it met; it never raises, so one unreadable file cannot stop a comma
 
 from __future__ import annotations
 
-import tomllib
 import typing
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,7 +13,14 @@ from typing import Any
 
 from codekeep.common.workspace import STATE_DIR_NAME
 from codekeep.settings.fields import Problem, leaves
-from codekeep.settings.tree import SECTION, Settings
+
+SECTION = "codekeep"  # the editor's configuration section, and `[tool.codekeep]`
+
+# Keys of the `codekeep` section that editors keep for themselves (the VS Code
+# extension's own settings: how to start the server, how to show nudges ...). The
+# server receives them with the rest and leaves them alone.
+EDITOR_ONLY = frozenset({"serverCommand", "python", "apiKeyEnvVar", "taskBudget", "nudges",
+                         "trace"})
 
 CONFIG_FILE = "config.toml"
 LEGACY_TOOLS_FILE = "tools.toml"
@@ -43,11 +49,11 @@ def project_config(root: Path) -> tuple[Path | None, dict[str, Any], list[Proble
     pyproject = root / "pyproject.toml"
     if own.is_file():
         data, problem = read_toml(own)
-        if pyproject.is_file() and _tool_section(read_toml(pyproject)[0]) is not None:
+        if _may_hold_ours(pyproject) and _tool_section(read_toml(pyproject)[0]) is not None:
             problems.append(Problem((), f"[tool.{SECTION}] in pyproject.toml is ignored: "
                                     f"{STATE_DIR_NAME}/{CONFIG_FILE} exists and wins"))
         return own, data, problems + ([problem] if problem else [])
-    if pyproject.is_file():
+    if _may_hold_ours(pyproject):
         data, problem = read_toml(pyproject)
         settings = _tool_section(data)
         if problem is not None:
@@ -59,19 +65,32 @@ def project_config(root: Path) -> tuple[Path | None, dict[str, Any], list[Proble
     return None, {}, problems
 
 
+def _may_hold_ours(pyproject: Path) -> bool:
+    """Whether ``pyproject`` exists and names this section at all: most projects' file
+    holds none of our settings, and parsing it (and importing the TOML parser) is a
+    noticeable share of a CLI query. Nor is a broken one ours to report, then."""
+    try:
+        return SECTION.encode() in pyproject.read_bytes()
+    except OSError:
+        return False
+
+
 def read_toml(path: Path) -> tuple[dict[str, Any], Problem | None]:
     """A TOML file as a dict; an unreadable one gives ``{}`` and the reason."""
+    import tomllib  # only when there is a file to read
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8")), None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         return {}, Problem((), f"cannot be read: {error}")
 
 
-def environment(env: Mapping[str, str]) -> tuple[dict[str, Any], list[Problem]]:
-    """The settings environment variables give (``CODEKEEP_MODEL`` ...); empty means unset."""
+def environment(env: Mapping[str, str], tree: type) -> tuple[dict[str, Any], list[Problem]]:
+    """The settings of ``tree`` environment variables give (``CODEKEEP_MODEL`` ...); empty
+    means unset."""
     raw: dict[str, Any] = {}
     problems: list[Problem] = []
-    for key, entry in leaves(Settings):
+    for key, entry in leaves(tree):
         name = next((n for n in entry.spec.env if env.get(n, "").strip()), None)
         if name is None:
             continue

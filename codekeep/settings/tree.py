@@ -3,7 +3,8 @@
 Each area owns its section (a dataclass in ``<area>/settings.py``); this root only
 says where each section sits in the ``codekeep`` object. To add a setting, add a
 field to the area's section with ``setting(...)``; to add a section, add one line here
-(see docs/settings.md, "Adding a setting").
+(see docs/settings.md, "Adding a setting"), and its key to
+``layers.NESTED_SECTIONS``.
 """
 
 from __future__ import annotations
@@ -18,14 +19,6 @@ from codekeep.settings.ledger import LedgerSettings
 from codekeep.settings.memory import MemorySettings
 from codekeep.settings.team import TeamSettings
 from codekeep.settings.tools import ToolSettings
-
-SECTION = "codekeep"  # the editor's configuration section, and `[tool.codekeep]`
-
-# Keys of the `codekeep` section that editors keep for themselves (the VS Code
-# extension's own settings: how to start the server, how to show nudges ...). The
-# server receives them with the rest and leaves them alone.
-EDITOR_ONLY = frozenset({"serverCommand", "python", "apiKeyEnvVar", "taskBudget", "nudges",
-                         "trace"})
 
 
 @dataclass(frozen=True, slots=True)

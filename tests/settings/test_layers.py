@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.settings import SettingsLayers, load_settings
-from codekeep.settings.codemap import DEFAULT_MAX_FILE_BYTES
+from codekeep.settings import Settings, SettingsLayers, load_settings
+from codekeep.settings.codemap import DEFAULT_MAX_FILE_BYTES, IndexSettings
+from codekeep.settings.fields import flat_keys
+from codekeep.settings.layers import NESTED_SECTIONS, load_index_settings
 
 
 @pytest.fixture
@@ -152,3 +154,42 @@ def test_values_that_clash_across_layers_are_reported(project: Path) -> None:
     assert [str(r) for r in layers.reports] == [
         "combined settings: codekeep.docs overlapTokens must be smaller than chunkTokens "
         "(set in different places); this section's defaults apply"]
+
+
+def test_the_code_map_alone_resolves_as_the_whole_tree_does(
+    config_home: Path, project: Path
+) -> None:
+    """What a code map query reads: its keys and the reports on them (and on unknown keys
+    at the top) are the whole tree's, the other sections are left unchecked."""
+    write(config_home, 'maxFileSize = 2000\nexclud = ["typo/"]\n[memory]\nnoSuchKey = 1\n')
+    write(project / ".codekeep" / "config.toml",
+          'maxFileSize = "big"\nexclude = ["project/"]\n[agent]\ntimeout = "slow"\n')
+    env = {"XDG_CONFIG_HOME": str(config_home.parent.parent)}
+    whole = load_settings(project, env=env, flags={"respectGitignore": False})
+    alone = load_index_settings(project, env=env, flags={"respectGitignore": False})
+    assert alone.settings == whole.settings.index
+    assert (alone.settings.max_file_bytes, alone.settings.extra_exclude,
+            alone.settings.respect_gitignore) == (2000, ("project/",), False)
+    shown = [str(report) for report in alone.reports]
+    assert shown == [str(report) for report in whole.reports
+                     if not report.problem.dotted.startswith(("memory.", "agent."))]
+    assert any("codekeep.exclud is not a setting (did you mean exclude?)" in line
+               for line in shown)
+    assert any("codekeep.maxFileSize must be a whole number" in line for line in shown)
+
+
+def test_nested_sections_are_the_trees_own() -> None:
+    """The code map's load knows the other sections' keys without importing them."""
+    assert flat_keys(Settings) - flat_keys(IndexSettings) == NESTED_SECTIONS
+
+
+def test_a_pyproject_naming_no_codekeep_is_not_ours_to_read(project: Path) -> None:
+    """Most projects' pyproject.toml holds no settings of ours: it is not parsed (nor a
+    broken one reported); one that names the section is read, and reported if broken."""
+    write(project / "pyproject.toml", '[project\nname = "x"\n')
+    layers = load_settings(project)
+    assert layers.reports == [] and layers.settings == Settings()
+    write(project / "pyproject.toml", '[tool.codekeep\nexclude = ["gen/"]\n')
+    assert [str(r) for r in load_settings(project).reports] == [
+        f"{project}/pyproject.toml: cannot be read: Expected ']' at the end of a table "
+        "declaration (at line 1, column 15)"]
