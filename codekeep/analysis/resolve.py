@@ -11,6 +11,7 @@ without configuration).
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -176,18 +177,35 @@ class ModuleResolver:
 
     def __init__(self, paths: Iterable[str]):
         self.paths = set(paths)
-        # Suffix lookups go through the last two path components ("pkg/__init__.py"):
-        # indexing by base name alone makes every "__init__.py" probe scan hundreds.
-        self._by_tail: dict[str, list[str]] = {}
-        self._by_basename: dict[str, list[str]] = {}
         self._matched: dict[_Probe, list[str]] = {}
         self._resolved_cache: dict[tuple[str, str, str, str | None], list[tuple[str, bool]]] = {}
-        self._by_folder: dict[str, list[str]] = {}
-        for path in self.paths:  # (string operations: a CLI query builds this per call)
-            lower = path.lower()
-            self._by_tail.setdefault("/".join(lower.rsplit("/", 2)[-2:]), []).append(path)
-            self._by_basename.setdefault(lower.rpartition("/")[2], []).append(path)
-            self._by_folder.setdefault(path.rpartition("/")[0].rstrip("/"), []).append(path)
+
+    # The lookups by name are each built on first use: a CLI query builds a resolver per
+    # call over every path of the tree, and most probes need one or two of them.
+    @functools.cached_property
+    def _by_tail(self) -> dict[str, list[str]]:
+        """Suffix lookups go through the last two path components ("pkg/__init__.py"):
+        indexing by base name alone makes every "__init__.py" probe scan hundreds."""
+        found: dict[str, list[str]] = {}
+        for path in self.paths:
+            head, _, base = path.lower().rpartition("/")
+            found.setdefault(f"{head.rpartition('/')[2]}/{base}" if head else base,
+                             []).append(path)
+        return found
+
+    @functools.cached_property
+    def _by_basename(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for path in self.paths:
+            found.setdefault(path.lower().rpartition("/")[2], []).append(path)
+        return found
+
+    @functools.cached_property
+    def _by_folder(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for path in self.paths:
+            found.setdefault(path.rpartition("/")[0].rstrip("/"), []).append(path)
+        return found
 
     def _match(self, probe: _Probe) -> list[str]:
         """Files a probe finds; memoised (files import the same modules over and over)."""
