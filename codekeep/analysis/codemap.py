@@ -34,7 +34,7 @@ from codekeep.analysis.errors import (
     LineOutOfRangeError,
     UnknownPathError,
 )
-from codekeep.analysis.facts import EMPTY_FACTS, FileFacts
+from codekeep.analysis.facts import EMPTY_FACTS, FileFacts, same_size_verdict
 from codekeep.analysis.fuzzy import NameIndex, NameSource, StoredNames, rank
 from codekeep.analysis.fuzzy import score as fuzzy_score
 from codekeep.analysis.imports import ImportGraph
@@ -193,8 +193,39 @@ class CodeMap:
     def refresh(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Bring the index up to date, as :meth:`index` does, without the counting (what a
         query does first: on a large tree the counts cost as much as the walk) and
-        listing only the folders whose stat changed (see :mod:`.listings`)."""
-        self._update(progress, reuse_listings=True)
+        listing only the folders whose stat changed (see :mod:`.listings`). When the
+        stats show that nothing changed at all, nothing else is done."""
+        self.reconcile_buffers()
+        if not self._unchanged_on_disk():
+            self._update(progress, reuse_listings=True)
+
+    def _unchanged_on_disk(self) -> bool:
+        """Whether a walk would provably find every file as the index holds it
+        (:meth:`Listings.unchanged`: one stat per folder and per file, against the
+        remembered listings and the stored stats). Never with a buffer open here or a
+        row from one elsewhere (those files follow their buffers: the full path knows)."""
+        from codekeep.analysis.discovery import start_listings
+
+        with self._lock:
+            remembered = self._store.walk_listings()
+            if self._documents or remembered is None:
+                return False
+            cap, for_path = self.settings.max_file_bytes, self.registry.for_path
+            files: dict[str, tuple[int, int]] = {}
+            for path, language, size, mtime_ns, status in self._store.disk_stamps():
+                spec = for_path(path)
+                # the walk's verdicts: the same language, the size cap deciding the same
+                if (spec is None or language not in spec.alternatives
+                        or not same_size_verdict(size, status, cap)):
+                    return False
+                files[path] = (size, mtime_ns)
+            if len(files) != self._store.file_count():
+                return False
+            listings = Listings(remembered, json.dumps(self.registry.paths_read()),
+                                int(self.settings.listing_settle_s * 1e9))
+            root = str(self.root)
+            start_listings(root, os.path.realpath(root), self.settings, listings)
+            return listings.unchanged(root, files)
 
     def _update(self, progress: Callable[[int, int], None] | None,
                 reuse_listings: bool) -> tuple[IndexPlan, int, int]:

@@ -207,6 +207,16 @@ class _Named:
         return os.stat(self.path) if follow_symlinks else os.lstat(self.path)
 
 
+def start_listings(root_text: str, real_root: str, settings: IndexSettings,
+                   listings: Listings) -> None:
+    """Begin ``listings`` under the rules a walk of ``root_text`` (its real path
+    ``real_root``) by ``settings`` keeps folders by: a memory made under others is dropped."""
+    info_exclude = os.path.join(root_text, ".git", "info", "exclude")
+    listings.start(real_root, list(settings.all_excludes), settings.respect_gitignore,
+                   settings.follow_symlinks,
+                   file_stamp(info_exclude) if settings.respect_gitignore else None)
+
+
 def walk(
     root: Path, settings: IndexSettings, report: WalkReport,
     skip: Callable[[str], str | None] | None = None,
@@ -231,10 +241,7 @@ def walk(
     except OSError:
         return
     if listings is not None:
-        info_exclude = os.path.join(root_text, ".git", "info", "exclude")
-        listings.start(real_root, list(settings.all_excludes), settings.respect_gitignore,
-                       settings.follow_symlinks,
-                       file_stamp(info_exclude) if settings.respect_gitignore else None)
+        start_listings(root_text, real_root, settings, listings)
     seen_dirs.add((root_stat.st_dev, root_stat.st_ino))
     # (folder, its stat, when it was taken, may a remembered listing of it be used)
     stack: list[tuple[str, os.stat_result, int, bool]] = [("", root_stat, looked_ns, True)]

@@ -15,6 +15,12 @@ TOO_LARGE = "too large"
 FAILED = "failed"
 
 
+def same_size_verdict(size: int, status: str, max_bytes: int) -> bool:
+    """Would the size cap decide today as it did for a file stored with ``status``? (It
+    may have been raised or lowered since.)"""
+    return (size > max_bytes) == status.startswith(TOO_LARGE)
+
+
 class Span(NamedTuple):
     line: int
     col: int

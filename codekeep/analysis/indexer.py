@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.errors import IndexCancelled
-from codekeep.analysis.facts import TOO_LARGE
+from codekeep.analysis.facts import same_size_verdict
 from codekeep.analysis.listings import Listings
 from codekeep.analysis.registry import LanguageRegistry
 from codekeep.analysis.store import FileRow
@@ -75,7 +75,7 @@ def plan_index(
             continue
         if (row is not None and row.size == candidate.size
                 and row.mtime_ns == candidate.mtime_ns and row.language in spec.alternatives
-                and _same_verdict(row, settings)):
+                and same_size_verdict(row.size, row.status, settings.max_file_bytes)):
             result.unchanged += 1
             continue
         result.jobs.append((candidate.rel, spec.name))
@@ -86,10 +86,6 @@ def plan_index(
     return result
 
 
-def _same_verdict(row: FileRow, settings: IndexSettings) -> bool:
-    """Would the size cap decide the same today? (It may have been raised or lowered.)"""
-    too_large = row.size > settings.max_file_bytes
-    return too_large == row.status.startswith(TOO_LARGE)
 
 
 class Analysis:

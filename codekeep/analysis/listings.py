@@ -31,6 +31,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 # Bump when what a listing records or means changes: older memories are dropped.
@@ -114,6 +116,50 @@ class Listings:
             return None
         self._kept[directory] = raw
         return Remembered(gitignore, entries.split("/") if entries else [], notes)
+
+    def unchanged(self, root: str, files: Mapping[str, tuple[int, int]]) -> bool:
+        """Would a walk of ``root`` (after :meth:`start`) find exactly ``files`` (path ->
+        size and mtime in ns), each with that stat? True only when that is certain: every
+        remembered folder is :meth:`reusable` (so no entry was added, removed or renamed,
+        and every folder below is one of them), none holds an entry that must be looked
+        at again (a link, a special file), and each remembered file still is a regular
+        file with one name (the walk's rule) and the stat given. Then the walk, and
+        everything a query would work out from it, can be skipped; anything else (also
+        a file the index does not know, or one it knows that was not found) is False.
+
+        One pass over the memory with one ``stat`` per folder and one ``lstat`` per
+        file, no object per entry: what a query pays when nothing changed."""
+        if not self._previous or len(files) == 0:
+            return False
+        lstat, is_regular = os.lstat, stat.S_ISREG
+        found = 0
+        for directory, raw in self._previous.items():
+            path = f"{root}/{directory}" if directory else root
+            try:
+                info = os.stat(path)
+            except OSError:
+                return False
+            if self.reusable(directory, path, info) is None:
+                return False
+            if not raw[5]:
+                continue
+            prefix = f"{directory}/" if directory else ""
+            for entry in raw[5].split("/"):
+                if entry[0] == FILE:
+                    rel = prefix + entry[1:]
+                    wanted = files.get(rel)
+                    try:
+                        now = lstat(f"{root}/{rel}")
+                    except OSError:
+                        return False
+                    if (wanted is None or now.st_size != wanted[0]
+                            or now.st_mtime_ns != wanted[1] or not is_regular(now.st_mode)
+                            or now.st_nlink > 1):
+                        return False
+                    found += 1
+                elif entry[0] != SUBDIR:
+                    return False
+        return found == len(files)
 
     def previous_gitignore(self, directory: str) -> list[int] | bool | None:
         """The remembered ``.gitignore`` stat of ``directory``; False: not remembered."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import math
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -48,7 +47,6 @@ from codekeep.common.symbol_id import SymbolId, split_number
 if TYPE_CHECKING:
     from codekeep.analysis.parsing import FileResult
 
-logger = logging.getLogger(__name__)
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -261,6 +259,16 @@ class IndexStore:
     def files(self) -> dict[str, FileRow]:
         rows = self.conn.execute(f"SELECT {self._FILE_COLUMNS} FROM files")
         return {row[1]: FileRow(*row) for row in rows}
+
+    def disk_stamps(self) -> list[tuple[str, str, int, int, str]]:
+        """(path, language, size, mtime_ns, status) of every file whose rows came from
+        the disk (no editor buffer): what a warm query compares the tree with."""
+        return self.conn.execute(
+            "SELECT path, language, size, mtime_ns, status FROM files "
+            "WHERE buffer_owner IS NULL").fetchall()
+
+    def file_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM files").fetchone()[0])
 
     def indexed_files(self) -> list[tuple[str, int, str]]:
         """(path, id, language) of every indexed file: what import resolution needs."""
@@ -699,7 +707,9 @@ def _open_rebuilding(path: Path) -> sqlite3.Connection:
             if quick_check(conn) is None:
                 _remember_checked(path, fingerprint)
                 return conn
-            logger.warning("%s is damaged; rebuilding the index", path)
+            import logging  # only to say so: a query must not pay its import
+
+            logging.getLogger(__name__).warning("%s is damaged; rebuilding the index", path)
         except sqlite3.DatabaseError:
             pass
         conn.close()
