@@ -3,13 +3,18 @@
 Every position keeps both the UTF-8 byte column (what tree-sitter and the store speak)
 and the UTF-16 column (LSP's default), so a caller can answer in either encoding
 without re-reading the file.
+
+The immutable values are named tuples, not frozen dataclasses: a CLI query imports
+this module for every call (making ten frozen dataclasses cost it a noticeable share of
+its start-up) and builds thousands of them (a tuple is made in C, a frozen dataclass
+field by field through ``object.__setattr__``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from codekeep.common.uris import path_to_uri
 
@@ -17,8 +22,7 @@ Confidence = Literal["resolved", "name"]
 Encoding = Literal["utf-8", "utf-16"]
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
+class Position(NamedTuple):
     line: int
     byte_col: int
     utf16_col: int
@@ -28,8 +32,7 @@ class Position:
         return {"line": self.line, "character": column}
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(NamedTuple):
     start: Position
     end: Position
 
@@ -45,8 +48,7 @@ def _location(root: Path, path: str) -> dict[str, str]:
     return {"path": path, "uri": path_to_uri(root / path)}
 
 
-@dataclass(frozen=True, slots=True)
-class Symbol:
+class Symbol(NamedTuple):
     id: str
     name: str
     kind: str
@@ -71,8 +73,7 @@ class Symbol:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Reference:
+class Reference(NamedTuple):
     path: str
     range: Range
     symbol_id: str | None
@@ -110,8 +111,7 @@ class ChangeSet:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class IndexStats:
+class IndexStats(NamedTuple):
     files: int
     symbols: int
     references: int
@@ -136,8 +136,7 @@ class IndexStats:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class IndexStatus:
+class IndexStatus(NamedTuple):
     files: int
     symbols: int
     references: int
@@ -156,8 +155,7 @@ class IndexStatus:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class CallEdge:
+class CallEdge(NamedTuple):
     """One edge of the call graph: the symbol at the other end and where the calls are
     (``sites``: the uses, in the caller's file)."""
 
@@ -165,8 +163,7 @@ class CallEdge:
     sites: list[Range]
 
 
-@dataclass(frozen=True, slots=True)
-class Related:
+class Related(NamedTuple):
     """The neighbourhood of one line: its enclosing symbol and the symbols around it."""
 
     symbol: Symbol | None
@@ -183,8 +180,7 @@ class Related:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class RepoMap:
+class RepoMap(NamedTuple):
     text: str
     tokens: int
     files: list[str]

@@ -1,6 +1,7 @@
 """One way to declare, read and check a setting, shared by every area.
 
-An area's settings are a frozen dataclass in its own ``settings.py``. A field users may
+An area's settings are a frozen dataclass in its own ``settings.py`` (the descriptions
+below are named tuples: every CLI query imports this module). A field users may
 set is declared with :func:`setting` (what it means, its environment variable, its
 bounds) or, for a nested group, :func:`section`; a field without either is an internal
 knob that no configuration source can reach. Everything else follows from the
@@ -24,8 +25,8 @@ import functools
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union
+from dataclasses import MISSING, field
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, Union
 
 if TYPE_CHECKING:
     import cattrs
@@ -38,8 +39,7 @@ class SettingsError(ValueError):
     """A setting has the wrong type or value; the message names the key."""
 
 
-@dataclass(frozen=True, slots=True)
-class SettingSpec:
+class SettingSpec(NamedTuple):
     """What a settings field means to users (stored in the field's metadata)."""
 
     doc: str
@@ -84,8 +84,7 @@ def camel(name: str) -> str:
     return head + "".join(word[:1].upper() + word[1:] for word in rest)
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One user-settable field of a settings class, as the wire and the docs see it."""
 
     name: str  # Python field name
@@ -113,8 +112,7 @@ def _entries(cls: Any) -> tuple[Entry, ...]:
     return tuple(found)
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """A value that was not accepted: ``key`` is dotted wire names (``ledger.retentionDays``)."""
 
     key: tuple[str, ...]

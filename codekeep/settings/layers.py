@@ -18,9 +18,8 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
 
 from codekeep.settings import sources
 from codekeep.settings.fields import Problem, structure
@@ -41,8 +40,7 @@ T = TypeVar("T")
 NESTED_SECTIONS = frozenset({"memory", "ledger", "tools", "agent", "docs", "team"})
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(NamedTuple):
     """A problem with the place it came from, worded for the person who can fix it."""
 
     origin: str  # "~/.config/codekeep/config.toml", "editor settings", "command line" ...
@@ -89,8 +87,8 @@ class LayerStack(Generic[T]):
             # (docs.overlapTokens from one, docs.chunkTokens from another) are left.
             settings, problems = structure(self._tree, merged, siblings=self._siblings)
             self._combined = [
-                Report("combined settings", replace(
-                    problem, settled=True,
+                Report("combined settings", problem._replace(
+                    settled=True,
                     message=f"{problem.message} (set in different places); this section's "
                             "defaults apply"))
                 for problem in problems]
