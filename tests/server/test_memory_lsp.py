@@ -4,6 +4,7 @@ and code lens, MEMORY.md saved in the editor, and bad params as JSON-RPC errors.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from tests.server.lsp_harness import (
     replace_document,
     request,
     save_document,
+    session,
     session_fixture,
     wait_until,
     write_project,
@@ -258,3 +260,21 @@ async def test_confirm_makes_an_observed_memory_knowledge(
     assert again == {"ok": False}
     with pytest.raises(JsonRpcException):
         await request(client, "codekeep/memory/confirm", {})
+
+
+async def test_recall_counts_reach_the_database_by_a_clean_shutdown(project: Path) -> None:
+    """Recalls over LSP do not write; the counts they queued are on disk once the server
+    has shut down cleanly."""
+    async with session(project) as lsp:
+        added = await remember(lsp, content="total_area sums the areas of every shape")
+        for _ in range(2):
+            (hit,) = await recall(lsp, "total_area shape areas")
+            assert hit["id"] == added["id"]
+    conn = sqlite3.connect(project / ".codekeep" / "memory.db")
+    try:
+        (count,) = conn.execute(
+            "SELECT access_count FROM memories WHERE id = ?", (added["id"],)
+        ).fetchone()
+    finally:
+        conn.close()
+    assert count == 2
