@@ -11,7 +11,7 @@ import pytest
 
 from codekeep.memory import MemoryService
 from codekeep.memory.model import RECALLABLE_STATUSES
-from codekeep.memory.store import MemoryFilter
+from codekeep.memory.store import MemoryFilter, postings
 from codekeep.memory.write import LIVE_STATUSES, new_id
 
 WORDS = [
@@ -162,3 +162,18 @@ def test_the_write_path_search_inside_its_transaction_sees_its_own_rows(
         inside = store.search.text("budget", LIVE_STATUSES, None, 5)
     assert inside[0][0] == row["id"]
     assert store.search.text("budget", LIVE_STATUSES, None, 5) == inside
+
+
+def test_a_common_word_is_ranked_by_fts5_once_then_from_its_kept_list(
+    filled: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-off query costs what FTS5's ranking costs (the CLI asks one query per
+    process); from a common word's second use on, no FTS5 MATCH runs at all."""
+    monkeypatch.setattr(postings, "READ_AT_ONCE", 10)
+    traced: list[str] = []
+    filled.project.conn.set_trace_callback(traced.append)
+    uses = [_kept(filled, ["timeout", "parser"]) for _ in range(3)]
+    filled.project.conn.set_trace_callback(None)
+    matches = [s for s in traced if "MATCH" in s and not s.startswith("--")]
+    assert len(matches) == 1 and uses[0] == uses[1] == uses[2]
+    assert uses[0] == _fts5(filled, ["timeout", "parser"])

@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 
 # flush when this many memories wait, or the oldest waited this long (seconds)
-MAX_QUEUED = 256
+MAX_QUEUED = 4096
 MAX_AGE_SECONDS = 30.0
 
 

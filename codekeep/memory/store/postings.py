@@ -39,6 +39,9 @@ _K1 = 1.2
 _B = 0.75
 # kept postings, summed over words (24 bytes each): bounds the memory the lists take
 MAX_POSTINGS = 1_000_000
+# a word in more rows than this has its list read on its second use, not its first
+READ_AT_ONCE = 300
+_SEEN_LIMIT = 50_000
 _CHUNK = 500  # rowids per statement when re-reading changed rows
 # FTS5 keeps the row count and per-column token totals in this record of its data table
 _AVERAGES_ROWID = 1
@@ -83,6 +86,7 @@ class PostingsRanker:
         self._lists: OrderedDict[str, _Postings] = OrderedDict()  # least recently used first
         self._kept = 0
         self._data_version: int | None = None
+        self._seen: set[str] = set()  # common terms met once, their lists not read yet
         for statement in (
             "CREATE TEMP TABLE IF NOT EXISTS memories_changed (row INTEGER, old_text TEXT)",
             "CREATE TEMP TRIGGER IF NOT EXISTS memories_changed_insert AFTER INSERT ON "
@@ -95,6 +99,8 @@ class PostingsRanker:
             "VALUES (old.rowid, old.content || ' ' || coalesce(old.key, '')); END",
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab_instance "
             "USING fts5vocab(main, memories_fts, instance)",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab_rows "
+            "USING fts5vocab(main, memories_fts, row)",
         ):
             conn.execute(statement)
 
@@ -105,13 +111,17 @@ class PostingsRanker:
     def ranked(
         self, terms: Sequence[str], accept: Callable[[list[int]], list[tuple[int, str]]],
         limit: int,
-    ) -> list[tuple[str, float]]:
+    ) -> list[tuple[str, float]] | None:
         """(id, bm25) of the best ``limit`` rows that match any of ``terms`` (one per query
         phrase, in phrase order) and that ``accept`` keeps: given rowids best first, it
-        returns (rowid, id) of those that qualify (status, kind)."""
+        returns (rowid, id) of those that qualify (status, kind). None when a common
+        word is met for the first time: its list is read on its second use (a one-off
+        query, as the CLI asks, costs no more than FTS5's own ranking)."""
         import numpy as np
 
         self._catch_up()
+        if not self._ready(terms):
+            return None
         rows, tokens = self._totals()
         if rows <= 0 or limit <= 0:
             return []
@@ -179,6 +189,27 @@ class PostingsRanker:
             return 0, 0
         values = varints(bytes(row[0]))
         return values[0], sum(values[1:])
+
+    def _ready(self, terms: Sequence[str]) -> bool:
+        """Every term's list is kept or now read, unless a common one is new: short lists
+        are read at once, a long one (over ``READ_AT_ONCE`` rows) on its second use."""
+        missing = [t for t in dict.fromkeys(terms) if t not in self._lists]
+        if not missing:
+            return True
+        long = {
+            str(term)
+            for term, rows in self._conn.execute(
+                "SELECT term, doc FROM temp.memories_vocab_rows "
+                f"WHERE term IN ({','.join('?' * len(missing))})",
+                missing,
+            )
+            if int(rows) > READ_AT_ONCE
+        }
+        new = long - self._seen
+        if len(self._seen) > _SEEN_LIMIT:
+            self._seen.clear()
+        self._seen |= new
+        return not new
 
     def _postings(self, term: str) -> _Postings:
         kept = self._lists.get(term)

@@ -51,11 +51,11 @@ class TextSearch:
 
         Words that are one token each are ranked from the kept posting lists, best
         first, until ``limit`` rows of the given statuses and kinds are found. Otherwise
-        (and inside a write transaction) FTS5 ranks: its best ``4 × limit`` matches are
-        joined to the table and filtered there (joining every match before ranking would
-        cost a row lookup per match); when that leaves fewer than ``limit`` rows and
-        kinds were asked for, the search is repeated with the kind filter inside the
-        index (``kind_tag``), which is exact.
+        (inside a write transaction, or at a common word's first use) FTS5 ranks: its
+        best ``4 × limit`` matches are joined to the table and filtered there (joining
+        every match before ranking would cost a row lookup per match); when that leaves
+        fewer than ``limit`` rows and kinds were asked for, the search is repeated with
+        the kind filter inside the index (``kind_tag``), which is exact.
         """
         words = fts_words(text)
         if not words:
@@ -100,9 +100,11 @@ class TextSearch:
     ) -> list[tuple[str, float]]:
         terms = self._tokens_of(words)
         if all(len(t) == 1 for t in terms) and not self._conn.in_transaction:
-            return self._ranker.ranked(
+            kept = self._ranker.ranked(
                 [t[0] for t in terms], lambda rows: self._accepted(rows, statuses, kinds), limit
             )
+            if kept is not None:
+                return kept
         match = "{content key} : (" + match_any(words) + ")"
         found = self._ranked(match, statuses, kinds, limit)
         if kinds and len(found) < limit:
