@@ -64,6 +64,7 @@ class MemoryStore:
     def __init__(self, path: Path, scopes: Sequence[str]) -> None:
         self.path = path
         self.scopes = tuple(scopes)
+        self._prefixes = tuple(ID_PREFIXES[scope] for scope in self.scopes)
         # Public for tests and benchmarks that inspect the file; product code goes
         # through the methods and parts below, never through SQL of its own.
         self.conn = open_db(path, MIGRATIONS, check_same_thread=False)
@@ -77,7 +78,7 @@ class MemoryStore:
 
     def owns(self, memory_id: str) -> bool:
         """Ids begin with their scope's letter (see ``write.new_id``)."""
-        return any(memory_id.startswith(ID_PREFIXES[scope]) for scope in self.scopes)
+        return memory_id.startswith(self._prefixes)
 
     def close(self) -> None:
         """Write the queued access counts, then close (a clean shutdown loses none)."""

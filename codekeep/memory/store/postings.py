@@ -87,6 +87,8 @@ class PostingsRanker:
         self._kept = 0
         self._data_version: int | None = None
         self._seen: set[str] = set()  # common terms met once, their lists not read yet
+        self._generation = 0
+        self._totals_now: tuple[int, int] | None = None  # of this generation
         for statement in (
             "CREATE TEMP TABLE IF NOT EXISTS memories_changed (row INTEGER, old_text TEXT)",
             "CREATE TEMP TRIGGER IF NOT EXISTS memories_changed_insert AFTER INSERT ON "
@@ -105,7 +107,8 @@ class PostingsRanker:
             conn.execute(statement)
 
     def rows(self) -> int:
-        """Rows in the index (FTS5's N)."""
+        """Rows in the index (FTS5's N) as of the last :meth:`catch_up` (or now, inside
+        a transaction)."""
         return self._totals()[0]
 
     def ranked(
@@ -116,10 +119,10 @@ class PostingsRanker:
         phrase, in phrase order) and that ``accept`` keeps: given rowids best first, it
         returns (rowid, id) of those that qualify (status, kind). None when a common
         word is met for the first time: its list is read on its second use (a one-off
-        query, as the CLI asks, costs no more than FTS5's own ranking)."""
+        query, as the CLI asks, costs no more than FTS5's own ranking). Call
+        :meth:`catch_up` first."""
         import numpy as np
 
-        self._catch_up()
         if not self._ready(terms):
             return None
         rows, tokens = self._totals()
@@ -181,14 +184,18 @@ class PostingsRanker:
     # ---- the kept lists --------------------------------------------------------------
 
     def _totals(self) -> tuple[int, int]:
-        """(rows, tokens in every column): FTS5's N and N·avgdl, from its averages record."""
+        """(rows, tokens in every column): FTS5's N and N·avgdl, from its averages record
+        (read once per generation outside a transaction)."""
+        if self._totals_now is not None and not self._conn.in_transaction:
+            return self._totals_now
         row = self._conn.execute(
             "SELECT block FROM memories_fts_data WHERE id = ?", (_AVERAGES_ROWID,)
         ).fetchone()
-        if row is None or not row[0]:
-            return 0, 0
-        values = varints(bytes(row[0]))
-        return values[0], sum(values[1:])
+        values = varints(bytes(row[0])) if row is not None and row[0] else [0, 0]
+        totals = values[0], sum(values[1:])
+        if not self._conn.in_transaction:
+            self._totals_now = totals
+        return totals
 
     def _ready(self, terms: Sequence[str]) -> bool:
         """Every term's list is kept or now read, unless a common one is new: short lists
@@ -242,22 +249,29 @@ class PostingsRanker:
             _, evicted = self._lists.popitem(last=False)
             self._kept -= len(evicted.rows)
 
-    def _catch_up(self) -> None:
-        """Bring the kept lists up to date with the rows written since the last ranking."""
+    def catch_up(self) -> int:
+        """Bring the kept lists up to date with the rows written since the last call; the
+        index's generation, which changes whenever any row of it may have (callers key
+        what they derive from the index on it). Only outside a write transaction."""
         version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         if version != self._data_version:
             self._data_version = version
             self._lists.clear()
             self._kept = 0
             self._conn.execute("DELETE FROM temp.memories_changed")
-            return
+            return self._changed()
         changed = self._conn.execute("SELECT row, old_text FROM temp.memories_changed").fetchall()
         if not changed:
-            return
+            return self._generation
         self._conn.execute("DELETE FROM temp.memories_changed")
-        if not self._lists:
-            return
-        self._patch(sorted({int(r[0]) for r in changed}), [r[1] for r in changed if r[1]])
+        if self._lists:
+            self._patch(sorted({int(r[0]) for r in changed}), [r[1] for r in changed if r[1]])
+        return self._changed()
+
+    def _changed(self) -> int:
+        self._generation += 1
+        self._totals_now = None
+        return self._generation
 
     def _patch(self, rows: list[int], old_texts: list[str]) -> None:
         """Re-read ``rows`` from the index and patch the lists of every kept word they

@@ -43,6 +43,8 @@ class TextSearch:
         # word -> the tokens the index makes of it, in order ("caching" -> ("cach",))
         self._tokens: dict[str, tuple[str, ...]] = {}
         self._ranker = PostingsRanker(conn, self._term_counts)
+        self._generation = -1  # of the index, when the caches below were filled
+        self._column_docs: dict[str, int] = {}  # term -> _column_counts' answer
 
     def text(
         self, text: str, statuses: Sequence[str], kinds: Sequence[str] | None, limit: int
@@ -60,6 +62,10 @@ class TextSearch:
         words = fts_words(text)
         if not words:
             return []
+        if not self._conn.in_transaction:
+            self._fresh()
+            if self._ranker.rows() == 0:
+                return []
         informative = self._informative(words)
         if informative and len(informative) < len(words):
             found = self._search(informative, statuses, kinds, limit)
@@ -86,13 +92,37 @@ class TextSearch:
         wanted = sorted(set(terms.values()))
         if not wanted:
             return list(words)
-        counts = dict(self._conn.execute(
-            "SELECT term, max(doc) FROM temp.memories_vocab_col "
-            f"WHERE term IN ({','.join('?' * len(wanted))}) AND col IN ('content', 'key') "
-            "GROUP BY term",
-            wanted,
-        ).fetchall())
+        counts = self._column_counts(wanted)
         return [w for w in words if 2 * counts.get(terms.get(w, ""), 0) < rows]
+
+    def _fresh(self) -> bool:
+        """Catch the kept lists up with the index; True (and the per-generation caches
+        cleared) when it changed since the last search."""
+        generation = self._ranker.catch_up()
+        if generation == self._generation:
+            return False
+        self._generation = generation
+        self._column_docs.clear()
+        return True
+
+    def _column_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """term -> rows holding it in ``content`` or in ``key``, the larger (0: none);
+        remembered until the index changes (:meth:`text` checks), unless asked inside a
+        transaction."""
+        cache = not self._conn.in_transaction
+        wanted = [t for t in terms if not cache or t not in self._column_docs]
+        found = dict.fromkeys(wanted, 0)
+        if wanted:
+            found.update(self._conn.execute(
+                "SELECT term, max(doc) FROM temp.memories_vocab_col "
+                f"WHERE term IN ({','.join('?' * len(wanted))}) AND col IN ('content', 'key') "
+                "GROUP BY term",
+                wanted,
+            ).fetchall())
+        if not cache:
+            return found
+        self._column_docs.update(found)
+        return {t: self._column_docs[t] for t in terms}
 
     def _search(
         self, words: Sequence[str], statuses: Sequence[str], kinds: Sequence[str] | None,
