@@ -290,33 +290,6 @@ class Document:
         self.line_starts[first + 1:] = new_starts + tail
 
 
-# Where an error-recovery node sits: its range and type, and its parent's type and
-# range (the extent whose structure the recovery decided).
-_Spot = tuple[int, int, str, str, int, int]
-
-
-def _error_spots(tree: ts.Tree) -> dict[_Spot, list[ts.Node]]:
-    """Each error-recovery node (ERROR or MISSING), by where it sits."""
-    spots: dict[_Spot, list[ts.Node]] = {}
-    pending = [tree.root_node] if tree.root_node.has_error else []
-    while pending:
-        node = pending.pop()
-        if node.is_error or node.is_missing:
-            parent = node.parent or node
-            spots.setdefault((node.start_byte, node.end_byte, node.type, parent.type,
-                              parent.start_byte, parent.end_byte), []).append(node)
-            continue
-        pending.extend(child for child in node.children if child.has_error)
-    return spots
-
-
-def _same_structure(one: list[ts.Node], other: list[ts.Node]) -> bool:
-    """Do the error nodes at one spot of the two trees read alike? A subtree the new
-    tree reused is the very same node (same id): only the others are spelled out."""
-    return len(one) == len(other) and all(
-        a.id == b.id or str(a) == str(b) for a, b in zip(one, other, strict=True))
-
-
 def _widened_for_recovery(old: ts.Tree, new: ts.Tree, lo: int, hi: int) -> tuple[int, int]:
     """``lo..hi`` grown over the places where error recovery placed its nodes
     differently in the two trees (``old`` already edited into the new text's positions).
@@ -324,19 +297,40 @@ def _widened_for_recovery(old: ts.Tree, new: ts.Tree, lo: int, hi: int) -> tuple
     Tree-sitter re-parses the fragile nodes of error recovery, so their structure can
     change away from the edit (``std::li<newline>st<...>`` reads as another type name
     after a ':' typed three lines up; an ERROR keeps its range but not its children)
-    without ``changed_ranges`` reporting it. A spot already inside the range cannot grow
-    it, so it is not compared (spelling out a large ERROR node is the costly part).
+    without ``changed_ranges`` reporting it. Both trees are walked down together through
+    the nodes holding an error (inside an ERROR: every node), pairing children by type
+    and range; a subtree the new tree reused is the very same node (same id) and is not
+    entered, and a node without a twin grows the range. A keystroke inside an ERROR that
+    spans half the file (an open docstring) so costs the path to the edit, not the
+    file. A pair already inside the range cannot grow it.
     """
     if not (old.root_node.has_error or new.root_node.has_error):
         return lo, hi
-    before, after = _error_spots(old), _error_spots(new)
-    for spots, other in ((before, after), (after, before)):
-        for spot, nodes in spots.items():
-            start, end = spot[4], spot[5]
-            if lo <= start and end <= hi:
+    pending = [(old.root_node, new.root_node, False)]
+    while pending:
+        before, after, in_error = pending.pop()
+        if before.id == after.id or (lo <= after.start_byte and after.end_byte <= hi):
+            continue
+        in_error = in_error or before.is_error or after.is_error
+        old_children = [c for c in before.children if in_error or c.has_error]
+        new_children = [c for c in after.children if in_error or c.has_error]
+        old_ids, new_ids = {c.id for c in old_children}, {c.id for c in new_children}
+        twins: dict[tuple[int, int, str], list[ts.Node]] = {}
+        for child in old_children:
+            if child.id not in new_ids:
+                twins.setdefault((child.start_byte, child.end_byte, child.type), []).append(child)
+        grown = []
+        for child in new_children:
+            if child.id in old_ids:
                 continue
-            if spot not in other or not _same_structure(nodes, other[spot]):
-                lo, hi = min(lo, start), max(hi, end)
+            same_place = twins.get((child.start_byte, child.end_byte, child.type))
+            if same_place:
+                pending.append((same_place.pop(0), child, in_error))
+            else:
+                grown.append(child)
+        grown += [child for left in twins.values() for child in left]
+        for child in grown:
+            lo, hi = min(lo, child.start_byte), max(hi, child.end_byte)
     return lo, hi
 
 
