@@ -8,6 +8,12 @@ A re-entrant lock makes it safe to call from the server's threads. Parsing and i
 code is imported when first needed: a CLI query that only reads the index (``codekeep
 find --no-refresh``) loads neither tree-sitter's grammars nor the worker pool.
 
+An edit may leave its buffer's facts owed (``apply_edit(..., defer=True)``, what the
+server does on a keystroke): the rows stay those of the last settled text until
+:meth:`CodeMap.settle` (the server runs it when its worker is idle). ``find_symbol``
+answers from the buffer's new tree meanwhile (:mod:`.lookup`), exactly; every other
+query settles first, so no answer ever comes from owed rows.
+
 Rows taken from an editor buffer are marked with the process holding the buffer, and
 go back to the disk's content when the buffer is closed, when the code map closes (an
 editor that quits without ``didClose``), and when any code map opens and finds their
@@ -26,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import codekeep.analysis.queries as queries
-from codekeep.analysis.encoding import decode_facts, symbol_fact
+from codekeep.analysis.encoding import KIND_RANK, decode_facts, symbol_fact
 from codekeep.analysis.errors import (
     DocumentNotOpenError,
     IndexCancelled,
@@ -250,6 +256,7 @@ class CodeMap:
         from codekeep.analysis.indexer import plan_index
 
         with self._lock:
+            self.settle()
             known = self._store.files()
             # Buffers open here or in another live server are the truth for their files.
             held = {path for path, row in known.items()
@@ -345,6 +352,7 @@ class CodeMap:
 
     def status(self) -> IndexStatus:
         with self._lock:
+            self.settle()
             files, symbols, refs, languages = self._store.counts()
         return IndexStatus(files, symbols, refs, languages, self._pending,
                            self._indexed_once and self._pending == 0)
@@ -353,12 +361,40 @@ class CodeMap:
     def find_symbol(self, name: str, kind: str | None = None,
                     limit: int | None = None) -> list[Symbol]:
         check_limit(limit)
+        name = name.strip()
         with self._lock:
-            return queries.find_symbol(self._store, name.strip(), kind, limit)
+            owing = [(path, d) for path, d in self._documents.items() if not d.settled]
+            if owing and "." not in name and ":" not in name:
+                return self._find_in_owed(name, kind, limit, owing)
+            self.settle()
+            return queries.find_symbol(self._store, name, kind, limit)
+
+    def _find_in_owed(self, name: str, kind: str | None, limit: int | None,
+                      owing: list[tuple[str, Document]]) -> list[Symbol]:
+        """``find_symbol`` of a plain name while buffers owe their facts: the stored
+        rows of every other file, and each owing buffer's symbols read from its tree
+        (in the store's order: structural kinds first, then path and line)."""
+        live: dict[str, list[Symbol]] = {}
+        stored_there = 0  # rows of the owing buffers the store still holds for the name
+        for path, document in owing:
+            found = document.definitions_named(name)
+            if found is None:  # a frequent name: extracting the file is cheaper
+                self._settle_document(path, document)
+                continue
+            live[path] = [self._writer.to_symbol(path, document.spec.name, s)
+                          for s in found if kind is None or s.kind == kind]
+            stored_there += sum(1 for s in document.facts.symbols if s.name == name)
+        stored = self._store.symbols_named(
+            name, kind, None if limit is None else limit + stored_there)
+        merged = [s for s in stored if s.path not in live]
+        merged += [s for symbols in live.values() for s in symbols]
+        merged.sort(key=lambda s: (KIND_RANK.get(s.kind, 5), s.path, s.range.start.line))
+        return merged[:limit] if limit is not None else merged
 
     def symbol(self, symbol_id: str) -> Symbol | None:
         """The symbol with this id, if it still exists."""
         with self._lock:
+            self.settle()
             return queries.symbol_by_id(self._store, symbol_id)
 
     def find_references(self, *, symbol_id: str | None = None, name: str | None = None,
@@ -367,6 +403,7 @@ class CodeMap:
         with the total count of uses (``limit`` caps only the list)."""
         check_limit(limit)
         with self._lock:
+            self.settle()
             target = queries.symbol_by_id(self._store, symbol_id) if symbol_id else None
             if symbol_id and target is None:
                 return [], 0
@@ -381,6 +418,7 @@ class CodeMap:
         look like "nothing related" when the question itself was wrong).
         """
         with self._lock:
+            self.settle()
             self._require_file(path)
             related = queries.find_related(self._store, self._graph, path, line)
             if related.symbol is None:  # a line inside a symbol exists: no need to count
@@ -411,6 +449,7 @@ class CodeMap:
                    symbol_id: str, limit: int | None) -> list[T]:
         check_limit(limit)
         with self._lock:
+            self.settle()
             symbol = queries.symbol_by_id(self._store, symbol_id)
             return [] if symbol is None else query(self._store, self._graph, symbol, limit)
 
@@ -420,6 +459,7 @@ class CodeMap:
         check_limit(limit)
         container_query, _dot, name_query = query.strip().rpartition(".")
         with self._lock:
+            self.settle()
             results: list[tuple[Symbol, float]] = []
             for name, score in rank(name_query, limit, self._name_source()):
                 if container_query:
@@ -436,6 +476,7 @@ class CodeMap:
     def symbols_in(self, paths: Sequence[str] | None = None) -> list[Symbol]:
         """Outline in source order (containers before their members)."""
         with self._lock:
+            self.settle()
             if paths is None:
                 return self._store.all_symbols()
             found: list[Symbol] = []
@@ -446,16 +487,19 @@ class CodeMap:
 
     def symbol_at(self, path: str, line: int, byte_col: int) -> Symbol | None:
         with self._lock:
+            self.settle()
             return queries.symbol_at(self._store, path, line, byte_col)
 
     def reference_at(self, path: str, line: int, byte_col: int) -> Reference | None:
         with self._lock:
+            self.settle()
             return queries.reference_at(self._store, self._graph, path, line, byte_col)
 
     def repo_map(self, token_budget: int = 1024, focus: Sequence[str] = ()) -> RepoMap:
         """The ranked outline; every ``focus`` path must be indexed (UnknownPathError
         names the ones that are not: a typo must not quietly unfocus the map)."""
         with self._lock:
+            self.settle()
             unknown = sorted({path for path in focus if not self._is_indexed(path)})
             if unknown:
                 raise UnknownPathError("not in the index: " + ", ".join(unknown))
@@ -512,15 +556,39 @@ class CodeMap:
             return self._commit(path, document.facts, result=result, from_buffer=True)
 
     def apply_edit(self, path: str, start: tuple[int, int], end: tuple[int, int],
-                   new_text: str) -> ChangeSet:
-        """Apply one edit, (line, byte column) positions in the current buffer."""
+                   new_text: str, *, defer: bool = False) -> ChangeSet:
+        """Apply one edit, (line, byte column) positions in the current buffer.
+
+        With ``defer`` the buffer is re-parsed but its facts are owed until
+        :meth:`settle` (an empty ChangeSet now; subscribers hear of it then).
+        """
         with self._lock:
             document = self._documents.get(path)
             if document is None:
                 raise DocumentNotOpenError(f"document is not open: {path}")
-            before = document.facts
-            document.apply_edit(start, end, new_text)
-            return self._commit(path, document.facts, before=before, spec=document.spec)
+            document.edit(start, end, new_text)
+            return ChangeSet() if defer else self._settle_document(path, document)
+
+    def owes_facts(self) -> bool:
+        """Does an open buffer owe its facts (an edit applied with ``defer``)?"""
+        with self._lock:
+            return any(not d.settled for d in self._documents.values())
+
+    def settle(self) -> ChangeSet:
+        """Extract and store the facts every open buffer owes (nothing to do: nothing
+        happens); subscribers hear of what changed."""
+        changes = ChangeSet()
+        with self._lock:
+            for path, document in list(self._documents.items()):
+                if not document.settled:
+                    self._merge(changes, self._settle_document(path, document))
+        return changes
+
+    def _settle_document(self, path: str, document: Document) -> ChangeSet:
+        before = document.facts  # what the store holds for the buffer
+        if not document.settle():
+            return ChangeSet()
+        return self._commit(path, document.facts, before=before, spec=document.spec)
 
     def close_document(self, path: str) -> ChangeSet:
         """Back to the disk content (the buffer may have diverged without being saved)."""
@@ -560,6 +628,7 @@ class CodeMap:
 
     def rename_file(self, old: str, new: str) -> ChangeSet:
         with self._lock:
+            self.settle()
             row = self._store.file(old)
             old_spec, new_spec = self.registry.for_path(old), self.registry.for_path(new)
             if row is None or old_spec is None or old_spec is not new_spec:

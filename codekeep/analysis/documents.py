@@ -3,17 +3,24 @@
 An edit is applied to the kept tree with ``Tree.edit`` and the buffer is re-parsed
 with the old tree, which lets tree-sitter reuse every untouched subtree: that is what
 keeps a keystroke in a 2,000-line file in the low milliseconds.
+
+Bringing the facts up to date is a second step (:meth:`Document.settle`) that a caller
+may put off: until then the tree and text are the new ones and :attr:`Document.facts`
+are those of the last settled text, and :meth:`Document.definitions_named` reads one
+name's definitions straight from the new tree, exactly as a full extraction would.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import tree_sitter as ts
 
 from codekeep.analysis.extract import Definition, extract, extract_uses, signature_of
 from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.go_scopes import whole_functions
+from codekeep.analysis.lookup import definitions_named
 from codekeep.analysis.parsing import parser_for
 from codekeep.analysis.registry import LanguageSpec
 from codekeep.analysis.window import edge_keys, extract_window, renest
@@ -39,6 +46,25 @@ def _line_starts(data: bytes) -> list[int]:
     return starts
 
 
+class _Owed(NamedTuple):
+    """An edit whose facts are still to be extracted: the text and trees before and
+    after it, which is what its incremental update reads (see :meth:`Document.settle`)."""
+
+    edited: ts.Tree  # the tree before the edit, edited into the new text's positions
+    before: _Before
+    old_end_point: tuple[int, int]
+    new_end_point: tuple[int, int]
+    start_byte: int
+    new_end_byte: int
+    tree: ts.Tree
+    data: bytes
+    line_starts: list[int]
+
+
+# Past this many owed edits their texts are let go and the whole file is extracted.
+MAX_OWED = 32
+
+
 @dataclass
 class Document:
     spec: LanguageSpec
@@ -46,6 +72,9 @@ class Document:
     tree: ts.Tree
     facts: FileFacts
     line_starts: list[int]
+    # The edits :meth:`settle` still has to apply to ``facts``, oldest first; None: the
+    # file is to be extracted whole (more than MAX_OWED edits).
+    owed: list[_Owed] | None = field(default_factory=list)
 
     @classmethod
     def parse(cls, spec: LanguageSpec, data: bytes) -> Document:
@@ -85,10 +114,22 @@ class Document:
                 hi = mid - 1
         return lo, offset - self.line_starts[lo]
 
+    @property
+    def settled(self) -> bool:
+        """Are :attr:`facts` those of the current text?"""
+        return self.owed is not None and not self.owed
+
     def apply_edit(
         self, start: tuple[int, int], end: tuple[int, int], new_text: str
     ) -> None:
-        """Replace the text between two (line, byte column) positions and re-parse."""
+        """Replace the text between two (line, byte column) positions, re-parse, and
+        bring the facts up to date."""
+        self.edit(start, end, new_text)
+        self.settle()
+
+    def edit(self, start: tuple[int, int], end: tuple[int, int], new_text: str) -> None:
+        """Replace the text between two (line, byte column) positions and re-parse; the
+        facts are owed until :meth:`settle`."""
         start_byte = self.offset(*start)
         old_end_byte = self.offset(*end)
         if old_end_byte < start_byte:
@@ -113,17 +154,57 @@ class Document:
         self.data = data
         self._shift_lines(start_point[0], old_end_point[0], start_byte, inserted,
                           before.byte_delta)
-        edit = _Edit(old_end_point, new_end_point, data, self.line_starts)
+        if self.owed is not None and len(self.owed) < MAX_OWED:
+            self.owed.append(_Owed(edited, before, old_end_point, new_end_point, start_byte,
+                                   new_end_byte, self.tree, data, list(self.line_starts)))
+        else:
+            self.owed = None
+
+    def settle(self) -> bool:
+        """Bring the facts up to date with the text; False when they already were.
+
+        Each owed edit is applied in turn as it was made (a function body or a window
+        of changed lines re-extracted, the rest kept or moved), against the text and
+        trees of its moment; past :data:`MAX_OWED` edits the file is extracted whole.
+        """
+        owed, self.owed = self.owed, []
+        if owed is not None and not owed:
+            return False
+        if owed is None:
+            self.facts = extract(self.spec, self.data, self.tree)
+            return True
+        now = self.tree, self.data, self.line_starts
+        try:
+            for step in owed:
+                self.tree, self.data, self.line_starts = step.tree, step.data, step.line_starts
+                self.facts = self._updated(step)
+        finally:
+            self.tree, self.data, self.line_starts = now
+        return True
+
+    def _updated(self, owed: _Owed) -> FileFacts:
+        """The facts after one edit, from those before it (the buffer's text and tree
+        are those right after it)."""
+        edited, before = owed.edited, owed.before
+        edit = _Edit(owed.old_end_point, owed.new_end_point, self.data, self.line_starts)
         changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(self.tree)]
-        lo = min([start_byte] + [r[0] for r in changed])
-        hi = max([new_end_byte] + [r[1] for r in changed])
+        lo = min([owed.start_byte] + [r[0] for r in changed])
+        hi = max([owed.new_end_byte] + [r[1] for r in changed])
         lo, hi = _widened_for_recovery(edited, self.tree, lo, hi)
         spliced = self._splice(lo, hi, edit)
         if spliced is None and self.spec.import_style == "go":
             lo, hi = whole_functions(self.tree.root_node, lo, hi)  # see go_scopes
-        if spliced is None and (hi - lo) < len(data) * WINDOW_MAX_SHARE:
+        if spliced is None and (hi - lo) < len(self.data) * WINDOW_MAX_SHARE:
             spliced = self._splice_window(lo, hi, edit, before)
-        self.facts = spliced if spliced is not None else extract(self.spec, data, self.tree)
+        return spliced if spliced is not None else extract(self.spec, self.data, self.tree)
+
+    def definitions_named(self, name: str) -> list[SymbolFact] | None:
+        """The symbols called ``name`` in the current text, as a full extraction gives
+        them, read from the tree without extracting the file; None when the name
+        occurs too often in the text for that to be the cheaper way."""
+        if self.settled:
+            return [s for s in self.facts.symbols if s.name == name]
+        return definitions_named(self.spec, self.data, self.tree, name)
 
     def _local_body(self, lo: int, hi: int) -> tuple[ts.Node, ts.Node] | None:
         """The innermost local scope whose body holds every changed byte, with that body."""

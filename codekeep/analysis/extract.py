@@ -193,7 +193,7 @@ def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
     """All facts of one file, in source order."""
     positions = Positions(src)
     defs, refs, imports, _crossing = run_query(spec, src, tree.root_node, positions, None)
-    symbols = _nest(spec, src, defs, positions)
+    symbols = nest(spec, src, defs, positions)
     return FileFacts(tuple(symbols), tuple(refs), tuple(imports))
 
 
@@ -279,21 +279,31 @@ def run_query(
             continue
         if within is not None and not with_definitions:
             continue
-        node = captures[role][0]
-        identity = (node.start_byte, node.end_byte, name_node.start_byte)
-        if identity in defs and defs[identity][0] <= pattern:
-            continue
-        if is_local(node, spec.local_scopes):
-            continue
-        explicit = captures.get("container.name")
-        defs[identity] = (pattern, Definition(
-            node.start_byte, node.end_byte, name_of(src, name_node), role[len("definition."):],
-            node, name_node, text_of(src, explicit[0]).replace("::", ".") if explicit else None,
-        ))
+        add_definition(spec, src, pattern, role, captures, name_node, defs)
     # (start byte, kind) orders uses as (line, column, kind) does, compared in C
     ordered_refs = [refs[key] for key in sorted(refs)]
     imports.sort(key=lambda i: i.line)
     return [d for _pattern, d in defs.values()], ordered_refs, imports, crossing
+
+
+def add_definition(
+    spec: LanguageSpec, src: bytes, pattern: int, role: str,
+    captures: dict[str, list[ts.Node]], name_node: ts.Node,
+    defs: dict[tuple[int, int, int], tuple[int, Definition]],
+) -> None:
+    """Record the definition of one match of pattern ``pattern`` (capture ``role``) in
+    ``defs``, keyed by (node, name node): the earliest pattern wins; locals are skipped."""
+    node = captures[role][0]
+    identity = (node.start_byte, node.end_byte, name_node.start_byte)
+    if identity in defs and defs[identity][0] <= pattern:
+        return
+    if is_local(node, spec.local_scopes):
+        return
+    explicit = captures.get("container.name")
+    defs[identity] = (pattern, Definition(
+        node.start_byte, node.end_byte, name_of(src, name_node), role[len("definition."):],
+        node, name_node, text_of(src, explicit[0]).replace("::", ".") if explicit else None,
+    ))
 
 
 def _collect_import(
@@ -334,7 +344,7 @@ def place(
     return container, kind, f"{container}.{d.name}" if container else d.name
 
 
-def _nest(
+def nest(
     spec: LanguageSpec, src: bytes, defs: list[Definition], positions: Positions
 ) -> list[SymbolFact]:
     """Give each definition its container (nearest enclosing definition) and a unique id."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.analysis import CodeMap, DocumentNotOpenError
-from codekeep.analysis.documents import Document, EditError
+from codekeep.analysis.documents import MAX_OWED, Document, EditError
 from codekeep.analysis.extract import extract
 from codekeep.analysis.registry import default_registry
 
@@ -18,19 +18,25 @@ SNIPPETS = ["x", "\n", "foo()", "  ", "(", ")", "é", "😀", "\n    bar(1)\n", 
             "#", "def q():\n  pass\n", "import os\n", "{", "}"]
 
 
+def _random_edit(document: Document, rng: random.Random) -> None:
+    """One random edit on a random line (re-parsed; its facts owed)."""
+    lines = document.data.split(b"\n")
+    line = rng.randrange(len(lines))
+    text = lines[line]
+    start = rng.randint(0, len(text))
+    while 0 < start < len(text) and (text[start] & 0xC0) == 0x80:
+        start -= 1  # never split a UTF-8 sequence
+    end = min(len(text), start + rng.choice([0, 0, 1, 3]))
+    while end < len(text) and (text[end] & 0xC0) == 0x80:
+        end += 1
+    document.edit((line, start), (line, end), rng.choice(SNIPPETS))
+
+
 def _random_edits(document: Document, rng: random.Random, count: int) -> None:
     """Apply random edits and check after each that the spliced facts equal a full extract."""
     for step in range(count):
-        lines = document.data.split(b"\n")
-        line = rng.randrange(len(lines))
-        text = lines[line]
-        start = rng.randint(0, len(text))
-        while 0 < start < len(text) and (text[start] & 0xC0) == 0x80:
-            start -= 1  # never split a UTF-8 sequence
-        end = min(len(text), start + rng.choice([0, 0, 1, 3]))
-        while end < len(text) and (text[end] & 0xC0) == 0x80:
-            end += 1
-        document.apply_edit((line, start), (line, end), rng.choice(SNIPPETS))
+        _random_edit(document, rng)
+        document.settle()
         full = extract(document.spec, document.data, document.tree)
         assert document.facts == full, f"incremental facts differ after edit {step}"
 
@@ -179,3 +185,19 @@ def test_typing_an_import_makes_uses_resolve(
     codemap.apply_edit("b.py", (0, 0), (1, 0), "")  # delete the import line again
     refs, _ = codemap.find_references(symbol_id="a.py::foo")
     assert [r.confidence for r in refs] == ["name"]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_owed_edits_settled_together_equal_a_full_reparse(source: str) -> None:
+    """Edits whose facts were put off (``Document.edit``) are applied in turn by one
+    ``settle``, each against the text of its moment; past MAX_OWED the file is
+    extracted whole. Either way the facts equal a full extraction."""
+    document = _golden_document(source, 2)
+    rng = random.Random(f"owed:{source}")
+    for batch in [1, 3, 2, 5, 1, MAX_OWED + 2, 4, 2]:
+        for _ in range(batch):
+            _random_edit(document, rng)
+        assert not document.settled
+        assert document.settle()
+        assert document.facts == extract(document.spec, document.data, document.tree)
+    assert document.settled and not document.settle()

@@ -146,3 +146,37 @@ async def test_a_second_server_keeps_its_own_buffer(tmp_path: Path, end: str) ->
         assert live.returncode == 0, live.stderr  # still open in the keeper
         assert await symbols_named(keeper, "held_out_method")
     assert_disk_truth(root)
+
+
+async def test_quit_while_the_typed_facts_are_still_owed(tmp_path: Path) -> None:
+    """Shut down right after the keystrokes, before the server's quiet-time settling
+    and with no request in between: the owed facts go with the buffer."""
+    root = write_project(tmp_path)
+    lsp: Any = await server_config().start()
+    try:
+        await lsp.initialize_session(initialize_params(root))
+        await wait_ready(lsp)
+        uri = open_document(lsp, root / "pkg" / "geometry.py")
+        for version, char in enumerate(UNSAVED, start=2):  # typed, one keystroke each
+            line = CIRCLE_BODY_LINE + UNSAVED[:version - 2].count("\n")
+            column = len(UNSAVED[:version - 2].rpartition("\n")[2])
+            change_document(lsp, uri, version, char, (line, column))
+        await lsp.shutdown_session()
+        assert lsp._server.returncode == 0
+    finally:
+        await lsp.stop()
+    assert_disk_truth(root)
+
+
+async def test_typed_facts_reach_the_index_once_the_editor_is_quiet(tmp_path: Path) -> None:
+    """No request follows the keystrokes: after the quiet time the buffer's facts are in
+    index.db all the same (another process, reading it, finds the unsaved method)."""
+    root = write_project(tmp_path)
+    async with session(root) as lsp:
+        type_unsaved_method(lsp, root)
+        for _attempt in range(20):
+            await asyncio.sleep(0.05)
+            if codekeep_find(root, "held_out_method", "--no-refresh").returncode == 0:
+                break
+        else:
+            raise AssertionError("the typed method never reached index.db")

@@ -3,10 +3,16 @@
 Every handler only *queues* work on the folder's worker thread, in arrival order, so
 a request that follows a ``didChange`` is answered after the edit is applied, and the
 event loop stays free for the next keystroke.
+
+A ``didChange`` re-parses the buffer and leaves its facts owed (``defer``): the
+extraction and the index write happen once the editor has been quiet for
+:data:`SETTLE_AFTER_S` (the requests that follow a keystroke are answered first, from
+the new tree), so they cost the keystroke's answer nothing (see ``CodeMap.settle``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,11 +22,17 @@ from lsprotocol import types
 from codekeep.analysis.codemap import CodeMap
 from codekeep.analysis.errors import DocumentNotOpenError
 from codekeep.analysis.model import Encoding
+from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.server.app import CodeKeepServer, run_hooks
 from codekeep.server.locations import clamped_byte_position
 from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)
+
+# Quiet time after the last keystroke before the owed facts are extracted and stored:
+# longer than an editor takes to send the requests that follow a keystroke, shorter
+# than the pause between two keystrokes of a fast typist.
+SETTLE_AFTER_S = 0.015
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +58,8 @@ def edits_of(changes: Sequence[types.TextDocumentContentChangeEvent]) -> list[Ed
 
 
 def apply_edits(
-    services: WorkspaceServices, path: str, edits: Sequence[Edit], encoding: Encoding
+    services: WorkspaceServices, path: str, edits: Sequence[Edit], encoding: Encoding,
+    *, defer: bool = False,
 ) -> None:
     """Apply LSP edits to the code map, converting each range against the buffer as it
     is *before* that edit (as the protocol defines). Ranges outside the buffer are
@@ -61,7 +74,7 @@ def apply_edits(
             codemap.open_document(path, edit.text)
             continue
         start, end = (_position(codemap, path, point, encoding) for point in (edit.start, edit.end))
-        codemap.apply_edit(path, min(start, end), max(start, end), edit.text)
+        codemap.apply_edit(path, min(start, end), max(start, end), edit.text, defer=defer)
 
 
 def _position(
@@ -88,6 +101,20 @@ def revert_to_disk(services: WorkspaceServices, path: str) -> None:
 
 
 def register(server: CodeKeepServer) -> None:
+    settling: dict[WorkspaceHandle, asyncio.TimerHandle] = {}
+
+    def settle_later(handle: WorkspaceHandle) -> None:
+        """(On the event loop.) Settle ``handle``'s buffers after a quiet spell; each
+        keystroke starts the spell again."""
+        if (pending := settling.pop(handle, None)) is not None:
+            pending.cancel()
+
+        def settle() -> None:
+            settling.pop(handle, None)
+            handle.post(lambda services: services.codemap.settle(), "settle edits")
+
+        settling[handle] = asyncio.get_running_loop().call_later(SETTLE_AFTER_S, settle)
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: CodeKeepServer, params: types.DidOpenTextDocumentParams) -> None:
         located = ls.locate(params.text_document.uri)
@@ -111,7 +138,13 @@ def register(server: CodeKeepServer) -> None:
             return
         edits = edits_of(params.content_changes)
         encoding = ls.encoding
-        handle.post(lambda services: apply_edits(services, path, edits, encoding), f"edit {path}")
+
+        def edit(services: WorkspaceServices) -> None:
+            apply_edits(services, path, edits, encoding, defer=True)
+            if services.codemap.owes_facts():
+                ls.call_on_loop(lambda: settle_later(handle))
+
+        handle.post(edit, f"edit {path}")
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
     def did_save(ls: CodeKeepServer, params: types.DidSaveTextDocumentParams) -> None:
