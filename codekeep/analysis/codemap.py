@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from codekeep.analysis.parsing import FileResult
 
 INDEX_FILE = "index.db"
-WRITE_CHUNK_FILES = 32
+WRITE_CHUNK_FILES = 128  # files per write transaction (fewer commits: ~0.1 s of a cold Django)
 COMPACT_AFTER_FILES = 100
 
 Listener = Callable[[ChangeSet], None]

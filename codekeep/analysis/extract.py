@@ -254,21 +254,25 @@ def run_query(
         if not names:
             continue
         name_node = names[0]
-        if name_node.start_byte == name_node.end_byte:
+        start, end = name_node.byte_range
+        if start == end:
             continue  # a zero-width MISSING node that error recovery inserted
         if family == REFERENCE:  # the hot path: most matches are uses
-            start = name_node.start_byte
             if within is not None and not within[0] <= start < within[1]:
                 continue
             key = (start, role)
             if key in refs:
                 continue
-            (line, col), (end_line, end_col) = name_node.start_point, name_node.end_point
+            raw = src[start:end]
+            line, col = name_node.start_point
+            # A name on one line ends its length further (end_point costs more than this)
+            end_line, end_col = (line, col + end - start) if b"\n" not in raw else (
+                name_node.end_point)
             if ascii_only or (wide is not None and line == end_line and line not in wide):
                 span = new_tuple(Span, (line, col, col, end_line, end_col, end_col))
             else:
                 span = positions.span(name_node)
-            name = src[start:name_node.end_byte].decode("utf-8", "replace")
+            name = raw.decode("utf-8", "replace")
             if name[:1] in _NAME_DECORATION:
                 name = undecorated(name)
             receivers = captures.get("receiver")
