@@ -180,25 +180,25 @@ class ModuleResolver:
         self._matched: dict[_Probe, list[str]] = {}
         self._resolved_cache: dict[tuple[str, str, str, str | None], list[tuple[str, bool]]] = {}
 
-    # The lookups by name are each built on first use: a CLI query builds a resolver per
-    # call over every path of the tree, and most probes need one or two of them.
+    # The lookups are built on first use: a CLI query builds a resolver per call over
+    # every path of the tree, and most probes need one of them. Each keeps the lowered
+    # path beside the path (a probe compares hundreds: "__init__.py").
     @functools.cached_property
-    def _by_tail(self) -> dict[str, list[str]]:
-        """Suffix lookups go through the last two path components ("pkg/__init__.py"):
-        indexing by base name alone makes every "__init__.py" probe scan hundreds."""
-        found: dict[str, list[str]] = {}
+    def _by_name(self) -> tuple[dict[str, list[tuple[str, str]]],
+                                dict[str, list[tuple[str, str]]]]:
+        """(by the last two path components, by base name). Suffix lookups go through
+        the last two ("pkg/__init__.py"): indexing by base name alone makes every
+        "__init__.py" probe scan hundreds."""
+        by_tail: dict[str, list[tuple[str, str]]] = {}
+        by_basename: dict[str, list[tuple[str, str]]] = {}
         for path in self.paths:
-            head, _, base = path.lower().rpartition("/")
-            found.setdefault(f"{head.rpartition('/')[2]}/{base}" if head else base,
-                             []).append(path)
-        return found
-
-    @functools.cached_property
-    def _by_basename(self) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
-        for path in self.paths:
-            found.setdefault(path.lower().rpartition("/")[2], []).append(path)
-        return found
+            lower = path.lower()
+            head, _, base = lower.rpartition("/")
+            pair = (lower, path)
+            by_tail.setdefault(f"{head.rpartition('/')[2]}/{base}" if head else base,
+                               []).append(pair)
+            by_basename.setdefault(base, []).append(pair)
+        return by_tail, by_basename
 
     @functools.cached_property
     def _by_folder(self) -> dict[str, list[str]]:
@@ -231,12 +231,12 @@ class ModuleResolver:
         if probe.exact:
             return [probe.path] if probe.path in self.paths else []
         wanted = probe.path.lower()
-        pool = self._by_tail if "/" in wanted else self._by_basename
+        by_tail, by_basename = self._by_name
+        pool = by_tail if "/" in wanted else by_basename
         key = _tail(wanted) if "/" in wanted else wanted
-        return [
-            path for path in pool.get(key, ())
-            if path.lower() == wanted or path.lower().endswith("/" + wanted)
-        ]
+        suffix = "/" + wanted
+        return [path for lower, path in pool.get(key, ())
+                if lower == wanted or lower.endswith(suffix)]
 
     def targets(self, style: str, importer: str, imp: ImportFact) -> list[str]:
         return [target for target, _whole in self._resolved(style, importer, imp)
