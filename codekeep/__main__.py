@@ -1,5 +1,5 @@
 """Allow ``python -m codekeep`` (used by editors that run the server through a Python path)."""
 
-from codekeep.cli import main
+from codekeep.cli import run
 
-raise SystemExit(main())
+run()

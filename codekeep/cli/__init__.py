@@ -18,12 +18,14 @@ usage error, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import NoReturn
 
 from codekeep import __version__
 from codekeep.cli.options import fail
@@ -73,7 +75,16 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def run() -> NoReturn:
+    """The ``codekeep`` command (and ``python -m codekeep``): :func:`main`, leaving the
+    process at once after a query (see :func:`_leave_now`)."""
+    raise SystemExit(main(leave_at_once=True))
+
+
+def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> int:
+    """Run one command line; its exit status. ``leave_at_once``: this process ends
+    with the command, so a read-only query (a command whose parser sets ``read_only``)
+    runs without the cyclic garbage collector and ends the process itself."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments == ["--version"]:  # asked before every command: no parser needed
         print(f"codekeep {__version__}")
@@ -89,9 +100,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Checked once for every group: a typo in --root must not create a new
         # .codekeep/ (and its parent folders) somewhere and store things there.
         return fail(f"workspace root is not a directory: {resolve_root(root)}")
+    quick = leave_at_once and getattr(args, "read_only", False)
+    if quick:
+        gc.disable()  # a query's objects live until it ends: collecting them is waste
     try:
-        return int(handler(args) or 0)
+        status = int(handler(args) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `codekeep find x | head` must not print a traceback
         return 0
+    if quick:
+        _leave_now(status)
+    return status
+
+
+def _leave_now(status: int) -> None:
+    """End the process with ``status`` now, without tearing the interpreter down.
+
+    A read-only query has closed its database and answered; what is left is freeing
+    every module and object it loaded, which costs it about a tenth of its run. Only
+    when nothing could need an exit handler: no other thread, no worker processes (a
+    refresh that parsed files), and the output flushed (if that fails, the normal exit
+    path reports it)."""
+    threading = sys.modules.get("threading")
+    if (threading is not None and threading.active_count() > 1) or (
+            "multiprocessing" in sys.modules):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(status)

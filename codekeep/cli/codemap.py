@@ -313,7 +313,8 @@ def register(subparsers: argparse._SubParsersAction, only: str | None = None) ->
     for name in COMMANDS if only is None else (only,):
         handler, arguments = _COMMAND_PARTS[name]
         parser = subparsers.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
-        parser.set_defaults(handler=_guarded(handler))
+        # the queries only read (a refresh commits before they answer): see cli.main
+        parser.set_defaults(handler=_guarded(handler), read_only=arguments is not None)
         add_common_options(parser)
         parser.add_argument(
             "--max-bytes", type=int, default=None,
