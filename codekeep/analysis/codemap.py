@@ -221,7 +221,8 @@ class CodeMap:
             for path, language, size, mtime_ns, status in self._store.disk_stamps():
                 spec = for_path(path)
                 # the walk's verdicts: the same language, the size cap deciding the same
-                if (spec is None or language not in spec.alternatives
+                if (spec is None or (language != spec.name and language not in
+                                     spec.alternatives)
                         or not same_size_verdict(size, status, cap)):
                     return False
                 files[path] = (size, mtime_ns)

@@ -102,6 +102,14 @@ class Listings:
         """What ``directory`` (``path`` on disk, ``info`` its stat) held last time, if
         that is provably what listing it again would give: the same stat, not changed
         just before it was looked at, the same ``.gitignore``. None: list it."""
+        raw = self._still(directory, path, info)
+        if raw is None:
+            return None
+        return Remembered(raw[4], raw[5].split("/") if raw[5] else [], raw[6])
+
+    def _still(self, directory: str, path: str, info: os.stat_result) -> list[Any] | None:
+        """The remembered row of ``directory`` if it may be used (see :meth:`reusable`),
+        kept for the next walk; None: list it."""
         raw = self._previous.get(directory)
         if type(raw) is not list or len(raw) != 7:
             return None
@@ -115,7 +123,7 @@ class Listings:
         if gitignore is not None and file_stamp(f"{path}/.gitignore") != gitignore:
             return None
         self._kept[directory] = raw
-        return Remembered(gitignore, entries.split("/") if entries else [], notes)
+        return raw
 
     def unchanged(self, root: str, files: Mapping[str, tuple[int, int]]) -> bool:
         """Would a walk of ``root`` (after :meth:`start`) find exactly ``files`` (path ->
@@ -133,13 +141,14 @@ class Listings:
             return False
         lstat, is_regular = os.lstat, stat.S_ISREG
         found = 0
-        for directory, raw in self._previous.items():
+        for directory in self._previous:
             path = f"{root}/{directory}" if directory else root
             try:
                 info = os.stat(path)
             except OSError:
                 return False
-            if self.reusable(directory, path, info) is None:
+            raw = self._still(directory, path, info)
+            if raw is None:
                 return False
             if not raw[5]:
                 continue
