@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from codekeep import __version__
 from codekeep.cli.options import fail
@@ -47,12 +47,45 @@ def command_modules() -> list[ModuleType]:
     return sorted(groups, key=lambda module: getattr(module, "ORDER", 100))
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, with the terminal's width read here: argparse makes
+    one per argument added (to check it), and by default imports ``shutil`` (and with it
+    zlib, bz2 and lzma) for the width, a noticeable share of a query's start-up."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_width() - 2 if width is None else width)
+
+
+def _terminal_width() -> int:
+    """What ``shutil.get_terminal_size`` says: ``$COLUMNS``, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Parser(argparse.ArgumentParser):
+    """The parser of every command (sub-parsers inherit the class): :class:`_Formatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser with ``command``'s own parser built in full and nothing else (each
     sub-parser argparse builds costs a query a noticeable share of its start-up). An
     unknown or no ``command``: every command listed by name, for the help and the
     "invalid choice" message."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="codekeep",
         description="Code map, memory and token ledger for AI coding agents.",
         epilog="Exit status: 0 success, 1 error or nothing found, 2 usage error.",
