@@ -55,8 +55,14 @@ def definitions_named(
             _definitions_at(spec, src, node, cursor, found)
             node = node.parent
         at = src.find(needle, at + 1)
-    symbols = nest(spec, src, [d for _pattern, d in found.values()], Positions(src))
-    return [s for s in symbols if s.name == name]
+    defs = [d for _pattern, d in found.values()]
+    targets = [(d.start, d.end) for d in defs if d.name == name]
+    # Only the definitions called ``name`` and those around them decide what the full
+    # extraction makes of them (containers, kinds, ``#2``): the others (every
+    # module-level name, met at the root) are left out before their signatures are read.
+    relevant = [d for d in defs if d.name == name or any(
+        d.start <= start and end <= d.end for start, end in targets)]
+    return [s for s in nest(spec, src, relevant, Positions(src)) if s.name == name]
 
 
 def _definitions_at(
