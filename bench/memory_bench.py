@@ -34,10 +34,14 @@ import json
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+from server_bench import StdioClient  # type: ignore[import-not-found]
+
+from codekeep.common.uris import path_to_uri
 from codekeep.memory import MemoryService, MemorySettings
 from codekeep.memory.text import fingerprint, fts_query
 from codekeep.memory.write import new_id
@@ -214,11 +218,70 @@ def measure(count: int, samples: int, rounds: int, all_active: bool) -> dict[str
     }
 
 
+def measure_lsp(count: int, samples: int, rounds: int) -> dict[str, object]:
+    """Recall through the real server (``codekeep/memory/recall`` over stdio) on the
+    all-active population, against the same recall as a service call in this process on
+    the same file and the protocol's floor (a trivial request), all in one run: what the
+    server adds is the request's time minus the service call minus the floor."""
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = (Path(tmp) / "ws").resolve()
+        root.mkdir()
+        os.environ["XDG_DATA_HOME"] = str(Path(tmp) / "xdg")  # the server's user scope
+        settings = MemorySettings(capacity_per_scope=count * 2)
+        user = Path(tmp) / "xdg" / "codekeep"
+        service = MemoryService.open(root, user_dir=user, settings=settings)
+        populate(service, count, rng, all_active=True)
+        client = StdioClient([sys.executable, "-m", "codekeep.server", "--log-level", "ERROR"])
+        try:
+            client.request("initialize", {
+                "processId": None, "rootUri": path_to_uri(root),
+                "workspaceFolders": [{"uri": path_to_uri(root), "name": root.name}],
+                "capabilities": {},
+            })
+            client.notify("initialized", {})
+            while not client.request("codekeep/indexStatus", {})["ready"]:
+                time.sleep(0.05)
+            outside = {
+                "textDocument": {"uri": "untitled:floor"}, "position": {"line": 0, "character": 0}
+            }
+            timings: dict[str, list[list[tuple[float, float]]]] = {
+                "lsp": [], "service": [], "floor": []
+            }
+            for _ in range(rounds + 1):  # the first round warms both sides up
+                queries = [" ".join(rng.choices(LEXICON, WEIGHTS, k=3)) for _ in range(samples)]
+                timings["lsp"].append(timed(
+                    lambda q: client.request("codekeep/memory/recall", {"query": q, "limit": 10}),
+                    queries,
+                ))
+                timings["service"].append(timed(lambda q: service.recall(q, limit=10), queries))
+                timings["floor"].append(timed(
+                    lambda _: client.request("textDocument/hover", outside), queries
+                ))
+        finally:
+            client.close()
+            service.close()
+    measured = {name: rounds_[1:] for name, rounds_ in timings.items()}
+    medians = {
+        name: statistics.median(w for samples_ in rs for w, _ in samples_)
+        for name, rs in measured.items()
+    }
+    return {
+        "recall_over_lsp": best(measured["lsp"]),
+        "recall_service_call": best(measured["service"]),
+        "protocol_floor": best(measured["floor"]),
+        "server_adds_p50_ms": round(
+            (medians["lsp"] - medians["service"] - medians["floor"]) * 1000, 3
+        ),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--samples", type=int, default=200, help="operations per round")
     parser.add_argument("--rounds", type=int, default=3, help="percentiles of the quietest round")
+    parser.add_argument("--no-lsp", action="store_true", help="skip recall through the server")
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     result = {
@@ -229,6 +292,8 @@ def main() -> None:
         "steady_state": measure(args.memories, args.samples, args.rounds, all_active=False),
         "all_active": measure(args.memories, args.samples, args.rounds, all_active=True),
     }
+    if not args.no_lsp:
+        result["server"] = measure_lsp(args.memories, args.samples, args.rounds)
     result["load_1min"] = {"before": load_before, "after": os.getloadavg()[0]}
     print(json.dumps(result))
 

@@ -47,7 +47,7 @@ from codekeep.analysis.model import Symbol
 from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.memory import KINDS, MemoryInputError, MemoryService
-from codekeep.memory.embeddings import Embedded
+from codekeep.memory.embeddings import Embedded, EmbeddingJob
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import CustomHandler, custom_request, target_folder
@@ -253,12 +253,24 @@ def _answer(
 
 
 async def recall_request(server: CodeKeepServer, params: dict[str, Any]) -> Any:
-    """Recall in three steps so the worker never waits for the network: prepare the
-    embeddings request (worker), send it (another thread), rank (worker)."""
+    """Recall so the worker never waits for the network: on the worker, prepare the
+    embeddings request and, when there is none to send (no endpoint), rank at once; else
+    send it on another thread and rank with its outcome (a second turn on the worker)."""
     folder = target_folder(server, params)
     query = _query(params)
-    job = await folder.run(lambda services: services.memory.recall_embedding(query))
-    embedded = await job.run_off_thread() if job is not None else None
+
+    def prepare(services: WorkspaceServices) -> tuple[EmbeddingJob | None, Any]:
+        job = services.memory.recall_embedding(query)
+        if job is not None:
+            return job, None
+        return None, _answer(
+            lambda memory, handle, given: _recall(memory, handle, given, None),
+            services, folder, params)
+
+    job, reply = await folder.run(prepare)
+    if job is None:
+        return reply
+    embedded = await job.run_off_thread()
     return await folder.run(lambda services: _answer(
         lambda memory, handle, given: _recall(memory, handle, given, embedded),
         services, folder, params))
