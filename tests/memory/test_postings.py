@@ -177,3 +177,17 @@ def test_a_common_word_is_ranked_by_fts5_once_then_from_its_kept_list(
     matches = [s for s in traced if "MATCH" in s and not s.startswith("--")]
     assert len(matches) == 1 and uses[0] == uses[1] == uses[2]
     assert uses[0] == _fts5(filled, ["timeout", "parser"])
+
+
+def test_lists_over_the_memory_bound_are_dropped_and_read_again(
+    filled: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With room for fewer postings than the queries need, the least recently used lists
+    are dropped and read again when asked for: the answers stay FTS5's."""
+    monkeypatch.setattr(postings, "MAX_POSTINGS", 300)
+    rng = random.Random(13)
+    _assert_same(filled, rng, 30)
+    with filled.project.transaction():
+        for number in range(700, 720):
+            filled.project.insert(_row(rng, number), [], [])
+    _assert_same(filled, rng, 30)
