@@ -9,7 +9,9 @@ and its RSS (``/proc/<pid>/status``) is read:
   interpreter, pygls, tree-sitter's grammars: what no tree can shrink);
 * ``indexed``: once ``codekeep/indexStatus`` says the index is ready;
 * ``after_queries``: after a burst of the queries an editor and an agent make (20 files
-  opened and edited, their outlines, find/search/references, the repo map);
+  opened and edited, their outlines, find/search/references, the repo map, 60 memories
+  remembered and recalled 40 times, docs searched: recall keeps its posting lists and
+  numpy, docs search its index — a session holds those too);
 * ``peak``: the high-water mark (VmHWM) over the whole run.
 
 Prints one JSON object (MB); the goal is ``after_queries`` ≤ 300 MB.
@@ -87,7 +89,15 @@ def burst(client: StdioClient, root: Path) -> int:
             count += 1
         count += 3
     client.request("codekeep/repoMap", {"tokens": 4096})
-    return count + 1
+    for number, name in enumerate((QUERIES * 9)[:60]):
+        client.request("codekeep/memory/remember", {
+            "content": f"note {number}: {name} is where the {name.lower()} logic lives",
+            "kind": "fact"})
+    for number in range(40):
+        client.request("codekeep/memory/recall", {"query": f"{QUERIES[number % 7]} logic"})
+    for question in ("how do I write a custom model field", "serving static files"):
+        client.request("codekeep/docs/search", {"query": question})
+    return count + 1 + 60 + 40 + 2
 
 
 def measure(cache: Path) -> dict[str, Any]:
