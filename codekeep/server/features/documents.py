@@ -30,9 +30,10 @@ from codekeep.services import WorkspaceServices
 logger = logging.getLogger(__name__)
 
 # Quiet time after the last keystroke before the owed facts are extracted and stored:
-# longer than an editor takes to send the requests that follow a keystroke, shorter
-# than the pause between two keystrokes of a fast typist.
-SETTLE_AFTER_S = 0.015
+# longer than an editor takes to send the requests that follow a keystroke (only
+# findSymbol can be answered without them: every other query settles first anyway), and
+# short, so that the settling is over before the next keystroke of a fast typist.
+SETTLE_AFTER_S = 0.005
 
 
 @dataclass(frozen=True, slots=True)
