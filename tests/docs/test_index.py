@@ -268,3 +268,16 @@ def test_release_notes_rank_below_the_page_that_explains(tmp_path: Path) -> None
     with DocsIndex.open(tmp_path) as index:
         assert [hit.path for hit in index.search(question).hits] == [
             "docs/caching.md", "CHANGES.md", "docs/releases/2.1.md"]
+
+
+def test_results_show_each_page_once_before_any_page_twice(tmp_path: Path) -> None:
+    (tmp_path / "guide.md").write_text(
+        "# Caching\n\n## Backends\n\nThe cache backend keeps pages.\n\n"
+        "## Timeouts\n\nThe cache keeps a page for a timeout.\n\n"
+        "## Keys\n\nEach cache key names a page.\n", encoding="utf-8")
+    (tmp_path / "faq.md").write_text("# FAQ\n\nWhy is my cache empty?\n", encoding="utf-8")
+    with DocsIndex.open(tmp_path) as index:
+        index.index()
+        paths = [hit.path for hit in index.search("cache pages").hits]
+    # The guide's best section, the FAQ, and only then the guide's other two sections.
+    assert paths == ["guide.md", "faq.md", "guide.md", "guide.md"]
