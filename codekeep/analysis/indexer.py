@@ -108,6 +108,7 @@ class Analysis:
         self._held: list[list[tuple[str, str]]] = []  # batches while no pool runs
         self._count = 0
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._pool_failed = False  # a worker died: the rest is parsed here, no new pool
         self._pending: dict[concurrent.futures.Future[list[FileResult]],
                             list[tuple[str, str]]] = {}
 
@@ -135,7 +136,8 @@ class Analysis:
             return
         self._held.append(self._batch)
         self._batch, self._weight = [], 0
-        if self._pool is None and self._count >= self._settings.parallel_min_files:
+        if (self._pool is None and not self._pool_failed
+                and self._count >= self._settings.parallel_min_files):
             self._start_pool()
         if self._pool is not None:
             self._submit()
@@ -156,7 +158,7 @@ class Analysis:
                 max_workers=workers, mp_context=_context(), initializer=die_with,
                 initargs=(os.getpid(),))
         except OSError:  # a host that cannot start processes: parse here
-            self._pool = None
+            self._pool, self._pool_failed = None, True
 
     def _submit(self) -> None:
         from concurrent.futures.process import BrokenProcessPool
@@ -164,15 +166,18 @@ class Analysis:
         from codekeep.analysis.parsing import analyse_batch
 
         assert self._pool is not None
-        try:
-            for batch in self._held:
+        held, self._held = self._held, []
+        for number, batch in enumerate(held):
+            try:
                 future = self._pool.submit(analyse_batch, self._root, batch, self._max_bytes)
-                self._pending[future] = batch
-            self._held = []
-        except (BrokenProcessPool, RuntimeError, OSError):
-            self._abandon_pool()  # a worker died or none could start: parse the rest here
+            except (BrokenProcessPool, RuntimeError, OSError):
+                self._held = held[number:]  # a worker died or none could start:
+                self._abandon_pool()  # the rest is parsed here
+                return
+            self._pending[future] = batch
 
     def _abandon_pool(self) -> None:
+        self._pool_failed = True
         self._held = [*self._pending.values(), *self._held]
         self._pending.clear()
         if self._pool is not None:

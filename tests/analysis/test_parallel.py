@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from codekeep.analysis import CodeMap
+import pytest
+
+from codekeep.analysis import CodeMap, parsing
 
 
 def _project(count: int) -> dict[str, str]:
@@ -66,3 +69,32 @@ def test_threaded_process_indexes_through_the_preloaded_fork_server(
     finally:
         stop.set()
         busy.join()
+
+
+_INDEXER_PID = os.getpid()
+
+
+def _dying_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> list[object]:
+    """A worker's batch that kills the worker when it holds pkg/mod_3.py."""
+    if os.getpid() != _INDEXER_PID and any(rel == "pkg/mod_3.py" for rel, _ in jobs):
+        os._exit(1)
+    return list(_REAL_BATCH(root, jobs, max_bytes))
+
+
+_REAL_BATCH = parsing.analyse_batch
+
+
+def test_a_worker_that_dies_mid_index_leaves_no_file_out(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A worker killed while it parses (out of memory, a signal): the index still holds
+    # every file, the rest parsed in the indexing process.
+    root = workspace(_project(60))
+    monkeypatch.setattr(parsing, "analyse_batch", _dying_batch)
+    parallel = open_map(root, workers=2, parallel_min_files=1)
+    stats = parallel.index()
+    assert stats.files == 61 and stats.parsed == 61
+    symbols, refs = _snapshot(parallel)
+    assert ("pkg/mod_3.py::func_3", "function", 9) in symbols
+    assert ("pkg/mod_2.py", 9, "resolved") in refs
