@@ -21,7 +21,7 @@ from codekeep.analysis.extract import Definition, extract, extract_uses, signatu
 from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.go_scopes import whole_functions
 from codekeep.analysis.lookup import definitions_named
-from codekeep.analysis.parsing import parser_for
+from codekeep.analysis.parsing import parser_for, valid_utf8
 from codekeep.analysis.registry import LanguageSpec
 from codekeep.analysis.window import edge_keys, extract_window, renest
 
@@ -78,6 +78,7 @@ class Document:
 
     @classmethod
     def parse(cls, spec: LanguageSpec, data: bytes) -> Document:
+        data = valid_utf8(data)  # (a buffer's lone surrogates, encoded with surrogatepass)
         tree = parser_for(spec).parse(data)
         return cls(spec, data, tree, extract(spec, data, tree), _line_starts(data))
 
@@ -134,7 +135,7 @@ class Document:
         old_end_byte = self.offset(*end)
         if old_end_byte < start_byte:
             raise EditError(f"edit range ends before it starts: {start} > {end}")
-        inserted = new_text.encode("utf-8", "surrogatepass")
+        inserted = valid_utf8(new_text.encode("utf-8", "surrogatepass"))
         data = self.data[:start_byte] + inserted + self.data[old_end_byte:]
         start_point = self._point(start_byte)
         old_end_point = self._point(old_end_byte)

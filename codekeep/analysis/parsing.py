@@ -55,7 +55,23 @@ class FileResult:
     encoded: EncodedFacts | None = None
 
 
+def valid_utf8(data: bytes) -> bytes:
+    """``data`` with each byte that is not part of valid UTF-8 replaced by ``?``.
+
+    Why: py-tree-sitter decodes the text its query predicates read (``#match?``,
+    ``#eq?``) as strict UTF-8, so one Latin-1 byte in a comment made the whole file fail
+    with a UnicodeDecodeError. The length stays, so every offset, line and column of the
+    original bytes stays right; valid text (nearly every file) is returned as it is."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        # surrogateescape: one lone surrogate per stray byte, and 'replace' makes each ``?``
+        return data.decode("utf-8", "surrogateescape").encode("utf-8", "replace")
+    return data
+
+
 def analyse_source(spec: LanguageSpec, data: bytes) -> tuple[ts.Tree, FileFacts]:
+    data = valid_utf8(data)
     tree = parser_for(spec).parse(data)
     return tree, extract(spec, data, tree)
 

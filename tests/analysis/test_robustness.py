@@ -42,6 +42,58 @@ def test_invalid_utf8_is_indexed_with_replacement_characters(workspace, open_map
     assert symbol.range.start.line == 1
 
 
+# A Latin-1 byte (0xe9) in comments, doc comments and strings; the last line naming
+# ``hello`` holds that byte before its call.
+STRAY_BYTES = {
+    "a.js": b"// caf\xe9\n/** caf\xe9 */\nfunction hello() { return 'caf\xe9'; }\n"
+            b"/* caf\xe9 */ hello();\n",
+    "a.ts": b"// caf\xe9\n/** caf\xe9 */\nfunction hello(): string { return 'caf\xe9'; }\n"
+            b"/* caf\xe9 */ hello();\n",
+    "a.go": b"package main\n// caf\xe9\nfunc hello() string { return \"caf\xe9\" }\n"
+            b"func main() {\n/* caf\xe9 */ hello()\n}\n",
+    "a.rs": b"// caf\xe9\n/// caf\xe9\nfn hello() -> &'static str { \"caf\xe9\" }\n"
+            b"fn main() {\n/* caf\xe9 */ hello();\n}\n",
+    "A.java": b"// caf\xe9\n/** caf\xe9 */\nclass A { String hello() { return \"caf\xe9\"; }\n"
+              b"void m() {\n/* caf\xe9 */ hello(); } }\n",
+    "a.c": b"// caf\xe9\nconst char *hello(void) { return \"caf\xe9\"; }\nint main(void) {\n"
+           b"/* caf\xe9 */ hello(); }\n",
+    "A.cs": b"// caf\xe9\n/// caf\xe9\nclass A { string hello() { return \"caf\xe9\"; }\n"
+            b"void M() {\n/* caf\xe9 */ hello(); } }\n",
+    "a.rb": b"# caf\xe9\ndef hello\n  1\nend\n\ndef main\n  x = 'caf\xe9'; hello\nend\n",
+    "a.py": b"# caf\xe9\ndef hello():\n    '''caf\xe9'''\n    return 'caf\xe9'\n\n\n"
+            b"x = 'caf\xe9'; hello()\n",
+}
+
+
+def test_stray_bytes_in_comments_and_strings_lose_no_file(workspace, open_map) -> None:
+    """py-tree-sitter reads the text its query predicates test as strict UTF-8: one
+    Latin-1 byte in a comment used to fail the whole file (``failed: UnicodeDecodeError``).
+    The file is indexed, and columns after the byte count it as one character."""
+    codemap = _index(workspace, open_map, STRAY_BYTES)
+    assert codemap.status().files == len(STRAY_BYTES)
+    for path, data in STRAY_BYTES.items():
+        assert [s.path for s in codemap.find_symbol("hello") if s.path == path] == [path]
+        last_line = max(n for n, line in enumerate(data.splitlines()) if b"hello" in line)
+        [use] = [r for r in codemap.find_references(name="hello")[0]
+                 if r.path == path and r.range.start.line == last_line]
+        before = data.splitlines()[last_line].split(b"hello")[0]
+        assert (use.range.start.byte_col, use.range.start.utf16_col) == (
+            len(before), len(before.decode("latin-1"))), path
+
+
+def test_a_buffer_with_a_lone_surrogate_is_kept_live(workspace, open_map) -> None:
+    """An editor's text may hold a lone surrogate (JSON ``"\\ud800"``); encoded, it is no
+    valid UTF-8, and the buffer's facts must still follow every keystroke."""
+    codemap = _index(workspace, open_map, {"a.js": "function old() {}\n"})
+    codemap.open_document("a.js", "// \ud800 /** \ud800 */\nfunction hello() {}\n")
+    assert [s.range.start.line for s in codemap.find_symbol("hello")] == [1]
+    codemap.apply_edit("a.js", (2, 0), (2, 0), "/* \udc00 */ function again() { hello() }\n")
+    [again] = codemap.find_symbol("again")
+    assert (again.range.start.line, again.selection_range.start.byte_col) == (2, 19)
+    assert [r.range.start.line for r in codemap.find_references(name="hello")[0]] == [2]
+    assert codemap.find_symbol("old") == []
+
+
 def test_binary_files_are_skipped_and_counted(workspace, open_map) -> None:
     codemap = open_map(workspace({
         "blob.py": b"\x00\x01\x02def nope(): pass\x00" * 50,
