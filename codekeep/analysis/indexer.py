@@ -86,8 +86,6 @@ def plan_index(
     return result
 
 
-
-
 class Analysis:
     """Parse jobs as they are added: in this process while there are few of them, in
     worker processes (started once :attr:`IndexSettings.parallel_min_files` jobs are
