@@ -94,6 +94,17 @@ def test_a_query_as_typed_refreshes_without_grammars_or_services(project: Path) 
     assert status == 0 and loaded(modules, parser) == []
 
 
+def test_a_memory_recall_answers_without_numpy(tmp_path: Path) -> None:
+    """Recall keeps posting lists (numpy) for the words a session asks about again; a
+    one-off recall, what the CLI asks, is FTS5's ranking alone (numpy costs ~90 ms)."""
+    subprocess.run([sys.executable, "-m", "codekeep", "memory", "remember", "--root",
+                    str(tmp_path), "the parser cache lives in the user's cache folder"],
+                   check=True, capture_output=True, timeout=120)
+    status, modules = imported("memory", "recall", "parser cache", "--root", str(tmp_path))
+    assert status == 0 and "codekeep.memory" in modules
+    assert loaded(modules, ("numpy", "codekeep.agent", "codekeep.server")) == []
+
+
 def test_a_folder_setting_is_still_converted_and_checked(tmp_path: Path) -> None:
     """The converter loads on demand: a project setting is read, a bad one reported."""
     (tmp_path / ".codekeep").mkdir()

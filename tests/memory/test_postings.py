@@ -170,6 +170,7 @@ def test_a_common_word_is_ranked_by_fts5_once_then_from_its_kept_list(
     """A one-off query costs what FTS5's ranking costs (the CLI asks one query per
     process); from a common word's second use on, no FTS5 MATCH runs at all."""
     monkeypatch.setattr(postings, "READ_AT_ONCE", 10)
+    _kept(filled, ["parser"])  # a process's first ranking is FTS5's (tests/cli/test_startup.py)
     traced: list[str] = []
     filled.project.conn.set_trace_callback(traced.append)
     uses = [_kept(filled, ["timeout", "parser"]) for _ in range(3)]

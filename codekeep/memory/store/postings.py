@@ -87,6 +87,7 @@ class PostingsRanker:
         self._kept = 0
         self._data_version: int | None = None
         self._seen: set[str] = set()  # common terms met once, their lists not read yet
+        self._first = True  # no ranking asked of this process yet
         self._generation = 0
         self._totals_now: tuple[int, int] | None = None  # of this generation
         for statement in (
@@ -120,11 +121,17 @@ class PostingsRanker:
         returns (rowid, id) of those that qualify (status, kind). None when a common
         word is met for the first time: its list is read on its second use (a one-off
         query, as the CLI asks, costs no more than FTS5's own ranking). Call
-        :meth:`catch_up` first."""
-        import numpy as np
+        :meth:`catch_up` first.
 
+        The first ranking a process asks for is always None too: the CLI asks one per
+        process, and loading numpy (~90 ms) would cost it far more than FTS5's ranking."""
+        if self._first:
+            self._first = False
+            return None
         if not self._ready(terms):
             return None
+        import numpy as np
+
         rows, tokens = self._totals()
         if rows <= 0 or limit <= 0:
             return []
