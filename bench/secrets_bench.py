@@ -1,7 +1,7 @@
 """Secret detector throughput: the prefiltered detector against the full table, same run.
 
 Prints ONE JSON object. The corpus is what cold docs indexing feeds the detector:
-Django's documentation (the sdist ``docs_bench.py`` downloads from PyPI, or
+Django's documentation (the sdist ``cli_bench.fetch_django`` downloads from PyPI, or
 ``--corpus DIR``) cut into the knowledge base's chunks. Each chunk is scanned by
 ``secrets.find`` (needles and gates rule kinds out first) and by
 ``secrets.scan(text, TABLE)`` (every pattern, the detector before the prefilter);
@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from docs_bench import fetch_docs
+from cli_bench import fetch_django  # type: ignore[import-not-found]
 
 from codekeep.common import secrets
 from codekeep.docs.chunking import ChunkSizes, parse_document
@@ -57,7 +57,7 @@ def main() -> None:
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="codekeep-secrets-bench-"))
     try:
-        root = args.corpus or fetch_docs(args.version, workdir)
+        root = args.corpus or fetch_django(args.version, workdir, part="docs")
         texts = chunks_of(root)
         megabytes = sum(len(text.encode("utf-8")) for text in texts) / 1e6
         fast = [secrets.find(text) for text in texts]

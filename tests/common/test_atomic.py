@@ -20,11 +20,18 @@ def test_a_file_is_replaced_whole_and_keeps_its_mode_when_asked(tmp_path: Path) 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.sh"]
 
 
-def test_a_failed_write_leaves_the_old_file_and_no_scratch(tmp_path: Path) -> None:
+def test_a_failed_write_leaves_the_old_file_and_no_scratch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "mark.json"
     target.write_text('{"rowid": 1}', encoding="utf-8")
-    (tmp_path / "mark.json.d").mkdir()  # renaming onto a directory fails
-    with pytest.raises(OSError):
-        write_atomically(tmp_path / "mark.json.d", b"{}")
+
+    def refuse(source: str, destination: Path) -> None:
+        assert Path(source).read_bytes() == b"{}"  # the new text was written beside it
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError, match="disk full"):
+        write_atomically(target, b"{}")
     assert target.read_text(encoding="utf-8") == '{"rowid": 1}'
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["mark.json", "mark.json.d"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mark.json"]
