@@ -24,35 +24,30 @@ REFERENCE = json.loads((Path(__file__).parent / "golden" / "minilm_reference.jso
                        .read_text(encoding="utf-8"))
 
 
-@pytest.fixture
-def model(minilm: local_model.MiniLM) -> local_model.MiniLM:
-    return minilm
+@pytest.mark.parametrize("text", list(REFERENCE))
+def test_token_ids_are_the_reference_tokenizers(minilm: local_model.MiniLM, text: str) -> None:
+    assert minilm._tokenizer.encode(text, local_model.MAX_TOKENS) == REFERENCE[text]["ids"]
 
 
 @pytest.mark.parametrize("text", list(REFERENCE))
-def test_token_ids_are_the_reference_tokenizers(model: local_model.MiniLM, text: str) -> None:
-    assert model._tokenizer.encode(text, local_model.MAX_TOKENS) == REFERENCE[text]["ids"]
-
-
-@pytest.mark.parametrize("text", list(REFERENCE))
-def test_embeddings_are_pytorchs(model: local_model.MiniLM, text: str) -> None:
-    (vector,) = model.embed([text])
+def test_embeddings_are_pytorchs(minilm: local_model.MiniLM, text: str) -> None:
+    (vector,) = minilm.embed([text])
     expected = REFERENCE[text]["vector"]
     assert len(vector) == local_model.DIMENSIONS
     assert max(abs(a - b) for a, b in zip(vector, expected, strict=True)) < 1e-5
     assert math.isclose(math.fsum(x * x for x in vector), 1.0, rel_tol=1e-5)
 
 
-def test_a_batch_of_mixed_lengths_embeds_each_text_as_alone(model: local_model.MiniLM) -> None:
+def test_a_batch_of_mixed_lengths_embeds_each_text_as_alone(minilm: local_model.MiniLM) -> None:
     texts = list(REFERENCE)
-    together = model.embed(texts)  # padded together: padding must change nothing
+    together = minilm.embed(texts)  # padded together: padding must change nothing
     for text, vector in zip(texts, together, strict=True):
         assert max(abs(a - b) for a, b in zip(vector, REFERENCE[text]["vector"],
                                                strict=True)) < 1e-5
 
 
-def test_meaning_is_closer_than_words(model: local_model.MiniLM) -> None:
-    question, page, other = model.embed([
+def test_meaning_is_closer_than_words(minilm: local_model.MiniLM) -> None:
+    question, page, other = minilm.embed([
         "show a one-time notice after a redirect",
         "The messages framework: display a one-time notification message to the user",
         "Aggregation: compute the average price over a set of rows",
@@ -64,10 +59,10 @@ def test_meaning_is_closer_than_words(model: local_model.MiniLM) -> None:
     assert dot(question, page) > dot(question, other) + 0.1
 
 
-def test_long_text_is_cut_to_the_token_budget(model: local_model.MiniLM) -> None:
-    assert len(model._tokenizer.encode("word " * 1000, 64)) == 64
-    first = model.embed(["alpha beta " * 10 + "gamma " * 500], max_tokens=16)
-    assert first == model.embed(["alpha beta " * 10], max_tokens=16)
+def test_long_text_is_cut_to_the_token_budget(minilm: local_model.MiniLM) -> None:
+    assert len(minilm._tokenizer.encode("word " * 1000, 64)) == 64
+    first = minilm.embed(["alpha beta " * 10 + "gamma " * 500], max_tokens=16)
+    assert first == minilm.embed(["alpha beta " * 10], max_tokens=16)
 
 
 def test_basic_tokenization_splits_punctuation_and_strips_accents() -> None:
@@ -88,6 +83,6 @@ def test_a_missing_model_is_an_embedding_error_not_a_crash(
 
 def test_unreadable_model_files_are_named(tmp_path: Path) -> None:
     (tmp_path / "vocab.txt").write_text("[CLS]\n[SEP]\n[UNK]\n", encoding="utf-8")
-    (tmp_path / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken")
+    (tmp_path / "minilm.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken")
     with pytest.raises(local_model.LocalModelUnavailable, match="unreadable"):
         local_model.MiniLM(tmp_path)

@@ -27,6 +27,7 @@ from tests.server.lsp_harness import (
     server_config,
     session,
     wait_ready,
+    wait_until,
     write_project,
 )
 
@@ -174,9 +175,8 @@ async def test_typed_facts_reach_the_index_once_the_editor_is_quiet(tmp_path: Pa
     root = write_project(tmp_path)
     async with session(root) as lsp:
         type_unsaved_method(lsp, root)
-        for _attempt in range(20):
-            await asyncio.sleep(0.05)
-            if codekeep_find(root, "held_out_method", "--no-refresh").returncode == 0:
-                break
-        else:
-            raise AssertionError("the typed method never reached index.db")
+
+        async def found_by_another_process() -> bool:
+            return codekeep_find(root, "held_out_method", "--no-refresh").returncode == 0
+
+        await wait_until(found_by_another_process)
