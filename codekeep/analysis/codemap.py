@@ -188,6 +188,7 @@ class CodeMap:
         remembered for the next :meth:`refresh`): ``codekeep index`` and a server's
         start never rest on a remembered listing."""
         started = time.perf_counter()
+        self.reconcile_buffers()
         plan, parsed, unchanged = self._update(progress, reuse_listings=False)
         with self._lock:
             for reason, count in self._skip_reasons().items():
@@ -228,18 +229,22 @@ class CodeMap:
                 files[path] = (size, mtime_ns)
             if len(files) != self._store.file_count():
                 return False
-            listings = Listings(remembered, json.dumps(self.registry.paths_read()),
-                                int(self.settings.listing_settle_s * 1e9))
+            listings = self._listings(remembered)
             root = str(self.root)
             start_listings(root, os.path.realpath(root), self.settings, listings)
             return listings.unchanged(root, files)
 
+    def _listings(self, remembered: str | None) -> Listings:
+        """The walk's folder memory, under the rules that decide what it may reuse."""
+        return Listings(remembered, json.dumps(self.registry.paths_read()),
+                        int(self.settings.listing_settle_s * 1e9))
+
     def _update(self, progress: Callable[[int, int], None] | None,
                 reuse_listings: bool) -> tuple[IndexPlan, int, int]:
-        """Reconcile buffers, walk, parse what changed; (plan, parsed, unchanged)."""
+        """Walk, parse what changed; (plan, parsed, unchanged). (Callers reconcile the
+        buffers of lost processes first.)"""
         from codekeep.analysis.indexer import Analysis
 
-        self.reconcile_buffers()
         with Analysis(self.root, self.settings) as analysis:  # parses as the walk goes
             plan = self._plan(reuse_listings, analysis)
             parsed, unchanged = self._write_results(plan, analysis.results(), progress)
@@ -263,8 +268,7 @@ class CodeMap:
             held = {path for path, row in known.items()
                     if row.buffer_owner is not None and self._held(path, row.buffer_owner)}
             remembered = self._store.walk_listings() if reuse_listings else None
-            listings = Listings(remembered, json.dumps(
-                self.registry.paths_read()), int(self.settings.listing_settle_s * 1e9))
+            listings = self._listings(remembered)
             plan = plan_index(self.root, self.settings, self.registry, known,
                               set(self._documents) | held, self._cancelled.is_set, listings,
                               analysis)

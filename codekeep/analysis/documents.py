@@ -17,7 +17,13 @@ from typing import NamedTuple
 
 import tree_sitter as ts
 
-from codekeep.analysis.extract import Definition, extract, extract_uses, signature_of
+from codekeep.analysis.extract import (
+    Definition,
+    extract,
+    extract_uses,
+    signature_of,
+    utf16_units,
+)
 from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.go_scopes import whole_functions
 from codekeep.analysis.lookup import definitions_named
@@ -202,9 +208,8 @@ class Document:
     def definitions_named(self, name: str) -> list[SymbolFact] | None:
         """The symbols called ``name`` in the current text, as a full extraction gives
         them, read from the tree without extracting the file; None when the name
-        occurs too often in the text for that to be the cheaper way."""
-        if self.settled:
-            return [s for s in self.facts.symbols if s.name == name]
+        occurs too often in the text for that to be the cheaper way. (Asked only while
+        the facts are owed: settled facts are in the index.)"""
         return definitions_named(self.spec, self.data, self.tree, name)
 
     def _local_body(self, lo: int, hi: int) -> tuple[ts.Node, ts.Node] | None:
@@ -462,8 +467,7 @@ class _Edit:
             new_col = col - old_col + self.new_end[1]
             start = self._line_starts[new_row]
             prefix = self._data[start:start + new_col]
-            new_ucol = new_col if prefix.isascii() else len(
-                prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2
+            new_ucol = new_col if prefix.isascii() else utf16_units(prefix)
             return new_row, new_col, new_ucol
         return row, col, ucol
 

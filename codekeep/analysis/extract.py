@@ -67,7 +67,8 @@ def undecorated(text: str) -> str:
 _WIDE = re.compile(rb"[\x80-\xff]")
 
 
-def _utf16_units(data: bytes) -> int:
+def utf16_units(data: bytes) -> int:
+    """UTF-16 code units of UTF-8 ``data`` (LSP's default column unit)."""
     return len(data.decode("utf-8", "replace").encode("utf-16-le")) // 2
 
 
@@ -112,9 +113,9 @@ class Positions:
         # character (not before a continuation byte), even in invalid UTF-8.
         if (mark_start == line_start and line_start < mark_offset <= byte_offset
                 and not 0x80 <= src[mark_offset] < 0xC0):
-            units = mark_ucol + _utf16_units(src[mark_offset:byte_offset])
+            units = mark_ucol + utf16_units(src[mark_offset:byte_offset])
         else:
-            units = _utf16_units(prefix)
+            units = utf16_units(prefix)
         self._mark = (line_start, byte_offset, units)
         return units
 

@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
+from codekeep.common.sqlite import like_escape
+
 # How many candidates get the full (Python) alignment score; the rest of a huge candidate
 # set (one- or two-letter queries) is ranked by the cheap substring score alone.
 FULL_SCORE_LIMIT = 600
@@ -209,10 +211,6 @@ class NamesLike(Protocol):
     def names_like(self, pattern: str) -> list[str]:
         """Distinct names matching the LIKE ``pattern`` (``\\`` escapes) and every
         name holding a non-ASCII character."""
-
-
-def like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 class StoredNames:

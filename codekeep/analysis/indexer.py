@@ -41,7 +41,6 @@ Progress = Callable[[int, int], None]
 @dataclass(slots=True)
 class IndexPlan:
     jobs: list[tuple[str, str]] = field(default_factory=list)  # (path, language)
-    sizes: dict[str, int] = field(default_factory=dict)
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
@@ -79,7 +78,6 @@ def plan_index(
             result.unchanged += 1
             continue
         result.jobs.append((candidate.rel, spec.name))
-        result.sizes[candidate.rel] = candidate.size
         if analysis is not None:
             analysis.add(candidate.rel, spec.name, candidate.size)
     result.removed = [path for path in remaining if path not in open_paths]

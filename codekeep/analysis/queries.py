@@ -324,7 +324,7 @@ def reference_at(
 
 def _targets(
     store: IndexStore, graph: ImportGraph, path: str, uses: Iterable[RefRow], own: set[str],
-    limit: int | None = RELATED_LIMIT,
+    limit: int | None = RELATED_LIMIT, context: tuple[FileScope, GoTypes] | None = None,
 ) -> list[tuple[Symbol, list[Range]]]:
     """Definitions the uses in ``path`` are of, each with its sites: resolved ones first,
     then by how often they are used. Each use is labelled as ``find_references`` labels
@@ -333,8 +333,7 @@ def _targets(
     has more than three definitions is noise and left out."""
     keys_of: dict[str, list[DefinitionKey]] = {}
     found: dict[str, tuple[int, DefinitionKey, list[Range]]] = {}  # id -> best rank, sites
-    scope = FileScope(store, path)
-    types = GoTypes(store, graph)
+    scope, types = context or (FileScope(store, path), GoTypes(store, graph))
     aliases: dict[str, bool] = {}  # use name -> whether it is an import alias here
     for use in uses:
         if use.name not in keys_of:
@@ -381,11 +380,13 @@ def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) ->
         first = last = line
     uses = [row for row in store.refs_in_file(path) if first <= row.range.start.line <= last]
     own = {symbol.id} if symbol else set()
+    context = FileScope(store, path), GoTypes(store, graph)  # one per question: its caches
     calls = [found for found, _sites in _targets(
-        store, graph, path, [r for r in uses if r.kind in CALL_KINDS], own)]
+        store, graph, path, [r for r in uses if r.kind in CALL_KINDS], own, context=context)]
     called_by = _callers(store, graph, symbol) if symbol else []
     related = [found for found, _sites in _targets(
-        store, graph, path, [r for r in uses if r.kind not in CALL_KINDS], own)]
+        store, graph, path, [r for r in uses if r.kind not in CALL_KINDS], own,
+        context=context)]
     if symbol is not None:
         # then its container (the class of a method) and its siblings, in source order
         parent_id = str(SymbolId(path, symbol.container)) if symbol.container else None

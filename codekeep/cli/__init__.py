@@ -18,6 +18,7 @@ usage error, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib
 import os
@@ -58,6 +59,7 @@ class _Formatter(argparse.HelpFormatter):
                          _terminal_width() - 2 if width is None else width)
 
 
+@functools.cache  # argparse makes a formatter per argument it adds
 def _terminal_width() -> int:
     """What ``shutil.get_terminal_size`` says: ``$COLUMNS``, else the terminal's, else 80."""
     try:

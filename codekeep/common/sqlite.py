@@ -25,6 +25,11 @@ _DAMAGE_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 QUICK_CHECK_MAX_BYTES = 2 * 1024 * 1024  # ~85 ms per 1.3 MB measured: above this, too slow per open
 
 
+def like_escape(text: str) -> str:
+    """``text`` matched literally inside a ``LIKE ... ESCAPE '\\'`` pattern."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def is_damage(error: BaseException) -> bool:
     """``error`` says the database file itself is damaged (not locked, not misused)."""
     if not isinstance(error, sqlite3.DatabaseError):

@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
+from codekeep.common.sqlite import like_escape
 from codekeep.common.symbol_id import SEPARATOR, file_prefix, prefix_range
 
 Link = Literal["file", "symbol"]
@@ -56,7 +57,7 @@ class LinkTable:
             # the file itself, anything under it (a directory), the same file named by its
             # tail ("billing.py" for "app/billing.py"), and symbols defined in it
             path = path.rstrip("/")
-            tail = "%/" + _like_escape(path)
+            tail = "%/" + like_escape(path)
             parts.append(
                 "SELECT memory_id FROM memory_files WHERE path = ? OR (path >= ? AND path < ?) "
                 "OR path LIKE ? ESCAPE '\\' UNION ALL SELECT memory_id FROM memory_symbols "
@@ -82,7 +83,7 @@ class LinkTable:
         self, name: str, statuses: Sequence[str], limit: int
     ) -> list[tuple[str, int]]:
         """Memories linked to a symbol called ``name`` (any container) or a file of that stem."""
-        escaped = _like_escape(name)
+        escaped = like_escape(name)
         sql = (
             "SELECT l.memory_id, count(*) FROM ("
             "SELECT memory_id FROM memory_symbols WHERE symbol_id = ? OR symbol_id LIKE ? "
@@ -160,8 +161,3 @@ class LinkTable:
             f"AND {column} IN ({','.join('?' * len(names))})",
             (int(stale), int(not stale), *names),
         ).rowcount
-
-
-def _like_escape(text: str) -> str:
-    """``text`` matched literally inside a ``LIKE ... ESCAPE '\\'`` pattern."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

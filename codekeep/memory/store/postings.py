@@ -102,7 +102,7 @@ class PostingsRanker:
             "VALUES (old.rowid, old.content || ' ' || coalesce(old.key, '')); END",
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab_instance "
             "USING fts5vocab(main, memories_fts, instance)",
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab_rows "
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab "
             "USING fts5vocab(main, memories_fts, row)",
         ):
             conn.execute(statement)
@@ -213,7 +213,7 @@ class PostingsRanker:
         long = {
             str(term)
             for term, rows in self._conn.execute(
-                "SELECT term, doc FROM temp.memories_vocab_rows "
+                "SELECT term, doc FROM temp.memories_vocab "
                 f"WHERE term IN ({','.join('?' * len(missing))})",
                 missing,
             )

@@ -1,10 +1,11 @@
 """Full-text search over live memories (FTS5, BM25) and the index's vocabulary.
 
-The connection's temporary tables (``memories_vocab``, ``term_probe``) are created
-here, once per connection: they let the write path learn how rare a word is without
-scoring the posting lists of common words. Rankings of one-token words come from kept
-posting lists (:mod:`codekeep.memory.store.postings`, FTS5's BM25 to the last bit);
-any other query, and any search inside a write transaction, asks FTS5 itself.
+The connection's temporary tables (``memories_vocab`` — the ranker's — and
+``term_probe``) are created once per connection: they let the write path learn how
+rare a word is without scoring the posting lists of common words. Rankings of
+one-token words come from kept posting lists (:mod:`codekeep.memory.store.postings`,
+FTS5's BM25 to the last bit); any other query, and any search inside a write
+transaction, asks FTS5 itself.
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ _FEW_MEMORIES = 2_000
 class TextSearch:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
-        # Per-connection helpers: the index's vocabulary (document frequency per term) and
-        # a scratch index with the same tokenizer, to learn which term a word becomes.
+        # Per-connection helpers: the index's vocabulary per column (the rows per term,
+        # ``memories_vocab``, is the ranker's) and a scratch index with the same
+        # tokenizer, to learn which term a word becomes.
         for statement in (
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab "
-            "USING fts5vocab(main, memories_fts, row)",
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab_col "
             "USING fts5vocab(main, memories_fts, col)",
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.term_probe "
@@ -95,15 +95,13 @@ class TextSearch:
         counts = self._column_counts(wanted)
         return [w for w in words if 2 * counts.get(terms.get(w, ""), 0) < rows]
 
-    def _fresh(self) -> bool:
-        """Catch the kept lists up with the index; True (and the per-generation caches
-        cleared) when it changed since the last search."""
+    def _fresh(self) -> None:
+        """Catch the kept lists up with the index; the per-generation caches are cleared
+        when it changed since the last search."""
         generation = self._ranker.catch_up()
-        if generation == self._generation:
-            return False
-        self._generation = generation
-        self._column_docs.clear()
-        return True
+        if generation != self._generation:
+            self._generation = generation
+            self._column_docs.clear()
 
     def _column_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """term -> rows holding it in ``content`` or in ``key``, the larger (0: none);
