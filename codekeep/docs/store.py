@@ -277,15 +277,9 @@ class DocsStore:
         return int(self.conn.execute(
             "SELECT COUNT(*) FROM doc_vectors WHERE model = ?", (model,)).fetchone()[0])
 
-    def vectors(self, model: str, ids: Sequence[int] | None = None) -> list[tuple[int, bytes]]:
-        sql = "SELECT chunk_id, vector FROM doc_vectors WHERE model = ?"
-        params: list[object] = [model]
-        if ids is not None:
-            if not ids:
-                return []
-            sql += f" AND chunk_id IN ({','.join('?' * len(ids))})"
-            params += list(ids)
-        return [(row[0], row[1]) for row in self.conn.execute(sql, params)]
+    def vectors(self, model: str) -> list[tuple[int, bytes]]:
+        return [(row[0], row[1]) for row in self.conn.execute(
+            "SELECT chunk_id, vector FROM doc_vectors WHERE model = ?", (model,))]
 
     # ---- counts -----------------------------------------------------------------------
     def counts(self) -> tuple[int, int, dict[str, int], dict[str, int]]:

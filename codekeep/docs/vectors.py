@@ -3,11 +3,9 @@
 Chunks are embedded (heading path + text) in batches after indexing and stored
 unit-length under the embedder's name, so similarity is a dot product and another
 model's vectors are never compared. A search embeds the question once and ranks every
-chunk by cosine: with numpy (always there with the local model) as one matrix product
-over a cached copy of all the vectors (about 1 ms for 8,000 chunks), else in Python,
-every chunk while that is at most ``SCAN_BUDGET`` multiply-adds, the lexical candidates
-beyond. Scanning every chunk is the point: a question with no word in common with the
-page still finds it. Any embedder failure leaves the ranking lexical (logged), never
+chunk by cosine, one matrix product over a cached copy of all the vectors (about 1 ms
+for 8,000 chunks). Scanning every chunk is the point: a question with no word in common
+with the page still finds it. Any embedder failure leaves the ranking lexical (logged), never
 fails a search.
 
 The local model sees the first ``LOCAL_TOKENS`` word pieces of a chunk — the heading
@@ -24,20 +22,18 @@ from __future__ import annotations
 
 import logging
 import math
-import operator
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from codekeep.common.local_model import numpy_or_none
+from codekeep.common.numeric import numpy
 from codekeep.docs.store import DocsStore
 from codekeep.docs.text import embedding_text
-from codekeep.memory.embeddings import Embedder, EmbeddingError, pack, unpack
+from codekeep.memory.embeddings import Embedder, EmbeddingError, pack
 
 logger = logging.getLogger(__name__)
 
 BATCH = 64
-SCAN_BUDGET = 500_000
 LOCAL_TOKENS = 64
 
 
@@ -49,7 +45,6 @@ class VectorIndex:
         self._model = embedder.name
         self._lock = lock
         self._is_open = is_open
-        self._numpy = numpy_or_none()  # None: the pure-Python path
         self._matrix: tuple[int, list[int], Any] | None = None  # (store.changes, ids, rows)
 
     def close(self) -> None:
@@ -87,23 +82,10 @@ class VectorIndex:
         vectors = self._embed([query])
         return unit(vectors[0]) if vectors else None
 
-    def rank(self, direction: Sequence[float], candidates: Sequence[int],
-             limit: int) -> list[int]:
+    def rank(self, direction: Sequence[float], limit: int) -> list[int]:
         """The ``limit`` chunk ids most similar to ``direction``, best first (call with
         the knowledge base's lock held)."""
-        if self._numpy is not None:
-            return self._rank_matrix(direction, limit)
-        scan_all = self._store.vector_count(self._model) * len(direction) <= SCAN_BUDGET
-        scored = []
-        for chunk_id, blob in self._store.vectors(self._model, None if scan_all else candidates):
-            vector = unpack(blob)
-            if len(vector) == len(direction):  # another model's size: not comparable
-                scored.append((sum(map(operator.mul, direction, vector)), chunk_id))
-        scored.sort(key=lambda item: -item[0])
-        return [chunk_id for _score, chunk_id in scored[:limit]]
-
-    def _rank_matrix(self, direction: Sequence[float], limit: int) -> list[int]:
-        np = self._numpy
+        np = numpy()
         ids, rows = self._vectors_matrix(len(direction))
         if not ids:
             return []
@@ -116,7 +98,7 @@ class VectorIndex:
     def _vectors_matrix(self, size: int) -> tuple[list[int], Any]:
         """Every stored vector of this model as one (n, size) array, rebuilt only after
         the store's vectors or chunks changed."""
-        np = self._numpy
+        np = numpy()
         cached = self._matrix
         if cached is None or cached[0] != self._store.changes:
             pairs = [(chunk_id, blob) for chunk_id, blob in self._store.vectors(self._model)

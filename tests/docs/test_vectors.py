@@ -1,6 +1,6 @@
-"""Embeddings in the knowledge base: the local model finds a page by meaning, the numpy
-and pure-Python rankings agree, a changed page is embedded in the background, and
-settings pick the provider."""
+"""Embeddings in the knowledge base: the local model finds a page by meaning, chunks
+rank by cosine (new vectors seen, other models' sizes ignored), a changed page is
+embedded in the background, and settings pick the provider."""
 
 from __future__ import annotations
 
@@ -50,24 +50,26 @@ def test_the_local_model_finds_a_page_with_no_word_in_common(
         assert index.search("mean value of a column").hits[0].path == "docs/aggregation.md"
 
 
-def test_numpy_and_python_rankings_agree(tmp_path: Path) -> None:
+def test_chunks_rank_by_cosine_and_new_vectors_count(tmp_path: Path) -> None:
     store = DocsStore(tmp_path / "docs.db")
     try:
         directions = [[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.6, 0.8], [0.0, 0.0, 1.0]]
-        for number, direction in enumerate(directions):
+        for number in range(len(directions) + 1):
             store.conn.execute("INSERT INTO doc_files(id, path, size, mtime_ns, hash, status) "
                                "VALUES (?, ?, 0, 0, '', 'indexed')", (number, f"{number}.md"))
             store.conn.execute("INSERT INTO doc_chunks(id, file_id, ord, heading, start_line, "
                                "end_line, text) VALUES (?, ?, 0, 'h', 1, 1, 't')",
                                (number + 1, number))
+        for number, direction in enumerate(directions):
             store.put_vectors("m", [(number + 1, pack(direction))])
         embedder = EmbeddingClient(EmbeddingSettings(url="http://127.0.0.1:9/v1", model="m"))
         index = VectorIndex(store, embedder, threading.RLock(), lambda: True)
-        assert index._numpy is not None
-        matrix = index.rank([0.0, 0.8, 0.6], [], 3)
-        index._numpy = None  # the path taken where numpy is not installed
-        python = index.rank([0.0, 0.8, 0.6], [], 3)
-        assert matrix == python == [3, 2, 4]
+        assert index.rank([0.0, 0.8, 0.6], 3) == [3, 2, 4]
+        assert index.rank([0.0, 0.8, 0.6], 10) == [3, 2, 4, 1]
+        store.put_vectors("m", [(5, pack([0.0, 0.8, 0.6]))])  # the best match, added later
+        store.put_vectors("m", [(1, pack([0.0, 0.8, 0.6, 0.0]))])  # another size: not ranked
+        assert index.rank([0.0, 0.8, 0.6], 3) == [5, 3, 2]
+        assert index.rank([0.0, 0.8, 0.6], 10) == [5, 3, 2, 4]
         index.close()
     finally:
         store.close()

@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codekeep.common.numeric import numpy
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -130,7 +132,7 @@ class PostingsRanker:
             return None
         if not self._ready(terms):
             return None
-        import numpy as np
+        np = numpy()
 
         rows, tokens = self._totals()
         if rows <= 0 or limit <= 0:
@@ -174,7 +176,7 @@ class PostingsRanker:
         """Rowids by score (best first), ties by rowid: first the best ``want`` or so
         (usually all a caller needs; every row tied with the last one comes too), then,
         if asked for, the rest."""
-        import numpy as np
+        np = numpy()
 
         if len(matched) > want:
             threshold = np.partition(scores, len(scores) - want)[len(scores) - want]
@@ -230,7 +232,7 @@ class PostingsRanker:
         if kept is not None:
             self._lists.move_to_end(term)
             return kept
-        import numpy as np
+        np = numpy()
 
         found = self._conn.execute(
             "SELECT v.doc, count(*), d.sz FROM temp.memories_vocab_instance v "
@@ -283,7 +285,7 @@ class PostingsRanker:
     def _patch(self, rows: list[int], old_texts: list[str]) -> None:
         """Re-read ``rows`` from the index and patch the lists of every kept word they
         contained (``old_texts``) or contain now."""
-        import numpy as np
+        np = numpy()
 
         current: dict[int, tuple[str, int]] = {}  # row -> (text now, tokens in all columns)
         for start in range(0, len(rows), _CHUNK):
