@@ -12,8 +12,8 @@ BM25 likes; the results are the pages' chunks, best page first (:func:`fuse_page
 * ``symbols``: chunks that name, as code, a symbol the question names (``CodeMap``,
   ``find_related``) or a symbol defined in a file the user is focused on; the BM25
   candidates first in their order, then other chunks naming the question's symbols.
-* ``vectors``: cosine similarity of the question's embedding to every chunk's (see
-  :mod:`codekeep.docs.vectors`), its best ``pool``.
+* ``vectors``: cosine similarity of the question's embedding to every chunk's, and to
+  every page's centroid (:mod:`codekeep.docs.vectors`): two rankings, their best ``pool``.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from codekeep.docs.store import DocsStore
 from codekeep.docs.text import query_terms
 
 Ranking = list[int]
-# The vector source: how many -> ids by similarity to the (already embedded) question.
-VectorRanker = Callable[[int], Ranking]
+# The vector source: how many -> rankings by similarity to the (already embedded) question.
+VectorRanker = Callable[[int], list[Ranking]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +122,5 @@ def rankings(
         if by_symbol:
             found.append(by_symbol)
     if sources.vectors is not None:
-        by_vector = sources.vectors(pool)
-        if by_vector:
-            found.append(by_vector)
+        found += [ranking for ranking in sources.vectors(pool) if ranking]
     return found

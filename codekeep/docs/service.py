@@ -300,7 +300,7 @@ class DocsIndex:
 
 def vector_ranker(vectors: VectorIndex | None,
                   direction: Sequence[float] | None) -> VectorRanker | None:
-    """The embeddings' ranking of a search whose question was embedded (else None)."""
+    """The embeddings' rankings of a search whose question was embedded (else None)."""
     if vectors is None or direction is None:
         return None
     return lambda limit: vectors.rank(direction, limit)

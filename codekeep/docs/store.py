@@ -281,6 +281,15 @@ class DocsStore:
         return [(row[0], row[1]) for row in self.conn.execute(
             "SELECT chunk_id, vector FROM doc_vectors WHERE model = ?", (model,))]
 
+    def vectors_by_page(self, model: str) -> list[tuple[int, int, bytes]]:
+        """(chunk id, file id, vector) of every chunk ``model`` embedded, a page's chunks
+        together and in their order."""
+        rows = self.conn.execute(
+            "SELECT v.chunk_id, c.file_id, v.vector FROM doc_vectors v "
+            "JOIN doc_chunks c ON c.id = v.chunk_id WHERE v.model = ? "
+            "ORDER BY c.file_id, c.ord", (model,))
+        return [(row[0], row[1], row[2]) for row in rows]
+
     # ---- counts -----------------------------------------------------------------------
     def counts(self) -> tuple[int, int, dict[str, int], dict[str, int]]:
         """Indexed files, chunks, indexed files per format, skipped files per reason."""

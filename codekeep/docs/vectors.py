@@ -2,11 +2,19 @@
 
 Chunks are embedded (heading path + text) in batches after indexing and stored
 unit-length under the embedder's name, so similarity is a dot product and another
-model's vectors are never compared. A search embeds the question once and ranks every
-chunk by cosine, one matrix product over a cached copy of all the vectors (about 1 ms
-for 8,000 chunks). Scanning every chunk is the point: a question with no word in common
-with the page still finds it. Any embedder failure leaves the ranking lexical (logged), never
-fails a search.
+model's vectors are never compared. A search embeds the question once and scores every
+chunk by cosine, one matrix product over a cached copy of all the vectors (numpy, about
+1 ms for 8,000 chunks): a question with no word in common with the page still finds it.
+Any embedder failure leaves the ranking lexical (logged), never fails a search.
+
+Two rankings come out of that one product (:meth:`VectorIndex.rank`): the chunks, and
+the pages by their centroid — the mean of a page's chunk vectors, what the page as a
+whole is about. A question's best chunk is often a passing mention on a page about
+something else (``LOGOUT_REDIRECT_URL`` for "a notice after a redirect"), while the
+page that answers it is about the question throughout; and a big page (every setting,
+every admin option) holds a near match for many questions, but its centroid is near
+none of them. Each page of that ranking is represented by its best chunk, the section a
+result shows.
 
 The local model sees the first ``LOCAL_TOKENS`` word pieces of a chunk — the heading
 path and the opening of the text, which say what the section is about: embedding whole
@@ -24,6 +32,7 @@ import logging
 import math
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from codekeep.common.numeric import numpy
@@ -37,6 +46,17 @@ BATCH = 64
 LOCAL_TOKENS = 64
 
 
+@dataclass(frozen=True, slots=True)
+class Matrix:
+    """Every stored vector of one model, rows grouped by page, as of ``changes``."""
+
+    changes: int
+    ids: list[int]  # chunk id of each row
+    rows: Any  # (chunks, size) float32, unit rows
+    starts: Any  # index of each page's first row
+    centroids: Any  # (pages, size) float32, unit rows: the mean of each page's rows
+
+
 class VectorIndex:
     def __init__(self, store: DocsStore, embedder: Embedder,
                  lock: threading.RLock, is_open: Callable[[], bool]) -> None:
@@ -45,7 +65,7 @@ class VectorIndex:
         self._model = embedder.name
         self._lock = lock
         self._is_open = is_open
-        self._matrix: tuple[int, list[int], Any] | None = None  # (store.changes, ids, rows)
+        self._matrix: Matrix | None = None
 
     def close(self) -> None:
         self._embedder.close()
@@ -82,31 +102,43 @@ class VectorIndex:
         vectors = self._embed([query])
         return unit(vectors[0]) if vectors else None
 
-    def rank(self, direction: Sequence[float], limit: int) -> list[int]:
-        """The ``limit`` chunk ids most similar to ``direction``, best first (call with
-        the knowledge base's lock held)."""
+    def rank(self, direction: Sequence[float], limit: int) -> list[list[int]]:
+        """The ``limit`` chunk ids most similar to ``direction``, and the ``limit`` pages
+        whose centroid is, each as its most similar chunk; best first (call with the
+        knowledge base's lock held)."""
         np = numpy()
-        ids, rows = self._vectors_matrix(len(direction))
-        if not ids:
+        matrix = self._vectors_matrix(len(direction))
+        if not matrix.ids:
             return []
-        scores = rows @ np.asarray(direction, dtype=np.float32)
-        top = (np.argpartition(-scores, limit)[:limit] if limit < len(ids)
-               else np.arange(len(ids)))
-        order = top[np.argsort(-scores[top], kind="stable")]
-        return [ids[i] for i in order.tolist()]
+        query = np.asarray(direction, dtype=np.float32)
+        scores = matrix.rows @ query
+        bounds = [*matrix.starts.tolist(), len(matrix.ids)]
+        by_page = []
+        for page in _top(np, matrix.centroids @ query, limit):
+            start, end = bounds[page], bounds[page + 1]
+            by_page.append(matrix.ids[start + int(np.argmax(scores[start:end]))])
+        return [[matrix.ids[i] for i in _top(np, scores, limit)], by_page]
 
-    def _vectors_matrix(self, size: int) -> tuple[list[int], Any]:
-        """Every stored vector of this model as one (n, size) array, rebuilt only after
-        the store's vectors or chunks changed."""
+    def _vectors_matrix(self, size: int) -> Matrix:
+        """Every stored vector of this model as one (n, size) array with its pages'
+        centroids, rebuilt only after the store's vectors or chunks changed."""
         np = numpy()
         cached = self._matrix
-        if cached is None or cached[0] != self._store.changes:
-            pairs = [(chunk_id, blob) for chunk_id, blob in self._store.vectors(self._model)
-                     if len(blob) == 4 * size]
-            rows = (np.frombuffer(b"".join(blob for _id, blob in pairs), dtype=np.float32)
-                    .reshape(len(pairs), size))
-            cached = self._matrix = (self._store.changes, [i for i, _b in pairs], rows)
-        return cached[1], cached[2]
+        if cached is None or cached.changes != self._store.changes:
+            rows = [(chunk_id, page, blob) for chunk_id, page, blob
+                    in self._store.vectors_by_page(self._model) if len(blob) == 4 * size]
+            matrix = (np.frombuffer(b"".join(blob for _i, _p, blob in rows), dtype=np.float32)
+                      .reshape(len(rows), size))
+            pages = np.asarray([page for _i, page, _b in rows], dtype=np.int64)
+            starts = (np.flatnonzero(np.r_[True, pages[1:] != pages[:-1]]) if len(rows)
+                      else np.zeros(0, dtype=np.int64))
+            centroids = (np.add.reduceat(matrix, starts, axis=0) if len(rows)
+                         else np.zeros((0, size), dtype=np.float32))
+            norms = np.linalg.norm(centroids, axis=1, keepdims=True)
+            centroids = centroids / np.where(norms > 0, norms, 1.0)
+            cached = self._matrix = Matrix(self._store.changes, [i for i, _p, _b in rows],
+                                           matrix, starts, centroids.astype(np.float32))
+        return cached
 
     def _embed(self, texts: list[str]) -> list[list[float]] | None:
         try:
@@ -114,6 +146,13 @@ class VectorIndex:
         except (EmbeddingError, RuntimeError) as error:  # RuntimeError: closed meanwhile
             logger.warning("docs embeddings unavailable, searching lexically: %s", error)
             return None
+
+
+def _top(np: Any, scores: Any, limit: int) -> list[int]:
+    """Indices of the ``limit`` highest scores, highest first."""
+    top = np.argpartition(-scores, limit)[:limit] if limit < len(scores) else np.arange(
+        len(scores))
+    return [int(i) for i in top[np.argsort(-scores[top], kind="stable")]]
 
 
 def unit(vector: Sequence[float]) -> list[float]:

@@ -1,6 +1,7 @@
 """Embeddings in the knowledge base: the local model finds a page by meaning, chunks
-rank by cosine (new vectors seen, other models' sizes ignored), a changed page is
-embedded in the background, and settings pick the provider."""
+rank by cosine (new vectors seen, other models' sizes ignored) and pages by their
+centroid as well, a changed page is embedded in the background, and settings pick the
+provider."""
 
 from __future__ import annotations
 
@@ -64,15 +65,78 @@ def test_chunks_rank_by_cosine_and_new_vectors_count(tmp_path: Path) -> None:
             store.put_vectors("m", [(number + 1, pack(direction))])
         embedder = EmbeddingClient(EmbeddingSettings(url="http://127.0.0.1:9/v1", model="m"))
         index = VectorIndex(store, embedder, threading.RLock(), lambda: True)
-        assert index.rank([0.0, 0.8, 0.6], 3) == [3, 2, 4]
-        assert index.rank([0.0, 0.8, 0.6], 10) == [3, 2, 4, 1]
+        # one chunk a page: its centroid is its vector, both rankings agree
+        assert index.rank([0.0, 0.8, 0.6], 3) == [[3, 2, 4]] * 2
+        assert index.rank([0.0, 0.8, 0.6], 10) == [[3, 2, 4, 1]] * 2
         store.put_vectors("m", [(5, pack([0.0, 0.8, 0.6]))])  # the best match, added later
         store.put_vectors("m", [(1, pack([0.0, 0.8, 0.6, 0.0]))])  # another size: not ranked
-        assert index.rank([0.0, 0.8, 0.6], 3) == [5, 3, 2]
-        assert index.rank([0.0, 0.8, 0.6], 10) == [5, 3, 2, 4]
+        assert index.rank([0.0, 0.8, 0.6], 3) == [[5, 3, 2]] * 2
+        assert index.rank([0.0, 0.8, 0.6], 10) == [[5, 3, 2, 4]] * 2
         index.close()
     finally:
         store.close()
+
+
+def test_pages_rank_by_their_centroid_each_shown_by_its_best_chunk(tmp_path: Path) -> None:
+    # settings.md: one section close to the question among sections about other things;
+    # messages.md: every section about the question, none as close as that one.
+    pages = {"settings.md": [[0.9, 0.44, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]],
+             "messages.md": [[0.8, 0.6, 0.0], [0.8, 0.0, 0.6], [0.75, 0.66, 0.0]]}
+    store = DocsStore(tmp_path / "docs.db")
+    try:
+        chunk_id = 0
+        for file_id, (path, vectors) in enumerate(pages.items()):
+            store.conn.execute("INSERT INTO doc_files(id, path, size, mtime_ns, hash, status) "
+                               "VALUES (?, ?, 0, 0, '', 'indexed')", (file_id, path))
+            for order, vector in enumerate(vectors):
+                chunk_id += 1
+                store.conn.execute("INSERT INTO doc_chunks(id, file_id, ord, heading, "
+                                   "start_line, end_line, text) VALUES (?, ?, ?, 'h', 1, 1, "
+                                   "'t')", (chunk_id, file_id, order))
+                store.put_vectors("m", [(chunk_id, pack(vector))])
+        embedder = EmbeddingClient(EmbeddingSettings(url="http://127.0.0.1:9/v1", model="m"))
+        index = VectorIndex(store, embedder, threading.RLock(), lambda: True)
+        by_chunk, by_page = index.rank([1.0, 0.0, 0.0], 10)
+        assert by_chunk == [1, 4, 5, 6, 2, 3]  # the passing mention first
+        assert by_page == [4, 1]  # the page about it first, shown by its best chunk
+        assert index.rank([1.0, 0.0, 0.0], 1) == [[1], [4]]
+        index.close()
+    finally:
+        store.close()
+
+
+def test_a_page_about_the_question_beats_a_passing_mention(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    settings = "# Settings\n\n" + "".join(
+        f"## {name}\n\n{text}\n\n" for name, text in [
+            ("LOGOUT_URL", "Where users land: a notification once forwarded."),
+            ("CACHE_TTL", "Seconds kept in the cache backend."),
+            ("TIME_ZONE", "Zone of datetimes in the database."),
+            ("SECRET_KEY", "Signing cryptographic salt value.")])
+    (tmp_path / "docs" / "settings.md").write_text(settings, encoding="utf-8")
+    (tmp_path / "docs" / "messages.md").write_text(
+        "# Messages\n\n## Adding\n\nStore a message for the user.\n\n"
+        "## Showing\n\nEach message appears once.\n\n"
+        "## Levels\n\nA message has a level.\n", encoding="utf-8")
+    (tmp_path / "docs" / "sessions.md").write_text(
+        "# Sessions\n\n## Storage\n\nA message may be kept in the session.\n\n"
+        "## Expiry\n\nSessions end after two weeks.\n", encoding="utf-8")
+    question = "flash notice after a redirect"
+    with ConceptEmbeddingServer([{"flash", "notice", "notification", "message"},
+                                 {"redirect", "forwarded"}]) as endpoint:
+        docs = DocsSettings(embeddings=EmbeddingSettings(url=endpoint.base_url,
+                                                         model="concepts"))
+        with DocsIndex.open(tmp_path, settings=docs) as index:
+            index.index()
+            vectors = index._vectors
+            assert vectors is not None
+            direction = vectors.question(question)
+            assert direction is not None
+            with index._lock:
+                best_chunk = index._store.pages(vectors.rank(direction, 1)[0])
+            assert list(best_chunk.values()) == ["docs/settings.md"]
+            hits = index.search(question).hits
+            assert [hit.path for hit in hits[:2]] == ["docs/messages.md", "docs/settings.md"]
 
 
 def test_a_changed_page_is_embedded_in_the_background(tmp_path: Path) -> None:
