@@ -73,7 +73,16 @@ async def session(
         await lsp.shutdown_session()
         assert lsp._server.returncode == 0
     finally:
-        await lsp.stop()
+        await stop(lsp)
+
+
+async def stop(lsp: Any) -> None:
+    """Stop the client, first killing a server still running — the test failed before
+    shutting it down: pygls' ``stop()`` waits for the server to exit, so without this the
+    failure would hang until the test's timeout instead of being reported."""
+    if lsp._server.returncode is None:
+        lsp._server.kill()
+    await lsp.stop()
 
 
 def session_fixture(

@@ -26,6 +26,7 @@ from tests.server.lsp_harness import (
     request,
     server_config,
     session,
+    stop,
     wait_ready,
     wait_until,
     write_project,
@@ -84,7 +85,7 @@ async def unsaved_session(
             "pkg/geometry.py::Circle.held_out_method"]
         await end(lsp, uri)
     finally:
-        await lsp.stop()
+        await stop(lsp)
     return root
 
 
@@ -142,7 +143,7 @@ async def test_a_second_server_keeps_its_own_buffer(tmp_path: Path, end: str) ->
             else:
                 await leaver.shutdown_session()
         finally:
-            await leaver.stop()
+            await stop(leaver)
         live = codekeep_find(root, "held_out_method")
         assert live.returncode == 0, live.stderr  # still open in the keeper
         assert await symbols_named(keeper, "held_out_method")
@@ -165,7 +166,7 @@ async def test_quit_while_the_typed_facts_are_still_owed(tmp_path: Path) -> None
         await lsp.shutdown_session()
         assert lsp._server.returncode == 0
     finally:
-        await lsp.stop()
+        await stop(lsp)
     assert_disk_truth(root)
 
 
