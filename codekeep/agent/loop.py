@@ -401,12 +401,18 @@ class _TaskRun:
         pipeline, ctx = self.loop.pipeline, self.ctx
         if self.loop.services_runner is None:
             return await pipeline.execute(name, arguments, ctx, call_id=call_id)
-        spec = pipeline.registry.get(name)
-        text = arguments.get(spec.embeds) if spec is not None and spec.embeds else None
+        begun = await self.memory.on_services(
+            lambda: asyncio.run(pipeline.begin(name, arguments, ctx, call_id=call_id)))
+        spec, text = begun.call.spec, None
+        if begun.stopped is None and spec is not None and spec.embeds:
+            text = begun.call.arguments.get(spec.embeds)  # a refused or cached call sends none
         if isinstance(text, str) and (embedded := await self.memory.embedded(text)) is not None:
             ctx.embedded[text] = embedded
-        return await self.memory.on_services(
-            lambda: asyncio.run(pipeline.execute(name, arguments, ctx, call_id=call_id)))
+        try:
+            return await self.memory.on_services(lambda: asyncio.run(pipeline.finish(begun, ctx)))
+        finally:
+            if isinstance(text, str):
+                ctx.embedded.pop(text, None)  # the handler takes it; a failed one leaves it
 
     def _findings(self) -> str:
         if self.window is None:

@@ -14,7 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from codekeep.tools.compress import compress_output
 from codekeep.tools.context import ServiceUnavailableError, ToolContext
@@ -36,6 +36,14 @@ if TYPE_CHECKING:
     from codekeep.tools.audit import AuditLog
 
 log = logging.getLogger(__name__)
+
+
+class BegunCall(NamedTuple):
+    """A call past its ``before`` hooks (:meth:`ToolPipeline.begin`)."""
+
+    call: ToolCall
+    stopped: ToolResult | None  # a refusal or a cache hit: the handler will not run
+    started: float  # perf_counter at the start, for the result's duration
 
 
 class ToolPipeline:
@@ -65,6 +73,21 @@ class ToolPipeline:
         *,
         call_id: str | None = None,
     ) -> ToolResult:
+        return await self.finish(await self.begin(name, arguments, ctx, call_id=call_id), ctx)
+
+    async def begin(
+        self,
+        name: str,
+        arguments: dict[str, Any] | str | None,
+        ctx: ToolContext,
+        *,
+        call_id: str | None = None,
+    ) -> BegunCall:
+        """The ``before`` hooks: the call with its normalised arguments, and the result
+        that stopped the chain (a refusal or a cache hit) if one did. A caller that must
+        prepare something for the handler off this thread (the agent sends a recall's
+        embeddings from its event loop, never from the folder's worker) does it between
+        :meth:`begin` and :meth:`finish`, and only when the handler will run."""
         if not isinstance(name, str):
             name = repr(name)  # a malformed tool call still gets a refusal, not a TypeError
         call = ToolCall(
@@ -74,7 +97,6 @@ class ToolPipeline:
             spec=self.registry.get(name),
         )
         started = time.perf_counter()
-        result: ToolResult | None = None
         for middleware in self.middlewares:
             try:
                 result = await middleware.before(call, ctx)
@@ -84,10 +106,14 @@ class ToolPipeline:
                     call.name, middleware.name, f"the {middleware.name} check failed: {exc}"
                 )
             if result is not None:
-                break
-        if result is None:
-            result = await self._run_handler(call, ctx)
-        result.duration_ms = (time.perf_counter() - started) * 1000
+                return BegunCall(call, result, started)
+        return BegunCall(call, None, started)
+
+    async def finish(self, begun: BegunCall, ctx: ToolContext) -> ToolResult:
+        """The handler (unless the chain was stopped), then every ``after`` hook."""
+        call = begun.call
+        result = begun.stopped or await self._run_handler(call, ctx)
+        result.duration_ms = (time.perf_counter() - begun.started) * 1000
         result.call_id = call.call_id
         ctx.state.total_calls += 1
         for middleware in self.middlewares:

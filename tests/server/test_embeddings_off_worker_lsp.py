@@ -142,6 +142,30 @@ async def test_the_agents_recall_does_not_hold_up_keystrokes_on_a_slow_endpoint(
             assert written["id"] in tool_message["content"]
 
 
+async def test_a_recall_answered_from_the_tool_cache_sends_no_embeddings(
+    tmp_path: Path,
+) -> None:
+    """The agent's second identical ``recall`` is answered by the pipeline's cache (its
+    first result is still in the context): the endpoint is asked for that query once."""
+    (tmp_path / "fleet.py").write_text("def park(car):\n    return car\n", encoding="utf-8")
+    with ConceptEmbeddingServer([{"car", "automobile"}]) as endpoint, \
+            ScriptedModelServer() as model:
+        configuration = {"codekeep": {
+            "memory": {"embeddings": {"url": endpoint.base_url, "timeout": 30},
+                       "modelSummaries": False},
+            "agent": {"model": "scripted-model", "baseUrl": model.base_url, "apiKey": "test"}}}
+        async with session(tmp_path, configuration=configuration) as lsp:
+            await request(lsp, "codekeep/memory/remember",
+                          {"content": "Automobile records live in the fleet table"})
+            model.push(call("recall", {"query": "car"}), call("recall", {"query": "car"}),
+                       say("In the fleet table."))
+            answer = await request(lsp, "codekeep/agent/run", {"task": "Where are cars?"})
+            assert "fleet table" in answer["answer"]
+            _first, second = model.tool_messages(2)
+            assert "already in your context" in second["content"]
+            assert [r["input"][0] for r in endpoint.requests].count("car") == 1
+
+
 async def test_a_saved_page_is_embedded_off_the_worker(tmp_path: Path) -> None:
     """Saving a doc page re-chunks it on the worker (the next search sees the new text)
     but embeds its new chunks on the knowledge base's own thread: while that waits on a
