@@ -17,6 +17,7 @@ so local and team results can be merged by score.
 from __future__ import annotations
 
 import builtins
+import logging
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -30,9 +31,11 @@ from codekeep.memory.model import (
     ScoreParts,
 )
 from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
+from codekeep.memory.store.access import AccessLog
 from codekeep.memory.write import WriteRequest
 from codekeep.settings.memory import MemorySettings
 from codekeep.team.config import TeamConfig
+from codekeep.team.errors import TeamError
 from codekeep.team.store import TeamDatabase
 from codekeep.team.store import memories as rows
 from codekeep.team.store.memories import TeamStore, memory_of, query_terms
@@ -41,6 +44,9 @@ TEAM_SCOPE = "team"
 PROMOTABLE_SCOPES = ("project", "user")
 _POOL = 30
 _PATHLIKE = re.compile(r"[\w.-]*[/\\][\w./\\-]+|[\w-]+\.[A-Za-z]{1,5}\b")
+
+
+log = logging.getLogger(__name__)
 
 
 def owns(memory_id: str) -> bool:
@@ -81,9 +87,21 @@ class TeamMemory:
         self.store = TeamStore(db or config.database(), config.member)
         self.member = config.member
         self.settings = settings
+        # recalls counted here and written with a later recall's read (when due) or on
+        # close: a recall is one round trip to the team database, not two
+        self._access = AccessLog()
 
     def close(self) -> None:
-        self.store.close()
+        """Write the queued recalls (a database that cannot take them loses only those
+        counts), then let the connection go."""
+        counted = self._access.take()
+        try:
+            if counted:
+                self.store.read(lambda conn: rows.add_accesses(conn, counted), implicit=True)
+        except TeamError as error:
+            log.warning("team recall counts not written: %s", error)
+        finally:
+            self.store.close()
 
     def list(
         self, statuses: Sequence[str], kinds: Sequence[str] | None, limit: int
@@ -119,7 +137,19 @@ class TeamMemory:
             wanted = sorted({i for ranked in lists for i in ranked})
             return lists, rows.load(conn, wanted)
 
-        lists, found = self.store.read(gather, implicit=True)
+        counted = self._access.take() if self._access.due() else []
+
+        def carry_and_gather(conn: Any) -> tuple[builtins.list[list[str]],
+                                                 builtins.list[dict[str, Any]]]:
+            rows.add_accesses(conn, counted)
+            return gather(conn)
+
+        try:
+            lists, found = self.store.read(carry_and_gather, implicit=True)
+        except TeamError:
+            self._access.rolled_back()
+            raise
+        self._access.committed()
         ranks: dict[str, builtins.list[int | None]] = {}
         for index, ranked in enumerate(lists):
             for rank, memory_id in enumerate(ranked, start=1):
@@ -130,7 +160,9 @@ class TeamMemory:
                 continue
             if row["expires_at"] is not None and row["expires_at"] <= now:
                 continue
-            seen = max(row["last_seen_at"], row["last_accessed_at"] or 0.0)
+            _count, accessed = self._access.seen(row["id"], row["access_count"],
+                                                 row["last_accessed_at"])
+            seen = max(row["last_seen_at"], accessed or 0.0)
             parts = ScoreParts(
                 recency=recency(now - seen, self.settings.half_life_days),
                 importance=importance_norm(row["importance"]),
@@ -140,9 +172,7 @@ class TeamMemory:
             scored.append((score, row["id"], RecalledMemory(memory_of(row), score, parts)))
         scored.sort(key=lambda item: (-item[0], item[1]))
         chosen = [recalled for _, _, recalled in scored[: max(0, limit)]]
-        if chosen:
-            ids = [r.memory.id for r in chosen]
-            self.store.read(lambda conn: rows.touch(conn, ids, now), implicit=True)
+        self._access.add([r.memory.id for r in chosen], now)
         return chosen
 
     def count(self) -> int:

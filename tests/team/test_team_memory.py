@@ -101,6 +101,35 @@ def test_recall_merges_local_and_team_by_score(member: Member) -> None:
     assert bob.team_warning is None
 
 
+def test_a_team_recall_is_one_read_its_counts_written_later(
+    member: Member, team_dsn: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A recall writes nothing to the team database: its counts wait and ride on a later
+    recall's read once due, or are written when the member's service closes."""
+    alice, bob = member("alice"), member("bob")
+    added = alice.remember("the nightly build publishes to the artifact store", scope="team")
+
+    def counted() -> tuple[int, float | None]:
+        with psycopg.connect(team_dsn) as conn:
+            row = conn.execute("SELECT access_count, last_accessed_at FROM team_memories "
+                               "WHERE id = %s", (added.id,)).fetchone()
+        assert row is not None
+        return row[0], row[1]
+
+    for _ in range(3):
+        assert [r.memory.id for r in bob.recall("nightly build artifact")] == [added.id]
+    assert counted() == (0, None)
+    bob.close()
+    count, last = counted()
+    assert count == 3 and last is not None
+
+    monkeypatch.setattr("codekeep.memory.store.access.MAX_AGE_SECONDS", 0.0)
+    alice.recall("nightly build artifact")  # queued
+    assert counted()[0] == 3
+    alice.recall("nightly build artifact")  # due: carries the first, queues its own
+    assert counted()[0] == 4
+
+
 def test_forget_a_team_memory(member: Member) -> None:
     alice, bob = member("alice"), member("bob")
     added = alice.remember("use the old build server", scope="team")

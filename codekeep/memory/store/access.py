@@ -65,14 +65,20 @@ class AccessLog:
     # ---- Piggyback: the store's write transactions carry the queue ----------------------
 
     def write(self, conn: sqlite3.Connection) -> None:
+        queued = self.take()
+        if queued:
+            conn.executemany(
+                "UPDATE memories SET access_count = access_count + ?, last_accessed_at = ? "
+                "WHERE id = ?", queued)
+
+    def take(self) -> list[tuple[int, float, str]]:
+        """The queue as (recalls, last recalled, id) rows for a transaction about to write
+        them (then :meth:`committed` or :meth:`rolled_back`); empty when nothing waits."""
         if not self._queued:
-            return
+            return []
         self._writing, self._queued, self._since = self._queued, {}, None
-        conn.executemany(
-            "UPDATE memories SET access_count = access_count + ?, last_accessed_at = ? "
-            "WHERE id = ?",
-            [(int(count), last, memory_id) for memory_id, (count, last) in self._writing.items()],
-        )
+        return [(int(count), last, memory_id)
+                for memory_id, (count, last) in self._writing.items()]
 
     def committed(self) -> None:
         self._writing = None

@@ -147,14 +147,16 @@ def load(conn: psycopg.Connection, ids: Sequence[str]) -> list[dict[str, Any]]:
         return list(cursor.fetchall())
 
 
-def touch(conn: psycopg.Connection, ids: Sequence[str], at: float) -> None:
-    """Count a recall of ``ids``."""
-    if ids:
-        conn.execute(
-            "UPDATE team_memories SET access_count = access_count + 1, last_accessed_at = %s "
-            "WHERE id = ANY(%s)",
-            (at, list(ids)),
-        )
+def add_accesses(conn: psycopg.Connection, counted: Sequence[tuple[int, float, str]]) -> None:
+    """Write queued recalls: (how many, last recalled at, id) rows. Another member may
+    have recalled a memory later: the latest time wins."""
+    if counted:
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                "UPDATE team_memories SET access_count = access_count + %s, "
+                "last_accessed_at = GREATEST(last_accessed_at, %s) WHERE id = %s",
+                counted,
+            )
 
 
 def count(conn: psycopg.Connection, statuses: Sequence[str]) -> int:
