@@ -4,7 +4,9 @@ Each text's vector counts the words it has from each *concept* (``{"car", "autom
 …) on that concept's axis, and spreads every other word thinly over a few spare axes,
 so a test knows which texts are close without a model: "car" and "automobile" are, "car"
 and "invoice" are not. ``fail = True`` answers 500, as an endpoint that is down;
-``delay`` seconds are slept before answering, as a slow one. Requests are recorded (path,
+``delay`` seconds are slept before answering, as a slow one; :meth:`hold` keeps the
+requests that embed a given word unanswered until the test lets them go, so it can look
+while one certainly waits, however loaded the machine. Requests are recorded (path,
 auth header, body) as they arrive; ``answered`` counts those answered, so a test can tell
 what happened while the endpoint still sat on a request.
 """
@@ -28,6 +30,7 @@ class ConceptEmbeddingServer:
         self.requests: list[dict[str, Any]] = []
         self.fail = False
         self.delay = 0.0
+        self._held: dict[str, threading.Event] = {}
         self.answered = 0
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
@@ -50,6 +53,12 @@ class ConceptEmbeddingServer:
                 vector[len(self.concepts) + sum(map(ord, word)) % SPARE_AXES] += 0.1
         return vector
 
+    def hold(self, word: str) -> threading.Event:
+        """Requests embedding a text with ``word`` wait (up to a minute) for the returned
+        event to be set."""
+        release = self._held[word] = threading.Event()
+        return release
+
     def embeddings(self, texts: Sequence[str]) -> list[list[float]]:
         return [self.vector(text) for text in texts]
 
@@ -69,6 +78,9 @@ def _handler_for(server: ConceptEmbeddingServer) -> type[BaseHTTPRequestHandler]
             server.requests.append(
                 {"path": self.path, "auth": self.headers.get("Authorization"), **body})
             time.sleep(server.delay)
+            for word, release in list(server._held.items()):
+                if any(word in text for text in body["input"]):
+                    release.wait(60)
             server.answered += 1
             if server.fail:
                 self.send_response(500)
