@@ -11,9 +11,10 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 BUSY_TIMEOUT_MS = 10_000
+T = TypeVar("T")
 
 
 class SchemaTooNewError(RuntimeError):
@@ -23,6 +24,17 @@ class SchemaTooNewError(RuntimeError):
 # SQLite's primary result codes for a damaged file (extended codes keep them in the low byte).
 _DAMAGE_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 QUICK_CHECK_MAX_BYTES = 2 * 1024 * 1024  # ~85 ms per 1.3 MB measured: above this, too slow per open
+
+
+# Values bound per statement when a list is matched with ``IN (?, ?, …)``: well under
+# SQLite's limit on host parameters (999 in builds before 3.32).
+PARAMETER_BATCH = 500
+
+
+def parameter_batches(values: Sequence[T]) -> Iterator[list[T]]:
+    """``values`` in lists of at most :data:`PARAMETER_BATCH`, one ``IN`` list each."""
+    for start in range(0, len(values), PARAMETER_BATCH):
+        yield list(values[start : start + PARAMETER_BATCH])
 
 
 def like_escape(text: str) -> str:

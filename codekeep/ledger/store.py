@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from codekeep.common.sqlite import open_db
+from codekeep.common.sqlite import open_db, parameter_batches
 from codekeep.ledger.records import CallRecord
 from codekeep.ledger.schema import MIGRATIONS
 from codekeep.ledger.window import Window
@@ -210,8 +210,7 @@ class LedgerStore:
     def already_imported(self, source_ids: Sequence[str]) -> set[str]:
         with self._lock:
             found: set[str] = set()
-            for start in range(0, len(source_ids), 500):
-                chunk = source_ids[start:start + 500]
+            for chunk in parameter_batches(source_ids):
                 marks = ", ".join("?" * len(chunk))
                 found.update(row[0] for row in self._conn.execute(
                     f"SELECT source_id FROM imported WHERE source_id IN ({marks})", chunk))

@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from codekeep.common.sqlite import like_escape
+from codekeep.common.sqlite import like_escape, parameter_batches
 from codekeep.common.symbol_id import SEPARATOR, file_prefix, prefix_range
 
 Link = Literal["file", "symbol"]
@@ -18,7 +18,6 @@ _TABLES: dict[Link, tuple[str, str]] = {
     "file": ("memory_files", "path"),
     "symbol": ("memory_symbols", "symbol_id"),
 }
-_CHUNK = 500  # bound on SQL parameters per statement
 
 
 class LinkTable:
@@ -103,8 +102,7 @@ class LinkTable:
         """How many memories in ``statuses`` are linked to each of ``symbol_ids``."""
         counts: dict[str, int] = {}
         ids = list(dict.fromkeys(symbol_ids))
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start : start + _CHUNK]
+        for chunk in parameter_batches(ids):
             rows = self._conn.execute(
                 "SELECT s.symbol_id, count(*) FROM memory_symbols s JOIN memories m ON "
                 "m.id = s.memory_id "

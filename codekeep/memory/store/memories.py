@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from codekeep.common.sqlite import WriteTransaction, open_db
+from codekeep.common.sqlite import WriteTransaction, open_db, parameter_batches
 from codekeep.memory.model import ID_PREFIXES, Memory, dumps
 from codekeep.memory.schema import MIGRATIONS
 from codekeep.memory.store.access import AccessLog
@@ -36,7 +36,6 @@ _COLUMNS = (
 _COLUMN_NAMES = frozenset(name.strip() for name in _COLUMNS.split(","))
 # columns a Memory record carries as they are stored (evidence is JSON; fingerprint stays here)
 _AS_STORED = tuple(sorted(_COLUMN_NAMES - {"evidence", "fingerprint"}))
-_CHUNK = 500  # bound on SQL parameters per statement
 
 
 class ScoreFields(NamedTuple):
@@ -241,8 +240,7 @@ class MemoryStore:
     def purge(self, ids: Sequence[str], now: float) -> int:
         """Physically delete rows and their history, leaving one ``PURGE`` line per id."""
         with self.transaction():
-            for start in range(0, len(ids), _CHUNK):
-                chunk = list(ids[start : start + _CHUNK])
+            for chunk in parameter_batches(ids):
                 marks = ",".join("?" * len(chunk))
                 self.conn.execute(f"DELETE FROM history WHERE memory_id IN ({marks})", chunk)
                 self.conn.execute(f"DELETE FROM memories WHERE id IN ({marks})", chunk)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from codekeep.common.numeric import numpy
+from codekeep.common.sqlite import parameter_batches
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,7 +45,6 @@ MAX_POSTINGS = 1_000_000
 # a word in more rows than this has its list read on its second use, not its first
 READ_AT_ONCE = 300
 _SEEN_LIMIT = 50_000
-_CHUNK = 500  # rowids per statement when re-reading changed rows
 # FTS5 keeps the row count and per-column token totals in this record of its data table
 _AVERAGES_ROWID = 1
 
@@ -288,8 +288,7 @@ class PostingsRanker:
         np = numpy()
 
         current: dict[int, tuple[str, int]] = {}  # row -> (text now, tokens in all columns)
-        for start in range(0, len(rows), _CHUNK):
-            chunk = rows[start : start + _CHUNK]
+        for chunk in parameter_batches(rows):
             marks = ",".join("?" * len(chunk))
             for row, content, key, size in self._conn.execute(
                 "SELECT f.rowid, f.content, f.key, d.sz FROM memories_fts f "

@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from codekeep.common.sqlite import parameter_batches
 from codekeep.memory.store.postings import PostingsRanker
 from codekeep.memory.text import fts_words, match_any
 
 _TERM_CACHE_LIMIT = 50_000
-_CHUNK = 500  # rowids per statement
 # Below this many live memories every posting list is short: looking the words up would
 # cost more than scoring their matches.
 _FEW_MEMORIES = 2_000
@@ -162,8 +162,7 @@ class TextSearch:
     ) -> list[tuple[int, str]]:
         """(rowid, id) of those of ``rows`` with one of ``statuses`` (and ``kinds``)."""
         found: list[tuple[int, str]] = []
-        for start in range(0, len(rows), _CHUNK):
-            chunk = list(rows[start : start + _CHUNK])
+        for chunk in parameter_batches(rows):
             params: list[Any] = [*chunk, *statuses]
             sql = (
                 f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(chunk))}) "
