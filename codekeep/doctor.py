@@ -173,13 +173,14 @@ def models(root: Path) -> Iterator[Finding]:
 def _embeddings_finding(area: str, embeddings: EmbeddingSettings) -> Finding:
     """Where vectors come from; for the local model, whether it can load (no network)."""
     if embeddings.provider == "local":
-        from codekeep.common.local_model import LocalModelUnavailable, shared_model
+        from codekeep.common.local_model import LocalModelUnavailable, check_files
 
         try:
-            shared_model()
+            holds = check_files()
         except LocalModelUnavailable as error:
             return Finding("model", area, PROBLEM, f"local model: {error}")
-        return Finding("model", area, OK, "local all-MiniLM-L6-v2, in-process (CPU)")
+        return Finding("model", area, OK,
+                       f"local all-MiniLM-L6-v2, in-process (CPU): {holds}")
     if embeddings.endpoint is not None:
         return Finding("model", area, OK, f"{embeddings.model} at {embeddings.url}")
     return Finding("model", area, INFO, "not configured: relevance is lexical (set "

@@ -23,7 +23,7 @@ import struct
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from codekeep.common.numeric import numpy
 from codekeep.common.wordpiece import WordPiece
@@ -59,8 +59,7 @@ def read_safetensors(path: Path) -> dict[str, Array]:
     unaligned arrays to its slow loops instead of BLAS (50x slower here)."""
     np = numpy()
     with path.open("rb") as handle:
-        (size,) = struct.unpack("<Q", handle.read(8))
-        header = json.loads(handle.read(size))
+        header = _safetensors_header(handle)
         data = handle.read()
     tensors = {}
     for name, info in header.items():
@@ -70,6 +69,38 @@ def read_safetensors(path: Path) -> dict[str, Array]:
         flat = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
         tensors[name] = flat.view(np.float32).reshape(info["shape"]).copy()
     return tensors
+
+
+def _safetensors_header(handle: BinaryIO) -> dict[str, Any]:
+    (size,) = struct.unpack("<Q", handle.read(8))
+    header: dict[str, Any] = json.loads(handle.read(size))
+    return header
+
+
+def check_files(directory: Path | None = None) -> str:
+    """What the installed model holds, read from its files' headers without loading the
+    weights (``codekeep doctor``: 87 MB and a second of CPU only to say "it loads" would
+    be a poor trade); raises :class:`LocalModelUnavailable` when a file is missing,
+    unreadable or shorter than its header says (an interrupted download)."""
+    folder = directory or model_dir()
+    weights = folder / "model.safetensors"
+    try:
+        pieces = sum(1 for _ in (folder / "vocab.txt").open(encoding="utf-8"))
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        with weights.open("rb") as handle:
+            header = _safetensors_header(handle)
+            data_start = handle.tell()
+        needed = max((info["data_offsets"][1] for name, info in header.items()
+                      if name != "__metadata__"), default=0)
+        layers = int(config["num_hidden_layers"])
+    except (OSError, ValueError, KeyError, TypeError, struct.error) as error:
+        raise LocalModelUnavailable(f"the local embedding model at {folder} is "
+                                    f"unreadable: {error}") from error
+    stored = weights.stat().st_size - data_start
+    if stored < needed:
+        raise LocalModelUnavailable(f"the local embedding model at {folder} is incomplete: "
+                                    f"model.safetensors holds {stored} of {needed} bytes")
+    return f"{layers} layers, {pieces:,} word pieces, {needed / 1e6:.0f} MB of weights"
 
 
 class MiniLM:

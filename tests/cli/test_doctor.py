@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from codekeep.common.local_model import LocalModelUnavailable, shared_model
+from codekeep.common.local_model import LocalModelUnavailable, check_files
 
 
 def doctor(root: Path, home: Path, **env: str) -> tuple[int, dict[str, Any]]:
@@ -116,12 +116,13 @@ def test_the_local_embedding_model_is_checked_where_it_is_chosen(root: Path, hom
     memory = finding(report, "model", "embeddings")
     assert (local["status"], local["detail"]) == (memory["status"], memory["detail"])
     try:
-        shared_model()
+        holds = check_files()
     except LocalModelUnavailable as error:
         assert local["status"] == "problem" and str(error) in local["detail"]
     else:
         assert code == 0
         assert local["status"] == "ok" and "all-MiniLM-L6-v2" in local["detail"]
+        assert holds in local["detail"]
 
 
 def test_editor_configs_are_found(root: Path, home: Path) -> None:

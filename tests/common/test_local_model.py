@@ -86,3 +86,22 @@ def test_unreadable_model_files_are_named(tmp_path: Path) -> None:
     (tmp_path / "minilm.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken")
     with pytest.raises(local_model.LocalModelUnavailable, match="unreadable"):
         local_model.MiniLM(tmp_path)
+
+
+def test_the_files_are_checked_without_loading_the_weights(
+    tmp_path: Path, minilm: local_model.MiniLM,
+) -> None:
+    """``check_files`` (what ``codekeep doctor`` reports) reads headers only, and tells a
+    complete model from a cut-off download."""
+    assert local_model.check_files() == "6 layers, 30,522 word pieces, 91 MB of weights"
+    source = local_model.model_dir()
+    (tmp_path / "vocab.txt").write_text("[CLS]\n[SEP]\n[UNK]\n", encoding="utf-8")
+    (tmp_path / "config.json").write_bytes((source / "config.json").read_bytes())
+    with (source / "model.safetensors").open("rb") as whole:
+        (tmp_path / "model.safetensors").write_bytes(whole.read(4_000_000))
+    with pytest.raises(local_model.LocalModelUnavailable,
+                       match=r"incomplete: model.safetensors holds \d+ of \d+ bytes"):
+        local_model.check_files(tmp_path)
+    (tmp_path / "config.json").unlink()
+    with pytest.raises(local_model.LocalModelUnavailable, match=r"unreadable.*config\.json"):
+        local_model.check_files(tmp_path)
