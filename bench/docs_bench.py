@@ -147,6 +147,50 @@ ADDED_QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("send a notification only once the database transaction has been committed",
      ("topics/db/transactions.txt",)),
 ]
+# Written in the third round (issue 16), before any change was tried on them, while the
+# 42 above had been looked at many times; reported apart. The page-centroid ranking was
+# chosen with them in view (it helped all three sets), so a later change wants yet
+# another unseen set before it can claim to generalise.
+FRESH_QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
+    ("get an email when my site throws a server error in production",
+     ("howto/error-reporting.txt",)),
+    ("sign a value so nobody can tamper with it in a cookie", ("topics/signing.txt",)),
+    ("several forms of the same kind on one page",
+     ("topics/forms/formsets.txt", "ref/forms/formsets.txt")),
+    ("let only staff users reach a view", ("topics/auth/default.txt",)),
+    ("generate a PDF file from a view", ("howto/outputting-pdf.txt",)),
+    ("return a spreadsheet the browser downloads as comma separated values",
+     ("howto/outputting-csv.txt",)),
+    ("point my models at tables of a database that already exists",
+     ("howto/legacy-databases.txt",)),
+    ("use two databases, one for reads and one for writes", ("topics/db/multi-db.txt",)),
+    ("full text search over articles with postgres",
+     ("ref/contrib/postgres/search.txt", "topics/db/search.txt")),
+    ("build a URL from the name of the route in Python code",
+     ("ref/urlresolvers.txt", "topics/http/urls.txt")),
+    ("dump my database rows to JSON and load them elsewhere",
+     ("topics/serialization.txt", "topics/db/fixtures.txt", "ref/django-admin.txt")),
+    ("add a button in the admin that does something to the selected rows",
+     ("ref/contrib/admin/actions.txt",)),
+    ("make a field optional in a model form",
+     ("ref/models/fields.txt", "topics/forms/modelforms.txt")),
+    ("reuse query logic as a method on objects.all()", ("topics/db/managers.txt",)),
+    ("tell browsers the page has not changed so they reuse their copy",
+     ("topics/conditional-view-processing.txt",)),
+    ("show numbers and dates the way each country writes them", ("topics/i18n/formatting.txt",)),
+    ("serve the app with an async server like uvicorn",
+     ("howto/deployment/asgi/uvicorn.txt", "howto/deployment/asgi/index.txt")),
+    ("write my own check that warns about a bad setting at startup", ("topics/checks.txt",)),
+    ("a field type of my own that stores data in a special format",
+     ("howto/custom-model-fields.txt",)),
+    ("make the test database start with some data for every test", ("topics/testing/tools.txt",)),
+    ("run the test suite in parallel", ("ref/django-admin.txt", "topics/testing/overview.txt")),
+    ("log users in with the user name from the web server's own authentication",
+     ("howto/auth-remote-user.txt",)),
+    ("turn a number like 1000000 into 1.0 million in a template", ("ref/contrib/humanize.txt",)),
+    ("speed up my site by finding what is slow",
+     ("topics/performance.txt", "topics/db/optimization.txt")),
+]
 TOP = 10
 CACHE = Path(os.environ.get("CODEKEEP_BENCH_CACHE", Path.home() / ".cache" / "codekeep-bench"))
 
@@ -283,7 +327,7 @@ def main() -> None:
 
 def evaluate(docs: DocsIndex, rounds: int, show_misses: bool) -> dict[str, object]:
     """Quality and latency of one configuration over every question (and the quality
-    over the added questions, apart)."""
+    over the added and the fresh questions, apart)."""
     ranks, latencies, cpu, misses = [], [], [], []  # type: ignore[var-annotated]
     for question, accepted in QUESTIONS:
         samples, outcome = timed(lambda q=question: docs.search(q, TOP), rounds, cpu)
@@ -300,9 +344,10 @@ def evaluate(docs: DocsIndex, rounds: int, show_misses: bool) -> dict[str, objec
         "search_cpu_ms": {"p50": round(statistics.median(cpu), 2),
                           "p95": round(percentile(cpu, 0.95), 2)},
     }
-    added = [rank_of([hit.path for hit in docs.search(q, TOP).hits], accepted)
-             for q, accepted in ADDED_QUESTIONS]
-    result["added_questions"] = quality(added)
+    for name, questions in (("added_questions", ADDED_QUESTIONS),
+                            ("fresh_questions", FRESH_QUESTIONS)):
+        result[name] = quality([rank_of([hit.path for hit in docs.search(q, TOP).hits], accepted)
+                                for q, accepted in questions])
     if show_misses:
         result["misses"] = misses
     return result
@@ -326,6 +371,7 @@ def run(root: Path, rounds: int, show_misses: bool, embeddings: bool,
         base_latencies += base_samples
         theirs.append(rank_of(base_paths, accepted))  # type: ignore[arg-type]
     base_added = [rank_of(baseline.search(q), accepted) for q, accepted in ADDED_QUESTIONS]
+    base_fresh = [rank_of(baseline.search(q), accepted) for q, accepted in FRESH_QUESTIONS]
     lexical = evaluate(docs, rounds, show_misses)
     docs.close()
     result: dict[str, object] = {
@@ -333,12 +379,14 @@ def run(root: Path, rounds: int, show_misses: bool, embeddings: bool,
                    "paragraphs_baseline": baseline.paragraphs},
         "questions": len(QUESTIONS),
         "added_questions": len(ADDED_QUESTIONS),
+        "fresh_questions": len(FRESH_QUESTIONS),
         "lexical": lexical,
         "baseline_bm25_paragraphs": {
             **quality(theirs),
             "search_ms": {"p50": round(statistics.median(base_latencies), 2),
                           "p95": round(percentile(base_latencies, 0.95), 2)},
-            "added_questions": quality(base_added)},
+            "added_questions": quality(base_added),
+            "fresh_questions": quality(base_fresh)},
         "index_s": {"cold": round(cold, 2), "warm": round(warm, 3)},
     }
     best = lexical
