@@ -25,7 +25,7 @@ from codekeep.analysis.extract import (
     utf16_units,
 )
 from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
-from codekeep.analysis.go_scopes import whole_functions
+from codekeep.analysis.go_scopes import whole_declarations
 from codekeep.analysis.lookup import definitions_named
 from codekeep.analysis.parsing import parser_for, valid_utf8
 from codekeep.analysis.registry import LanguageSpec
@@ -200,7 +200,7 @@ class Document:
         lo, hi = _widened_for_recovery(edited, self.tree, lo, hi)
         spliced = self._splice(lo, hi, edit)
         if spliced is None and self.spec.import_style == "go":
-            lo, hi = whole_functions(self.tree.root_node, lo, hi)  # see go_scopes
+            lo, hi = whole_declarations(self.tree.root_node, lo, hi)  # see go_scopes
         if spliced is None and (hi - lo) < len(self.data) * WINDOW_MAX_SHARE:
             spliced = self._splice_window(lo, hi, edit, before)
         return spliced if spliced is not None else extract(self.spec, self.data, self.tree)

@@ -110,9 +110,10 @@ class Positions:
             return byte_col
         mark_start, mark_offset, mark_ucol = self._mark
         # Decoding in two parts counts the same as in one when the cut is not inside a
-        # character (not before a continuation byte), even in invalid UTF-8.
+        # character (not before a continuation byte), even in invalid UTF-8; the end of
+        # the text (two spans ending there) is inside none.
         if (mark_start == line_start and line_start < mark_offset <= byte_offset
-                and not 0x80 <= src[mark_offset] < 0xC0):
+                and (mark_offset == len(src) or not 0x80 <= src[mark_offset] < 0xC0)):
             units = mark_ucol + utf16_units(src[mark_offset:byte_offset])
         else:
             units = utf16_units(prefix)

@@ -35,7 +35,8 @@ _SCOPED_HEADERS = frozenset({"if_statement", "expression_switch_statement",
                              "type_switch_statement", "for_statement", "select_statement"})
 # A name not right after a `.` and not right before one (a `...` may follow).
 _CANDIDATE = re.compile(r"(?<![.\w])([A-Za-z_]\w*)(?!\w)(?!\.(?!\.\.))", re.ASCII)
-_SCOPES = frozenset({"statement_list", "type_case", *_FUNCTIONS, *_SCOPED_HEADERS})
+# Nodes whose declarations a use inside them may see (see GoReceivers._chain).
+SCOPES = frozenset({"statement_list", "type_case", *_FUNCTIONS, *_SCOPED_HEADERS})
 _NOT_VARIABLES = frozenset({"nil", "true", "false", "iota", "_"})
 MAX_DEPTH = 16  # declarations followed back, steps chained
 MAX_LENGTH = 240  # characters of a stored type expression
@@ -171,8 +172,8 @@ class GoReceivers:
         functions (None when unknown), or ``_MISSING`` when none declares it.
 
         Package-level declarations are not looked at, so what a use records depends only
-        on the function around it (the live-edit window relies on that: see
-        :func:`whole_functions`)."""
+        on the top-level declaration around it (the live-edit window relies on that:
+        see :func:`whole_declarations`)."""
         found = self._declaration(name, at)
         if isinstance(found, tuple):
             return self._declared_type(found[0], found[1], depth)
@@ -224,7 +225,7 @@ class GoReceivers:
                 found = ()
             else:
                 above = self._chain(parent)
-                found = ((parent, node), *above) if parent.type in _SCOPES else above
+                found = ((parent, node), *above) if parent.type in SCOPES else above
             self._chains[node.id] = found
         return found
 
@@ -342,16 +343,21 @@ def _storable(expr: str) -> bool:
     return len(expr) <= MAX_LENGTH and not any(mark in expr for mark in ";|^:")
 
 
-def whole_functions(root: ts.Node, lo: int, hi: int) -> tuple[int, int]:
-    """Bytes ``lo..hi`` grown to every function (declaration or literal) they reach into
-    without staying inside its body: a changed signature changes what the uses in its
-    body record, so the live-edit window must re-extract the whole function."""
+def whole_declarations(root: ts.Node, lo: int, hi: int) -> tuple[int, int]:
+    """Bytes ``lo..hi`` grown to every top-level node (a child of the file's root) they
+    reach into. What a use records depends on the scopes around it up to there (see
+    :meth:`GoReceivers._declaration`): a changed signature or statement changes it far
+    below (``item, ok := s.items[k]`` swallowed by a broken label above it leaves a use
+    of ``item`` fifteen lines down untyped; with its header broken a function's body is
+    a bare block, still a scope), so the live-edit window must re-extract the whole
+    declaration."""
     for offset in (lo, max(lo, hi - 1)):
+        # (not root.first_child_for_byte: py-tree-sitter crashes past the last child)
         node: ts.Node | None = root.descendant_for_byte_range(offset, offset)
-        while node is not None:
-            if node.type in _FUNCTIONS:
-                body = node.child_by_field_name("body")
-                if body is None or not body.start_byte <= lo <= hi <= body.end_byte:
-                    lo, hi = min(lo, node.start_byte), max(hi, node.end_byte)
-            node = node.parent
+        parent = node.parent if node is not None else None
+        while node is not None and parent is not None:
+            if parent.parent is None:  # node is a child of the root
+                lo, hi = min(lo, node.start_byte), max(hi, node.end_byte)
+                break
+            node, parent = parent, parent.parent
     return lo, hi

@@ -14,7 +14,9 @@ from typing import NamedTuple
 
 import tree_sitter as ts
 
+from codekeep.analysis.doclinks import doc_uses
 from codekeep.analysis.extract import (
+    DOC,
     IMPORT,
     REFERENCE,
     Definition,
@@ -23,11 +25,14 @@ from codekeep.analysis.extract import (
     is_local,
     name_of,
     place,
+    receiver_of,
     run_query,
     signature_of,
     text_of,
 )
 from codekeep.analysis.facts import ImportFact, RefFact, SymbolFact
+from codekeep.analysis.go_scopes import SCOPES as GO_SCOPES
+from codekeep.analysis.go_scopes import GoReceivers
 from codekeep.analysis.registry import LanguageSpec
 from codekeep.common.symbol_id import numbered, qualify, split_number
 
@@ -79,6 +84,9 @@ def edge_keys(
     keys: set[tuple[object, ...]] = set()
     seen: set[int] = set()
     root = tree.root_node
+    go_receivers = GoReceivers(src, root) if spec.import_style == "go" else None
+    # In Go a use records its receiver's type from the scopes around it (go_scopes).
+    scopes = spec.local_scopes | GO_SCOPES if go_receivers is not None else spec.local_scopes
     cursor = ts.QueryCursor(spec.query)
     cursor.set_max_start_depth(0)
     for edge in (start, end):
@@ -87,10 +95,10 @@ def edge_keys(
         node: ts.Node | None = root.descendant_for_byte_range(edge - 1, edge + 1)
         while node is not None and node.id not in seen:
             seen.add(node.id)
-            if node.type in spec.local_scopes:
+            if node.type in scopes:
                 keys.add(("scope", node.type, at_start(node.start_byte), at_end(node.end_byte)))
             for _pattern, captures in cursor.matches(node):
-                key = _edge_key(spec, src, captures, at_start, at_end)
+                key = _edge_key(spec, src, captures, at_start, at_end, go_receivers)
                 if key is not None:
                     keys.add(key)
             node = node.parent
@@ -100,6 +108,7 @@ def edge_keys(
 def _edge_key(
     spec: LanguageSpec, src: bytes, captures: dict[str, list[ts.Node]],
     at_start: Callable[[int], int | None], at_end: Callable[[int], int | None],
+    go_receivers: GoReceivers | None,
 ) -> tuple[object, ...] | None:
     """One match at a crossing node, as :func:`edge_keys` compares it (None: nothing
     outside the window depends on it)."""
@@ -110,6 +119,11 @@ def _edge_key(
     if family == IMPORT:
         statement = captures["import"][0]
         return ("import", at_start(statement.start_byte), at_end(statement.end_byte))
+    if family == DOC:
+        # `{@link` in the window, its name on the next line: the kept use hangs on it.
+        return ("doc", tuple((at, use.name) for start, use in doc_uses(
+            src, captures["doc"][0], lambda _offset, col: col)
+            if (at := at_start(start)) is not None))
     names = captures.get("name")
     if not names:
         return None
@@ -117,7 +131,16 @@ def _edge_key(
     name_at = at_start(name_node.start_byte)
     name = name_of(src, name_node) if name_at is not None else None
     if family == REFERENCE:
-        return None if name_at is None else ("ref", role, name_at, name)
+        if name_at is None:
+            return None
+        # A kept use's receiver may lie in the window (`backend.` typed over on the line
+        # above `bar()`; in Go the composite literal whose type it records): what it
+        # reads as, as run_query records it, must not have changed either.
+        receivers = captures.get("receiver")
+        receiver = receiver_of(src, receivers[0]) if receivers else None
+        if go_receivers is not None and receivers:
+            receiver = go_receivers.receiver(receivers[0], receiver or "")
+        return ("ref", role, name_at, name, receiver)
     node = captures[role][0]
     node_at, node_end = at_start(node.start_byte), at_end(node.end_byte)
     if (node_at is None and node_end is None) or is_local(node, spec.local_scopes):
