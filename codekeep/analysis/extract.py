@@ -15,7 +15,7 @@ import tree_sitter as ts
 from codekeep.analysis.doclinks import doc_uses
 from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, Span, SymbolFact
 from codekeep.analysis.go_scopes import GoReceivers
-from codekeep.analysis.registry import LanguageSpec
+from codekeep.analysis.registry import DOC, IMPORT, REFERENCE, LanguageSpec
 from codekeep.common.secrets import redact_text
 from codekeep.common.symbol_id import numbered
 
@@ -47,7 +47,12 @@ def text_of(src: bytes, node: ts.Node) -> str:
 
 def receiver_of(src: bytes, node: ts.Node) -> str:
     """The receiver of a member use: its text when it is one identifier, else ""."""
-    text = text_of(src, node)
+    return receiver_text(src[node.start_byte:node.end_byte])
+
+
+def receiver_text(raw: bytes) -> str:
+    """:func:`receiver_of`, from the receiver's bytes."""
+    text = raw.decode("utf-8", "replace")
     if text.isidentifier() and text.isascii():  # `self`, `os` …: no regex needed
         return text
     return text if _IDENTIFIER.fullmatch(text) else ""
@@ -173,24 +178,6 @@ def signature_of(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str
     return text[:SIGNATURE_MAX]
 
 
-DEFINITION, REFERENCE, IMPORT, DOC = 0, 1, 2, 3
-_UNSEEN = (-1, "")
-
-
-def classify(captures: dict[str, list[ts.Node]]) -> tuple[int, str] | None:
-    """(family, capture name or kind) of a pattern, from the captures of one match."""
-    for key in captures:
-        if key.startswith("definition."):
-            return DEFINITION, key
-        if key.startswith("reference."):
-            return REFERENCE, key[len("reference."):]
-        if key == "import":
-            return IMPORT, key
-        if key == "doc":
-            return DOC, key
-    return None
-
-
 def extract(spec: LanguageSpec, src: bytes, tree: ts.Tree) -> FileFacts:
     """All facts of one file, in source order."""
     positions = Positions(src)
@@ -223,7 +210,7 @@ def run_query(
     defs: dict[tuple[int, int, int], tuple[int, Definition]] = {}
     refs: dict[tuple[int, str], RefFact] = {}
     imports: list[ImportFact] = []
-    roles: dict[int, tuple[int, str] | None] = {}  # learnt from each pattern's first match
+    roles = spec.roles
     crossing = False
     ascii_only = positions.ascii
     # A whole file's uses are thousands of spans: find its non-ASCII lines once.
@@ -231,13 +218,49 @@ def run_query(
     # Go member calls also record their receiver's declared type (see go_scopes).
     go_receivers = GoReceivers(src, root) if spec.import_style == "go" else None
     cursor = cursor or ts.QueryCursor(spec.query)
+    # A receiver's text repeats (`self`, `models` …): read each distinct one once.
+    receiver_texts: dict[bytes, str] = {}
     for pattern, captures in cursor.matches(root):
-        info = roles.get(pattern, _UNSEEN)
-        if info is _UNSEEN:
-            info = roles[pattern] = classify(captures)
+        info = roles[pattern]
         if info is None:
             continue
         family, role = info
+        if family == REFERENCE:  # the hot path: most matches are uses
+            names = captures.get("name")
+            if not names:
+                continue
+            name_node = names[0]
+            start, end = name_node.byte_range
+            if start == end or (within is not None and not within[0] <= start < within[1]):
+                continue  # (a zero-width MISSING node that error recovery inserted)
+            key = (start, role)
+            if key in refs:
+                continue
+            raw = src[start:end]
+            line, col = name_node.start_point
+            # A name on one line ends its length further (end_point costs more than this)
+            end_line, end_col = (line, col + end - start) if b"\n" not in raw else (
+                name_node.end_point)
+            if ascii_only or (wide is not None and line == end_line and line not in wide):
+                span = new_tuple(Span, (line, col, col, end_line, end_col, end_col))
+            else:
+                span = positions.span(name_node)
+            name = raw.decode("utf-8", "replace")
+            if name[:1] in _NAME_DECORATION:
+                name = undecorated(name)
+            receivers = captures.get("receiver")
+            if receivers is None:
+                receiver = None
+            else:
+                receiver_start, receiver_end = receivers[0].byte_range
+                text = src[receiver_start:receiver_end]
+                receiver = receiver_texts.get(text)
+                if receiver is None:
+                    receiver = receiver_texts[text] = receiver_text(text)
+                if go_receivers is not None:
+                    receiver = go_receivers.receiver(receivers[0], receiver)
+            refs[key] = new_tuple(RefFact, (name, role, span, receiver))
+            continue
         if family == IMPORT:
             statement = captures["import"][0]
             if within is None or within[0] <= statement.start_byte < within[1]:
@@ -259,30 +282,6 @@ def run_query(
         start, end = name_node.byte_range
         if start == end:
             continue  # a zero-width MISSING node that error recovery inserted
-        if family == REFERENCE:  # the hot path: most matches are uses
-            if within is not None and not within[0] <= start < within[1]:
-                continue
-            key = (start, role)
-            if key in refs:
-                continue
-            raw = src[start:end]
-            line, col = name_node.start_point
-            # A name on one line ends its length further (end_point costs more than this)
-            end_line, end_col = (line, col + end - start) if b"\n" not in raw else (
-                name_node.end_point)
-            if ascii_only or (wide is not None and line == end_line and line not in wide):
-                span = new_tuple(Span, (line, col, col, end_line, end_col, end_col))
-            else:
-                span = positions.span(name_node)
-            name = raw.decode("utf-8", "replace")
-            if name[:1] in _NAME_DECORATION:
-                name = undecorated(name)
-            receivers = captures.get("receiver")
-            receiver = receiver_of(src, receivers[0]) if receivers else None
-            if go_receivers is not None and receivers:
-                receiver = go_receivers.receiver(receivers[0], receiver or "")
-            refs[key] = new_tuple(RefFact, (name, role, span, receiver))
-            continue
         if within is not None and not with_definitions:
             continue
         add_definition(spec, src, pattern, role, captures, name_node, defs)

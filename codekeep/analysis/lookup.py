@@ -15,16 +15,9 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from codekeep.analysis.extract import (
-    DEFINITION,
-    Definition,
-    Positions,
-    add_definition,
-    classify,
-    nest,
-)
+from codekeep.analysis.extract import Definition, Positions, add_definition, nest
 from codekeep.analysis.facts import SymbolFact
-from codekeep.analysis.registry import LanguageSpec
+from codekeep.analysis.registry import DEFINITION, LanguageSpec
 
 # Past this many occurrences of the name in the text, extracting the file is cheaper.
 MAX_OCCURRENCES = 64
@@ -70,8 +63,9 @@ def _definitions_at(
     found: dict[tuple[int, int, int], tuple[int, Definition]],
 ) -> None:
     """Add the definitions of the matches rooted at ``node`` (as ``run_query`` does)."""
+    roles = spec.roles
     for pattern, captures in cursor.matches(node):
-        info = classify(captures)
+        info = roles[pattern]
         names = captures.get("name")
         if info is None or info[0] != DEFINITION or not names:
             continue

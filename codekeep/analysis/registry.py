@@ -14,6 +14,7 @@ import functools
 import json
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,28 @@ DEFAULT_METHOD_CONTAINERS = ("class", "struct", "interface", "trait", "enum", "i
 
 class LanguageError(ValueError):
     """A language file is malformed; the message names the file and the problem."""
+
+
+# A pattern's family (languages/README.md): its one capture that says what a match is.
+DEFINITION, REFERENCE, IMPORT, DOC = 0, 1, 2, 3
+Role = tuple[int, str]  # (family, the definition's capture name or the use's kind)
+# The tokens of a pattern's text that matter for its captures: a capture, or a string or
+# comment (skipped whole, so an `@` inside one is not taken for a capture).
+_PATTERN_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|;[^\n]*|@([\w.-]+)')
+
+
+def _classify(names: Iterable[str]) -> Role | None:
+    """The family and role of a pattern whose captures are ``names``."""
+    for key in names:
+        if key.startswith("definition."):
+            return DEFINITION, key
+        if key.startswith("reference."):
+            return REFERENCE, key[len("reference."):]
+        if key == "import":
+            return IMPORT, key
+        if key == "doc":
+            return DOC, key
+    return None
 
 
 @dataclass(frozen=True)
@@ -68,12 +91,37 @@ class LanguageSpec:
 
     @functools.cached_property
     def query(self) -> ts.Query:
+        """The compiled tags query, without its ``@reference.<kind>`` captures: a use is
+        read from its ``@name`` (and ``@receiver``) alone and its kind from
+        :attr:`roles`, so recording the node of the whole pattern for each of the
+        hundreds of thousands of uses of a large tree was work nobody read."""
         import tree_sitter as ts
 
         try:
-            return ts.Query(self.language, self.query_source)
+            query = ts.Query(self.language, self.query_source)
         except (ts.QueryError, ValueError) as exc:
             raise LanguageError(f"{self.name}.scm: {exc}") from exc
+        for index in range(query.capture_count):
+            if (name := query.capture_name(index)).startswith("reference."):
+                query.disable_capture(name)
+        return query
+
+    @functools.cached_property
+    def roles(self) -> tuple[Role | None, ...]:
+        """Each pattern's family and role, read from the pattern's text (the query
+        cannot tell which captures a pattern has: ``capture_quantifier`` fails)."""
+        query, source = self.query, self.query_source.encode("utf-8")
+        roles: list[Role | None] = []
+        for pattern in range(query.pattern_count):
+            text = source[query.start_byte_for_pattern(pattern):
+                          query.end_byte_for_pattern(pattern)].decode("utf-8")
+            names = [m[1] for m in _PATTERN_TOKEN.finditer(text) if m[1]]
+            families = {role for name in names if (role := _classify([name])) is not None}
+            if len(families) > 1:
+                raise LanguageError(f"{self.name}.scm: pattern {pattern} has several "
+                                    f"roles: {sorted(r[1] for r in families)}")
+            roles.append(_classify(names))
+        return tuple(roles)
 
     def new_parser(self) -> ts.Parser:
         import tree_sitter as ts

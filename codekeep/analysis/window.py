@@ -16,12 +16,8 @@ import tree_sitter as ts
 
 from codekeep.analysis.doclinks import doc_uses
 from codekeep.analysis.extract import (
-    DOC,
-    IMPORT,
-    REFERENCE,
     Definition,
     Positions,
-    classify,
     is_local,
     name_of,
     place,
@@ -33,7 +29,7 @@ from codekeep.analysis.extract import (
 from codekeep.analysis.facts import ImportFact, RefFact, SymbolFact
 from codekeep.analysis.go_scopes import SCOPES as GO_SCOPES
 from codekeep.analysis.go_scopes import GoReceivers
-from codekeep.analysis.registry import LanguageSpec
+from codekeep.analysis.registry import DOC, IMPORT, REFERENCE, LanguageSpec
 from codekeep.common.symbol_id import numbered, qualify, split_number
 
 
@@ -97,8 +93,8 @@ def edge_keys(
             seen.add(node.id)
             if node.type in scopes:
                 keys.add(("scope", node.type, at_start(node.start_byte), at_end(node.end_byte)))
-            for _pattern, captures in cursor.matches(node):
-                key = _edge_key(spec, src, captures, at_start, at_end, go_receivers)
+            for pattern, captures in cursor.matches(node):
+                key = _edge_key(spec, src, pattern, captures, at_start, at_end, go_receivers)
                 if key is not None:
                     keys.add(key)
             node = node.parent
@@ -106,13 +102,13 @@ def edge_keys(
 
 
 def _edge_key(
-    spec: LanguageSpec, src: bytes, captures: dict[str, list[ts.Node]],
+    spec: LanguageSpec, src: bytes, pattern: int, captures: dict[str, list[ts.Node]],
     at_start: Callable[[int], int | None], at_end: Callable[[int], int | None],
     go_receivers: GoReceivers | None,
 ) -> tuple[object, ...] | None:
     """One match at a crossing node, as :func:`edge_keys` compares it (None: nothing
     outside the window depends on it)."""
-    info = classify(captures)
+    info = spec.roles[pattern]
     if info is None:
         return None
     family, role = info
