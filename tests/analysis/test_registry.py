@@ -6,8 +6,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+import tree_sitter as ts
+
 from codekeep.analysis import CodeMap
-from codekeep.analysis.registry import LanguageRegistry, default_registry
+from codekeep.analysis.registry import LanguageError, LanguageRegistry, default_registry
 from tests.analysis.conftest import WriteFiles
 
 
@@ -80,3 +83,32 @@ def test_h_files_with_cpp_content_are_indexed_as_cpp(
     assert [s.language for s in codemap.find_symbol("point")] == ["c"]
     # The verdict is stable across warm starts: nothing is re-parsed.
     assert codemap.index().parsed == 0
+
+
+def test_each_pattern_is_one_fact_read_from_its_text(tmp_path: Path) -> None:
+    """A pattern's family and kind come from its text (the query drops the use captures
+    it no longer records); an ``@`` in a comment or string is not a capture, and a
+    pattern that would be two facts at once is refused, naming the file."""
+    _language(tmp_path, "tiny", {"grammar": "python", "extensions": [".py"]}, """
+        ; a comment mentioning @definition.class is not a capture
+        (function_definition name: (identifier) @name) @definition.function
+        (call function: (identifier) @name
+          (#not-eq? @name "@reference.type")) @reference.call
+        (import_statement name: (dotted_name) @import.module) @import
+    """)
+    spec = LanguageRegistry(tmp_path).get("tiny")
+    assert spec is not None
+    assert spec.roles == ((0, "definition.function"), (1, "call"), (2, "import"))
+    names = [spec.query.capture_name(i) for i in range(spec.query.capture_count)]
+    assert "reference.call" in names and "definition.function" in names
+    tree = spec.new_parser().parse(b"def f():\n    g()\n")
+    matches = ts.QueryCursor(spec.query).matches(tree.root_node)
+    # a use's match holds its name alone: the node of the whole pattern is not recorded
+    assert [(pattern, set(captures)) for pattern, captures in matches] == [
+        (0, {"definition.function", "name"}), (1, {"name"})]
+    _language(tmp_path, "twofold", {"grammar": "python", "extensions": [".py"]},
+              "(class_definition name: (identifier) @name) @definition.class @reference.type")
+    twofold = LanguageRegistry(tmp_path).get("twofold")
+    assert twofold is not None
+    with pytest.raises(LanguageError, match="twofold.scm: pattern 0 has several roles"):
+        _ = twofold.roles
