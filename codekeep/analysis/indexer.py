@@ -187,12 +187,13 @@ class Analysis:
             yield from self._collect()
         if not self._held:
             return
-        from codekeep.analysis.parsing import analyse_file
+        from codekeep.analysis.parsing import analyse_file, cache_batch
 
         held, self._held = self._held, []
         for batch in held:
-            for rel, language in batch:
-                yield analyse_file(self._root, rel, language, self._max_bytes)
+            with cache_batch():
+                for rel, language in batch:
+                    yield analyse_file(self._root, rel, language, self._max_bytes)
 
     def _collect(self) -> Generator[FileResult, None, None]:
         from concurrent.futures import FIRST_COMPLETED, wait

@@ -7,6 +7,7 @@ Nothing here touches the database.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass, replace
@@ -141,12 +142,20 @@ def describe(
                       lines if status == "indexed" else 0, status, facts)
 
 
+def cache_batch() -> contextlib.AbstractContextManager[None]:
+    """Facts-cache entries written while inside go in together (see ``FactCache.batch``)."""
+    cache = default_cache()
+    return cache.batch() if cache is not None else contextlib.nullcontext()
+
+
 def analyse_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> list[FileResult]:
-    """Worker entry point: a batch amortises the cost of shipping work between processes."""
+    """Worker entry point: a batch amortises the cost of shipping work between processes
+    (and of writing the facts cache)."""
     results = []
-    for rel, language in jobs:
-        result = analyse_file(root, rel, language, max_bytes, encoded=True)
-        if result.encoded is None:  # skipped (binary, too large …): no rows, said as such
-            result = replace(result, encoded=encode_facts(result.facts))
-        results.append(result)
+    with cache_batch():
+        for rel, language in jobs:
+            result = analyse_file(root, rel, language, max_bytes, encoded=True)
+            if result.encoded is None:  # skipped (binary, too large …): no rows, said so
+                result = replace(result, encoded=encode_facts(result.facts))
+            results.append(result)
     return results

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import os
 import shutil
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,11 @@ def _snapshot(codemap: CodeMap) -> tuple[list[object], list[object]]:
                                                                   "grüß", "Item")
             for r in codemap.find_references(name=name)[0]]
     return symbols, uses
+
+
+def _entries(cache: FactCache) -> list[tuple[str, str, bytes, int]]:
+    with sqlite3.connect(cache.path) as conn:
+        return conn.execute("SELECT digest, language, rows, written FROM facts").fetchall()
 
 
 def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,18 +86,26 @@ def test_a_branch_switch_back_reuses_the_facts_of_known_content(
 
 def test_a_damaged_or_foreign_entry_is_a_miss_and_the_file_is_parsed(
     workspace: Callable[..., Path], open_map: Callable[..., CodeMap], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first = workspace(FILES)
     expected = _snapshot(_indexed(open_map(first)))
     cache = default_cache()
     assert cache is not None
-    entries = list(cache.dir.glob("*/*"))
+    entries = _entries(cache)
     assert len(entries) == len(FILES)
-    for number, entry in enumerate(entries):  # truncated, garbage, a valid but wrong shape
-        entry.write_bytes([b"\xfb", b"not marshal", b"\xe9\x00\x00\x00\x00"][number % 3])
+    with sqlite3.connect(cache.path) as conn:  # truncated, garbage, a valid but wrong shape
+        for number, (digest, language, _rows, _written) in enumerate(entries):
+            conn.execute("UPDATE facts SET rows = ? WHERE digest = ? AND language = ?",
+                         ([b"\xfb", b"not marshal", b"\xe9\x00\x00\x00\x00"][number % 3],
+                          digest, language))
     second = tmp_path / "clone"
     shutil.copytree(first, second, ignore=shutil.ignore_patterns(".codekeep"))
-    assert _snapshot(_indexed(open_map(second))) == expected
+    assert _snapshot(_indexed(open_map(second))) == expected  # parsed again …
+    third = tmp_path / "worktree"
+    shutil.copytree(first, third, ignore=shutil.ignore_patterns(".codekeep"))
+    _no_parsing(monkeypatch)
+    assert _snapshot(_indexed(open_map(third))) == expected  # … and the entries rewritten
 
 
 def test_the_cache_lives_outside_the_workspace_and_can_be_turned_off(
@@ -101,7 +115,10 @@ def test_the_cache_lives_outside_the_workspace_and_can_be_turned_off(
     cache_dir = Path(os.environ[ENV])
     root = workspace(FILES)
     _indexed(open_map(root))
-    assert len(list((cache_dir / fingerprint()).glob("*/*"))) == len(FILES)
+    cache = default_cache()
+    assert cache is not None and cache.path.parent == cache_dir / fingerprint()
+    assert len(_entries(cache)) == len(FILES)
+    assert cache.path.stat().st_mode & 0o077 == 0  # private: the cache holds code
     assert all(p.name.startswith((".gitignore", "index.db"))
                for p in (root / ".codekeep").iterdir())
     monkeypatch.setenv(ENV, "off")
@@ -119,20 +136,23 @@ def test_pruning_drops_unused_versions_and_the_oldest_entries_past_the_cap(
     from codekeep.analysis.encoding import EncodedFacts
 
     cache = FactCache(tmp_path / "facts")
-    for number in range(10):
-        cache.put("python", f"{number:02d}" + "0" * 30, EncodedFacts([], {"x": "0,0,1"}, ""))
-        entry = cache.dir / f"{number:02d}" / f"{number:02d}{'0' * 30}.python"
-        os.utime(entry, (1000 + number, 1000 + number))  # written in that order
-    size = entry.stat().st_size
+    with cache.batch():  # written together, on leaving
+        for number in range(10):
+            cache.put("python", f"{number:02d}" + "0" * 30, EncodedFacts([], {"x": "0,0,1"}, ""))
+        assert not cache.path.exists() or _entries(cache) == []
+    with sqlite3.connect(cache.path) as conn:
+        conn.execute("UPDATE facts SET written = 1000 + CAST(substr(digest, 1, 2) AS INTEGER)")
+    size = len(_entries(cache)[0][2])
     old_version = tmp_path / "facts" / ("0" * 20)
     (old_version / "ab").mkdir(parents=True)
     os.utime(old_version, (0, 0))
     now = STALE_AFTER_S + 10_000
     assert cache.prune(max_bytes=size * 5, now=now)
     assert not old_version.exists()
-    kept = sorted(p.name[:2] for p in cache.dir.rglob("*.python"))
+    kept = sorted(digest[:2] for digest, *_rest in _entries(cache))
     assert kept == ["06", "07", "08", "09"]  # the oldest went, down to 80 % of the cap
     assert cache.get("python", "09" + "0" * 30) == EncodedFacts([], {"x": "0,0,1"}, "")
+    assert cache.get("python", "01" + "0" * 30) is None
     assert not cache.prune(max_bytes=0, now=now + 60)  # ran less than a day ago
 
 
@@ -158,7 +178,7 @@ def test_the_fingerprint_covers_exactly_the_modules_extraction_runs() -> None:
     assert seen - {"analysis/factcache.py"} == set(factcache._SOURCES)
 
 
-def test_an_entry_a_killed_writer_left_short_is_written_whole_again(
+def test_a_damaged_cache_database_is_started_over(
     workspace: Callable[..., Path], open_map: Callable[..., CodeMap], tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -166,12 +186,29 @@ def test_an_entry_a_killed_writer_left_short_is_written_whole_again(
     expected = _snapshot(_indexed(open_map(first)))
     cache = default_cache()
     assert cache is not None
-    for entry in cache.dir.glob("*/*"):  # entries are written in place: cut each short
-        entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])
+    cache._close()  # as another process would find it: damaged under its feet
+    cache.path.write_bytes(b"not a database " * 1000)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{cache.path}{suffix}").unlink(missing_ok=True)
     second = tmp_path / "clone"
     shutil.copytree(first, second, ignore=shutil.ignore_patterns(".codekeep"))
-    assert _snapshot(_indexed(open_map(second))) == expected  # parsed again
+    assert _snapshot(_indexed(open_map(second))) == expected  # parsed, no error
+    assert len(_entries(cache)) == len(FILES)  # written to a new database
     third = tmp_path / "worktree"
     shutil.copytree(first, third, ignore=shutil.ignore_patterns(".codekeep"))
     _no_parsing(monkeypatch)
-    assert _snapshot(_indexed(open_map(third))) == expected  # from the rewritten entries
+    assert _snapshot(_indexed(open_map(third))) == expected  # from the new entries
+
+
+def test_entries_put_after_the_database_was_deleted_go_to_a_new_one(
+    tmp_path: Path,
+) -> None:
+    from codekeep.analysis.encoding import EncodedFacts
+
+    cache = FactCache(tmp_path / "facts")
+    facts = EncodedFacts([], {"x": "0,0,1"}, "")
+    cache.put("python", "a" * 32, facts)
+    shutil.rmtree(tmp_path / "facts")  # `rm -rf ~/.cache/codekeep` under a running server
+    cache.put("python", "b" * 32, facts)
+    assert [digest for digest, *_rest in _entries(cache)] == ["b" * 32]
+    assert FactCache(tmp_path / "facts").get("python", "b" * 32) == facts

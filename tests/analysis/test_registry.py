@@ -110,5 +110,5 @@ def test_each_pattern_is_one_fact_read_from_its_text(tmp_path: Path) -> None:
               "(class_definition name: (identifier) @name) @definition.class @reference.type")
     twofold = LanguageRegistry(tmp_path).get("twofold")
     assert twofold is not None
-    with pytest.raises(LanguageError, match="twofold.scm: pattern 0 has several roles"):
+    with pytest.raises(LanguageError, match=r"twofold\.scm: pattern 0 has several roles"):
         _ = twofold.roles
