@@ -105,7 +105,7 @@ class Analysis:
         self._count = 0
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._pool_failed = False  # a worker died: the rest is parsed here, no new pool
-        self._pending: dict[concurrent.futures.Future[list[FileResult]],
+        self._pending: dict[concurrent.futures.Future[bytes],
                             list[tuple[str, str]]] = {}
 
     def __enter__(self) -> Analysis:
@@ -199,6 +199,8 @@ class Analysis:
         from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
+        from codekeep.analysis.parsing import unpack_batch
+
         while self._pending:
             done, _ = wait(self._pending, return_when=FIRST_COMPLETED)
             for future in done:
@@ -210,7 +212,7 @@ class Analysis:
                     self._abandon_pool()
                     return
                 del self._pending[future]
-                yield from results
+                yield from unpack_batch(results)
 
 
 def die_with(owner: int) -> None:

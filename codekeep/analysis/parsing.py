@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import marshal
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -148,9 +149,9 @@ def cache_batch() -> contextlib.AbstractContextManager[None]:
     return cache.batch() if cache is not None else contextlib.nullcontext()
 
 
-def analyse_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> list[FileResult]:
+def analyse_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> bytes:
     """Worker entry point: a batch amortises the cost of shipping work between processes
-    (and of writing the facts cache)."""
+    (and of writing the facts cache). The results go back as :func:`pack_batch` bytes."""
     results = []
     with cache_batch():
         for rel, language in jobs:
@@ -158,4 +159,20 @@ def analyse_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> lis
             if result.encoded is None:  # skipped (binary, too large …): no rows, said so
                 result = replace(result, encoded=encode_facts(result.facts))
             results.append(result)
-    return results
+    return pack_batch(results)
+
+
+def pack_batch(results: list[FileResult]) -> bytes:
+    """Encoded results as one ``marshal`` blob: what crosses the process boundary.
+    Pickling the results themselves (a dataclass holding a named tuple per file) cost
+    the workers and the parent ~0.23 s of CPU on Django; this, ~0.1 s."""
+    return marshal.dumps([
+        (r.rel, r.language, r.size, r.mtime_ns, r.hash, r.lines, r.status,
+         tuple(r.encoded) if r.encoded is not None else None) for r in results])
+
+
+def unpack_batch(blob: bytes) -> list[FileResult]:
+    return [FileResult(rel, language, size, mtime_ns, digest, lines, status, EMPTY_FACTS,
+                       EncodedFacts(*encoded) if encoded is not None else None)
+            for rel, language, size, mtime_ns, digest, lines, status, encoded
+            in marshal.loads(blob)]

@@ -74,11 +74,11 @@ def test_threaded_process_indexes_through_the_preloaded_fork_server(
 _INDEXER_PID = os.getpid()
 
 
-def _dying_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> list[object]:
+def _dying_batch(root: str, jobs: list[tuple[str, str]], max_bytes: int) -> bytes:
     """A worker's batch that kills the worker when it holds pkg/mod_3.py."""
     if os.getpid() != _INDEXER_PID and any(rel == "pkg/mod_3.py" for rel, _ in jobs):
         os._exit(1)
-    return list(_REAL_BATCH(root, jobs, max_bytes))
+    return _REAL_BATCH(root, jobs, max_bytes)
 
 
 _REAL_BATCH = parsing.analyse_batch
