@@ -197,7 +197,8 @@ class Document:
         changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(self.tree)]
         lo = min([owed.start_byte] + [r[0] for r in changed])
         hi = max([owed.new_end_byte] + [r[1] for r in changed])
-        lo, hi = _widened_for_recovery(edited, self.tree, lo, hi)
+        lo, hi = _widened_for_recovery(edited, self.tree, lo, hi,
+                                       int(len(self.data) * WINDOW_MAX_SHARE))
         spliced = self._splice(lo, hi, edit)
         if spliced is None and self.spec.import_style == "go":
             lo, hi = whole_declarations(self.tree.root_node, lo, hi)  # see go_scopes
@@ -243,6 +244,11 @@ class Document:
             return None  # an import sharing a line with the body's ends: too ambiguous
         first_key, last_key = (first[0], first[1]), old_last
         kept_refs = [r for r in old.refs if (r.span.line, r.span.col) < first_key]
+        for ref in reversed(kept_refs):  # the uses on the body's first line, last first
+            if ref.span.line < first[0]:
+                break
+            if (ref.span.end_line, ref.span.end_col) > first_key:
+                return None  # an old name reaching into the body: the edit made it two
         moved_refs = [
             edit.shift_ref(r) for r in old.refs if (r.span.line, r.span.col) >= last_key
         ]
@@ -377,7 +383,9 @@ class Document:
         self.line_starts[first + 1:] = new_starts + tail
 
 
-def _widened_for_recovery(old: ts.Tree, new: ts.Tree, lo: int, hi: int) -> tuple[int, int]:
+def _widened_for_recovery(
+    old: ts.Tree, new: ts.Tree, lo: int, hi: int, enough: int
+) -> tuple[int, int]:
     """``lo..hi`` grown over the places where error recovery placed its nodes
     differently in the two trees (``old`` already edited into the new text's positions).
 
@@ -389,35 +397,49 @@ def _widened_for_recovery(old: ts.Tree, new: ts.Tree, lo: int, hi: int) -> tuple
     and range; a subtree the new tree reused is the very same node (same id) and is not
     entered, and a node without a twin grows the range. A keystroke inside an ERROR that
     spans half the file (an open docstring) so costs the path to the edit, not the
-    file. A pair already inside the range cannot grow it.
+    file. A pair already inside the range cannot grow it. Once the range is ``enough``
+    bytes long the whole file is returned: past that the file is extracted whole
+    anyway, and the rest of the walk (every node error recovery made anew, 12k of them
+    in a 2,500-line file with an open docstring) would be spent for nothing.
     """
     if not (old.root_node.has_error or new.root_node.has_error):
         return lo, hi
     pending = [(old.root_node, new.root_node, False)]
     while pending:
+        if hi - lo >= enough:
+            return 0, new.root_node.end_byte
         before, after, in_error = pending.pop()
         if before.id == after.id or (lo <= after.start_byte and after.end_byte <= hi):
             continue
         in_error = in_error or before.is_error or after.is_error
-        old_children = [c for c in before.children if in_error or c.has_error]
-        new_children = [c for c in after.children if in_error or c.has_error]
-        old_ids, new_ids = {c.id for c in old_children}, {c.id for c in new_children}
-        twins: dict[tuple[int, int, str], list[ts.Node]] = {}
+        old_children = before.children if in_error else [
+            c for c in before.children if c.has_error]
+        new_children = after.children if in_error else [
+            c for c in after.children if c.has_error]
+        new_ids = {c.id for c in new_children}
+        old_ids: set[int] = set()
+        # (byte range, symbol) -> the old children there the new tree did not reuse
+        twins: dict[tuple[tuple[int, int], int], list[ts.Node]] = {}
         for child in old_children:
-            if child.id not in new_ids:
-                twins.setdefault((child.start_byte, child.end_byte, child.type), []).append(child)
+            child_id = child.id
+            old_ids.add(child_id)
+            if child_id not in new_ids:
+                twins.setdefault((child.byte_range, child.kind_id), []).append(child)
         grown = []
         for child in new_children:
             if child.id in old_ids:
                 continue
-            same_place = twins.get((child.start_byte, child.end_byte, child.type))
-            if same_place:
-                pending.append((same_place.pop(0), child, in_error))
-            else:
+            same_place = twins.get((child.byte_range, child.kind_id))
+            if not same_place:
                 grown.append(child)
+                continue
+            twin = same_place.pop(0)
+            if child.child_count or twin.child_count:  # two twin tokens: nothing below
+                pending.append((twin, child, in_error))
         grown += [child for left in twins.values() for child in left]
         for child in grown:
-            lo, hi = min(lo, child.start_byte), max(hi, child.end_byte)
+            start, end = child.byte_range
+            lo, hi = min(lo, start), max(hi, end)
     return lo, hi
 
 

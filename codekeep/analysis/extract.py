@@ -20,6 +20,14 @@ from codekeep.common.secrets import redact_text
 from codekeep.common.symbol_id import numbered
 
 SIGNATURE_MAX = 200
+# Bytes of a definition's text read for its signature. Error recovery can stretch a
+# header over hundreds of lines (an open docstring leaves a `def` whose body starts
+# where the next string ends), and a minified line is one header: a signature keeps
+# SIGNATURE_MAX characters, so collapsing and checking kilobytes for secrets on every
+# keystroke is waste. The cut falls on whitespace where there is any, so every
+# credential format still sees whole tokens (a private key block cut open is hidden
+# to the end of the text).
+SIGNATURE_SCAN = 2048
 _OPEN_SPACE = re.compile(r"([(\[{]) ")
 _UNTIDY = re.compile(r"[(\[{] | [)\]}]")
 _NAME_DECORATION = frozenset(":'\"`")
@@ -165,10 +173,16 @@ def signature_of(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str
         if body is not None and body.start_byte > node.start_byte:
             end = body.start_byte
             break
+    start = node.start_byte
     if end is None:
-        line_end = src.find(b"\n", node.start_byte, node.end_byte)
+        line_end = src.find(b"\n", start, node.end_byte)
         end = node.end_byte if line_end < 0 else line_end
-    text = " ".join(src[node.start_byte:end].decode("utf-8", "replace").split())
+    if end - start > SIGNATURE_SCAN:
+        cut = start + SIGNATURE_SCAN
+        space = max(src.rfind(b" ", start, cut), src.rfind(b"\n", start, cut),
+                    src.rfind(b"\t", start, cut))
+        end = space if space > start else cut
+    text = " ".join(src[start:end].decode("utf-8", "replace").split())
     if _UNTIDY.search(text):
         # a multi-line parameter list collapses to "f(a, b)", not "f( a, b, )"
         text = _OPEN_SPACE.sub(r"\1", _CLOSE_SPACE.sub(r"\1", text))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -29,13 +30,30 @@ class SerialWorker:
             max_workers=1, thread_name_prefix=name
         )
         self._closed = False
+        self._lock = threading.Lock()
+        self._unfinished = 0  # calls queued or running, and requests not yet answered
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued or running, and every awaited result delivered: work that
+        may wait (settling a keystroke's facts) can start without delaying anyone."""
+        return self._unfinished == 0
+
+    def _count(self, delta: int) -> None:
+        with self._lock:
+            self._unfinished += delta
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Queue ``fn(*args)`` and await its result.
 
-        Cancelling the awaiting task cancels the call if it has not started yet.
+        Cancelling the awaiting task cancels the call if it has not started yet. The
+        call counts as unfinished until its result is back with the awaiting task.
         """
-        return await asyncio.wrap_future(self._executor.submit(fn, *args))
+        self._count(1)
+        try:
+            return await asyncio.wrap_future(self._executor.submit(fn, *args))
+        finally:
+            self._count(-1)
 
     def post(self, fn: Callable[..., Any], *args: Any, what: str = "") -> None:
         """Queue ``fn(*args)`` without waiting; a failure is logged, never raised.
@@ -44,8 +62,19 @@ class SerialWorker:
         """
         if self._closed:
             return
-        future = self._executor.submit(fn, *args)
-        future.add_done_callback(lambda done: _log_failure(done, what or fn.__name__))
+        label = what or fn.__name__
+
+        def finished(done: concurrent.futures.Future[Any]) -> None:
+            self._count(-1)
+            _log_failure(done, label)
+
+        self._count(1)
+        try:
+            future = self._executor.submit(fn, *args)
+        except RuntimeError:  # shut down meanwhile (by another thread)
+            self._count(-1)
+            raise
+        future.add_done_callback(finished)
 
     def close(self) -> None:
         """Finish the queued calls, then stop the thread."""

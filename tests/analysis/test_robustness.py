@@ -7,7 +7,10 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from codekeep.analysis import CodeMap
+from codekeep.analysis.extract import SIGNATURE_SCAN
 
 
 def _index(workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
@@ -308,12 +311,19 @@ def test_links_out_of_the_workspace_are_never_indexed(workspace, open_map, tmp_p
     assert [s.path for s in codemap.find_symbol("inside_function")] == ["src/app.py"]
 
 
-def test_secrets_in_signatures_never_reach_index_db(workspace, open_map) -> None:
+# A header longer than the bytes a signature is read from (extract.SIGNATURE_SCAN: an
+# open docstring can stretch one over the rest of the file): the cut falls between
+# tokens, so a credential at its start is hidden all the same.
+LONG_HEADER = "".join(f", option_{i}=None" for i in range(SIGNATURE_SCAN // 10))
+
+
+@pytest.mark.parametrize("rest", ["", LONG_HEADER], ids=["short", "long header"])
+def test_secrets_in_signatures_never_reach_index_db(workspace, open_map, rest: str) -> None:
     """The code map stores signatures; a credential in a default value or a constant is
     redacted there (the source file keeps it, index.db under .codekeep/ does not)."""
     from tests.common.secret_corpus import CORPUS
 
-    lines = [f"SETTING_{n} = {text!r}\n\ndef connect_{n}(value={text!r}):\n    pass\n\n"
+    lines = [f"SETTING_{n} = {text!r}\n\ndef connect_{n}(value={text!r}{rest}):\n    pass\n\n"
              for n, (_kind, text, _secret) in enumerate(CORPUS)]
     root = workspace({"conf.py": "".join(lines)})
     codemap = open_map(root)
@@ -324,3 +334,4 @@ def test_secrets_in_signatures_never_reach_index_db(workspace, open_map) -> None
     stored = b"".join(p.read_bytes() for p in (root / ".codekeep").glob("index.db*"))
     leaked = [kind for kind, _text, secret in CORPUS if secret.encode() in stored]
     assert leaked == []
+

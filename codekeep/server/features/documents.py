@@ -29,10 +29,11 @@ from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)
 
-# Quiet time after the last keystroke before the owed facts are extracted and stored:
-# longer than an editor takes to send the requests that follow a keystroke (only
-# findSymbol can be answered without them: every other query settles first anyway), and
-# short, so that the settling is over before the next keystroke of a fast typist.
+# Quiet time after the last keystroke, with the folder's worker idle (no request queued,
+# running or unanswered), before the owed facts are extracted and stored: longer than
+# an editor takes to send the requests that follow a keystroke (only findSymbol can be
+# answered without them: every other query settles first anyway), and short, so that
+# the settling is over before the next keystroke of a fast typist.
 SETTLE_AFTER_S = 0.005
 
 
@@ -112,6 +113,12 @@ def register(server: CodeKeepServer) -> None:
 
         def settle() -> None:
             settling.pop(handle, None)
+            if not handle.worker.idle:
+                # A request (the findSymbol that follows a keystroke) is queued, running
+                # or not yet answered: settling now would hold the thread and the GIL
+                # while its answer waits to be written. Quiet means that too.
+                settle_later(handle)
+                return
             handle.post(lambda services: services.codemap.settle(), "settle edits")
 
         settling[handle] = asyncio.get_running_loop().call_later(SETTLE_AFTER_S, settle)
