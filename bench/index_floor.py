@@ -108,16 +108,16 @@ def _worker(jobs: list[tuple[str, str]], query: bool) -> None:
     import tree_sitter as ts
 
     registry = default_registry()
-    parsers: dict[str, tuple[ts.Parser, ts.QueryCursor]] = {}
+    parsers: dict[str, tuple[ts.Parser, ts.QueryCursor | None]] = {}
     for language, path in jobs:
         if language not in parsers:
             spec = registry.get(language)
             assert spec is not None  # compiled here, as each index worker compiles it
-            parsers[language] = (spec.new_parser(),
-                                 ts.QueryCursor(ts.Query(spec.language, spec.query_source)))
+            parsers[language] = (spec.new_parser(), ts.QueryCursor(
+                ts.Query(spec.language, spec.query_source)) if query else None)
         parser, cursor = parsers[language]
         tree = parser.parse(Path(path).read_bytes())
-        if query:
+        if cursor is not None:
             for _match in cursor.matches(tree.root_node):
                 pass
 
