@@ -37,6 +37,7 @@ import shutil
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,9 +86,24 @@ MIGRATIONS = (
     """,
 )
 _Entry = tuple[str, str, bytes, int]  # digest, language, marshalled rows, written (s)
-# Connections a forked worker inherited: SQLite forbids using them in the child, and
-# letting them be collected would close them there; kept, untouched, for the process.
+# Connections a forked process inherited anyway (a fork that skipped the at-fork hook
+# below): SQLite forbids using them in the child, and letting them be collected would
+# close them there; kept, untouched, for the life of the process.
 _INHERITED: list[sqlite3.Connection] = []
+_OPEN: weakref.WeakSet[FactCache] = weakref.WeakSet()  # caches holding a connection
+
+
+def _close_before_fork() -> None:
+    """A child must not inherit an open SQLite connection, not even one it never uses:
+    its copy of SQLite's lock bookkeeping would claim locks only the parent holds. So
+    every cache closes its connection before a fork (the index's worker pool); it is
+    reopened on next use."""
+    for cache in list(_OPEN):
+        with cache._lock:
+            cache._close()
+
+
+os.register_at_fork(before=_close_before_fork)
 
 
 class FactCache:
@@ -189,6 +205,7 @@ class FactCache:
                 conn.row_factory = None
                 conn.execute(f"PRAGMA busy_timeout = {WRITE_WAIT_MS}")
                 self._conn, self._owner, self._inode = conn, os.getpid(), _inode(self.path)
+                _OPEN.add(self)
                 break
         return self._conn
 
@@ -202,6 +219,7 @@ class FactCache:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
             self._conn = None
+            _OPEN.discard(self)
 
     def prune(self, max_bytes: int = MAX_BYTES, now: float | None = None) -> bool:
         """At most once a day: delete other versions' directories left unused, then

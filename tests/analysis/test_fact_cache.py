@@ -212,3 +212,35 @@ def test_entries_put_after_the_database_was_deleted_go_to_a_new_one(
     cache.put("python", "b" * 32, facts)
     assert [digest for digest, *_rest in _entries(cache)] == ["b" * 32]
     assert FactCache(tmp_path / "facts").get("python", "b" * 32) == facts
+
+
+def _put_in_child(base: str) -> None:
+    from codekeep.analysis.encoding import EncodedFacts
+
+    cache = FactCache(Path(base))
+    cache.put("python", "c" * 32, EncodedFacts([], {"child": "0,0,5"}, ""))
+
+
+def test_a_forked_worker_writes_beside_the_parent_without_inheriting_its_connection(
+    tmp_path: Path,
+) -> None:
+    """The parent's connection is closed before the fork (SQLite forbids carrying one
+    into a child), both write, and the parent's next read reopens it and sees both."""
+    import multiprocessing
+
+    from codekeep.analysis.encoding import EncodedFacts
+
+    cache = FactCache(tmp_path / "facts")
+    facts = EncodedFacts([], {"parent": "0,0,6"}, "")
+    cache.put("python", "p" * 32, facts)
+    assert cache._conn is not None
+    child = multiprocessing.get_context("fork").Process(
+        target=_put_in_child, args=(str(tmp_path / "facts"),))
+    child.start()
+    assert cache._conn is None  # closed in the parent before the fork
+    child.join()
+    assert child.exitcode == 0
+    assert cache.get("python", "p" * 32) == facts
+    assert cache.get("python", "c" * 32) == EncodedFacts([], {"child": "0,0,5"}, "")
+    with sqlite3.connect(cache.path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
