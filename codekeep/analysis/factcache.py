@@ -103,7 +103,8 @@ def _close_before_fork() -> None:
             cache._close()
 
 
-os.register_at_fork(before=_close_before_fork)
+if hasattr(os, "register_at_fork"):  # POSIX: where processes fork
+    os.register_at_fork(before=_close_before_fork)
 
 
 class FactCache:
