@@ -25,6 +25,7 @@ OWNERS = {
     "common/sqlite.py",  # open_db: connection settings and migrations for every store
     "common/salvage.py",  # repairing any damaged store file, table by table, by rowid
     "tools/audit.py",  # the audit log is its own small database
+    "analysis/factcache.py",  # so is the facts cache shared by every checkout
     "testing/postgres.py",  # the tests' throw-away PostgreSQL: CREATE DATABASE per test
 }
 
