@@ -538,11 +538,13 @@ class IndexStore:
         """What the repository map ranks of every symbol, in path and position order.
 
         Lighter than :meth:`all_symbols` (no ids, ranges or languages; one string per
-        path): on a Django-sized tree the map kept 100 MB of full symbols alive.
+        path and per container): on a Django-sized tree the map kept 100 MB of full
+        symbols alive.
         """
-        paths: dict[str, str] = {}
+        shared: dict[str, str] = {}  # one string per path and per container name
         return [
-            OutlineEntry(paths.setdefault(path, path), name, kind_name(kind), container,
+            OutlineEntry(shared.setdefault(path, path), name, kind_name(kind),
+                         container and shared.setdefault(container, container),
                          signature, line, col)
             for path, name, container, kind, signature, line, col in self.conn.execute(
                 "SELECT f.path, s.name, s.container, s.kind, s.signature, s.line, s.col "

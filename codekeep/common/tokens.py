@@ -126,12 +126,17 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding | None:
         ranks = mergeable_ranks(name)
     except EncodingDataError:  # a broken install must degrade to estimates, not crash
         return None
-    return tiktoken.Encoding(
+    encoding = tiktoken.Encoding(
         name=name,
         pat_str=shipped.pat_str,
         mergeable_ranks=ranks,
         special_tokens=shipped.special_tokens,
     )
+    # tiktoken's Rust core has copied the ranks; the Encoding keeps the Python dict only
+    # to pickle itself, which nothing here does. Letting it go returns ~14 MB per
+    # encoding to a long-lived server (measured with cl100k_base).
+    encoding._mergeable_ranks = {}
+    return encoding
 
 
 def estimate_tokens(text: str) -> int:

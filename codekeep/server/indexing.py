@@ -15,6 +15,7 @@ from lsprotocol import types
 
 from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.model import IndexStats
+from codekeep.hosting.heap import release_free_memory
 from codekeep.hosting.workspaces import WorkspaceHandle
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
         reporter.end(f"failed: {error}")
         return None
     handle.progress.ready = True
+    release_free_memory()  # the index's decoding churned far more than it keeps
     logger.info(
         "indexed %s: %d files, %d symbols in %.2fs",
         handle.root,

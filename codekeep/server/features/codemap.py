@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from codekeep.analysis.errors import CodeMapError
 from codekeep.analysis.model import Encoding, RepoMap, Symbol
 from codekeep.common.uris import path_to_uri
+from codekeep.hosting.heap import release_free_memory
 from codekeep.hosting.workspaces import WorkspaceHandle, WorkspaceUnavailable
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
@@ -239,4 +240,7 @@ def register(server: CodeKeepServer) -> None:
 
 
 def map_of(services: WorkspaceServices, budget: int, focus: list[str]) -> RepoMap:
-    return services.codemap.repo_map(budget, focus)
+    try:
+        return services.codemap.repo_map(budget, focus)
+    finally:
+        release_free_memory()  # ranking every symbol and reference churned ~100 MB
