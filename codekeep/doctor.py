@@ -171,7 +171,8 @@ def models(root: Path) -> Iterator[Finding]:
 
 
 def _embeddings_finding(area: str, embeddings: EmbeddingSettings) -> Finding:
-    """Where vectors come from; for the local model, whether it can load (no network)."""
+    """Where vectors come from; for the local model, whether its files are installed and
+    complete (read from their headers; no network)."""
     if embeddings.provider == "local":
         from codekeep.common.local_model import LocalModelUnavailable, check_files
 

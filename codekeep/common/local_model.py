@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import struct
 import threading
 from collections.abc import Sequence
@@ -73,6 +74,8 @@ def read_safetensors(path: Path) -> dict[str, Array]:
 
 def _safetensors_header(handle: BinaryIO) -> dict[str, Any]:
     (size,) = struct.unpack("<Q", handle.read(8))
+    if size > os.fstat(handle.fileno()).st_size - 8:  # a damaged length: never read it
+        raise ValueError(f"a {size}-byte header in a shorter file")
     header: dict[str, Any] = json.loads(handle.read(size))
     return header
 
@@ -85,7 +88,8 @@ def check_files(directory: Path | None = None) -> str:
     folder = directory or model_dir()
     weights = folder / "model.safetensors"
     try:
-        pieces = sum(1 for _ in (folder / "vocab.txt").open(encoding="utf-8"))
+        with (folder / "vocab.txt").open(encoding="utf-8") as vocabulary:
+            pieces = sum(1 for _ in vocabulary)
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         with weights.open("rb") as handle:
             header = _safetensors_header(handle)

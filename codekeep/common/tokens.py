@@ -126,17 +126,25 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding | None:
         ranks = mergeable_ranks(name)
     except EncodingDataError:  # a broken install must degrade to estimates, not crash
         return None
-    encoding = tiktoken.Encoding(
+    encoding = ShippedEncoding(
         name=name,
         pat_str=shipped.pat_str,
         mergeable_ranks=ranks,
         special_tokens=shipped.special_tokens,
     )
     # tiktoken's Rust core has copied the ranks; the Encoding keeps the Python dict only
-    # to pickle itself, which nothing here does. Letting it go returns ~14 MB per
-    # encoding to a long-lived server (measured with cl100k_base).
+    # to pickle itself, and ours pickles by name instead. Letting it go returns ~14 MB
+    # per encoding to a long-lived server (measured with cl100k_base).
     encoding._mergeable_ranks = {}
     return encoding
+
+
+class ShippedEncoding(tiktoken.Encoding):
+    """A shipped encoding; pickled by name (rebuilt from the package's data on the other
+    side), as tiktoken pickles the encodings of its own registry."""
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return get_encoding, (self.name,)
 
 
 def estimate_tokens(text: str) -> int:

@@ -124,7 +124,8 @@ class VectorIndex:
         centroids, rebuilt only after the store's vectors or chunks changed."""
         np = numpy()
         cached = self._matrix
-        if cached is None or cached.changes != self._store.changes:
+        if (cached is None or cached.changes != self._store.changes
+                or cached.rows.shape[1] != size):  # a question of another size: rebuild
             rows = [(chunk_id, page, blob) for chunk_id, page, blob
                     in self._store.vectors_by_page(self._model) if len(blob) == 4 * size]
             matrix = (np.frombuffer(b"".join(blob for _i, _p, blob in rows), dtype=np.float32)

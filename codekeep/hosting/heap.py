@@ -5,8 +5,9 @@ cold index decodes every worker's results, the repository map ranks every symbol
 reference. glibc keeps what was freed for reuse, so the process's resident set stays
 at the high-water mark for the rest of the session. ``malloc_trim`` hands the free
 pages back (about 15 MB after a repository map of Django, measured with
-bench/server_rss_bench.py); it costs a few milliseconds, so it is called only after
-those bursts, not per request. Elsewhere than glibc it does nothing.
+bench/server_rss_bench.py); it walks the allocator's arenas (milliseconds to tens of
+them on a big heap), so it is called only after those bursts — once per cold index and
+per repository map — and never on the event loop. Elsewhere than glibc it does nothing.
 """
 
 from __future__ import annotations
@@ -26,10 +27,13 @@ def _malloc_trim() -> Callable[[int], int] | None:
     if name is None:
         return None
     try:
-        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+        trim = ctypes.CDLL(name).malloc_trim
     except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to call
         return None
-    return trim
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    function: Callable[[int], int] = trim
+    return function
 
 
 def release_free_memory() -> None:

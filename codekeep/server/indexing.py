@@ -99,7 +99,7 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
         reporter.end(f"failed: {error}")
         return None
     handle.progress.ready = True
-    release_free_memory()  # the index's decoding churned far more than it keeps
+    await asyncio.to_thread(release_free_memory)  # the index churned far more than it keeps
     logger.info(
         "indexed %s: %d files, %d symbols in %.2fs",
         handle.root,

@@ -137,6 +137,8 @@ class TeamMemory:
             wanted = sorted({i for ranked in lists for i in ranked})
             return lists, rows.load(conn, wanted)
 
+        # Carried by this read's own transaction (recall never runs inside a team write
+        # transaction, where the counts would be taken for written before it commits).
         counted = self._access.take() if self._access.due() else []
 
         def carry_and_gather(conn: Any) -> tuple[builtins.list[list[str]],
@@ -146,7 +148,7 @@ class TeamMemory:
 
         try:
             lists, found = self.store.read(carry_and_gather, implicit=True)
-        except TeamError:
+        except BaseException:  # not written: queued again, older first
             self._access.rolled_back()
             raise
         self._access.committed()

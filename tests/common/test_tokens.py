@@ -92,3 +92,15 @@ def test_damaged_data_degrades_to_an_estimate(monkeypatch: pytest.MonkeyPatch) -
 def test_an_encoding_we_do_not_ship_counts_with_cl100k() -> None:
     counted = tokens.count_tokens("hello world", "p50k_base")
     assert (counted.source, counted.encoding, counted.tokens) == ("tiktoken", "cl100k_base", 2)
+
+
+def test_a_shipped_encoding_pickles_by_name() -> None:
+    """The encoding lets go of tiktoken's Python copy of its ranks (memory), so it must
+    pickle by name and be rebuilt from the shipped data, never from an empty table."""
+    import pickle
+
+    encoding = tokens.get_encoding("o200k_base")
+    assert encoding is not None
+    again = pickle.loads(pickle.dumps(encoding))
+    assert again.name == "o200k_base"
+    assert again.encode("def parse(text): ...") == encoding.encode("def parse(text): ...")
