@@ -181,7 +181,9 @@ def signature_of(src: bytes, node: ts.Node, body_fields: tuple[str, ...]) -> str
         cut = start + SIGNATURE_SCAN
         space = max(src.rfind(b" ", start, cut), src.rfind(b"\n", start, cut),
                     src.rfind(b"\t", start, cut))
-        end = space if space > start else cut
+        # at a space if one is in the window's second half, else mid-token: a header with
+        # only early spaces (minified code) keeps its name and parameters
+        end = space if space - start >= SIGNATURE_SCAN // 2 else cut
     text = " ".join(src[start:end].decode("utf-8", "replace").split())
     if _UNTIDY.search(text):
         # a multi-line parameter list collapses to "f(a, b)", not "f( a, b, )"

@@ -35,8 +35,10 @@ class SerialWorker:
 
     @property
     def idle(self) -> bool:
-        """Nothing queued or running, and every awaited result delivered: work that
-        may wait (settling a keystroke's facts) can start without delaying anyone."""
+        """Nothing queued or running, and every awaited result back with the task that
+        awaits it: work that may wait (settling a keystroke's facts) can start without
+        delaying anyone — once that task's answer is written, which its handler queues
+        as it ends (the settle looks again after the loop's queued callbacks)."""
         return self._unfinished == 0
 
     def _count(self, delta: int) -> None:

@@ -335,3 +335,15 @@ def test_secrets_in_signatures_never_reach_index_db(workspace, open_map, rest: s
     leaked = [kind for kind, _text, secret in CORPUS if secret.encode() in stored]
     assert leaked == []
 
+
+
+def test_a_long_header_without_late_spaces_keeps_its_name(workspace, open_map) -> None:
+    """Minified code: a header past SIGNATURE_SCAN whose only space is right after
+    ``def`` is cut mid-token, not at that space (which would leave just "def")."""
+    params = ",".join(f"p{i}" for i in range(SIGNATURE_SCAN // 3))
+    root = workspace({"mini.py": f"def squeeze({params}):\n    pass\n"})
+    codemap = open_map(root)
+    codemap.index()
+    (found,) = codemap.find_symbol("squeeze")
+    assert found.signature.startswith("def squeeze(p0,p1,p2,")
+    codemap.close()

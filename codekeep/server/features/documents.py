@@ -35,6 +35,10 @@ logger = logging.getLogger(__name__)
 # answered without them: every other query settles first anyway), and short, so that
 # the settling is over before the next keystroke of a fast typist.
 SETTLE_AFTER_S = 0.005
+# A settle waits for idle workers at most this long: a steady stream of requests (an
+# agent's) must not keep a buffer's facts out of index.db, nor let the owed edits pile
+# up until the whole file has to be extracted again.
+SETTLE_WAITS_AT_MOST_S = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,24 +108,37 @@ def revert_to_disk(services: WorkspaceServices, path: str) -> None:
 
 def register(server: CodeKeepServer) -> None:
     settling: dict[WorkspaceHandle, asyncio.TimerHandle] = {}
+    waiting_since: dict[WorkspaceHandle, float] = {}  # first time a settle found work
 
     def settle_later(handle: WorkspaceHandle) -> None:
         """(On the event loop.) Settle ``handle``'s buffers after a quiet spell; each
         keystroke starts the spell again."""
         if (pending := settling.pop(handle, None)) is not None:
             pending.cancel()
+        settling[handle] = asyncio.get_running_loop().call_later(
+            SETTLE_AFTER_S, settle, handle, True)
 
-        def settle() -> None:
+    def settle(handle: WorkspaceHandle, first_look: bool) -> None:
+        """Post the settle once every folder's worker is idle — no request queued,
+        running or awaited: settling then would hold a thread and the GIL while an
+        answer waits — or once it has waited :data:`SETTLE_WAITS_AT_MOST_S`."""
+        if first_look:
             settling.pop(handle, None)
-            if not handle.worker.idle:
-                # A request (the findSymbol that follows a keystroke) is queued, running
-                # or not yet answered: settling now would hold the thread and the GIL
-                # while its answer waits to be written. Quiet means that too.
-                settle_later(handle)
-                return
-            handle.post(lambda services: services.codemap.settle(), "settle edits")
-
-        settling[handle] = asyncio.get_running_loop().call_later(SETTLE_AFTER_S, settle)
+        elif handle in settling:  # a keystroke armed a new quiet spell meanwhile
+            return
+        loop = asyncio.get_running_loop()
+        overdue = loop.time() - waiting_since.setdefault(handle, loop.time()) \
+            >= SETTLE_WAITS_AT_MOST_S
+        if not overdue and not all(other.worker.idle for other in server.workspaces):
+            settle_later(handle)
+            return
+        if first_look and not overdue:
+            # An answer is written by a callback its handler queues as it ends, which
+            # may still be waiting in the loop's queue: look again after it has run.
+            loop.call_soon(settle, handle, False)
+            return
+        waiting_since.pop(handle, None)
+        handle.post(lambda services: services.codemap.settle(), "settle edits")
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: CodeKeepServer, params: types.DidOpenTextDocumentParams) -> None:
