@@ -90,7 +90,7 @@ def one_language(language: str, paths: list[Path]) -> dict[str, float]:
     spec = default_registry().get(language)
     assert spec is not None
     started = _cpu()
-    parser, query = spec.new_parser(), ts.Query(spec.language, spec.query_source)
+    parser, query = spec.new_parser(), spec.compile_query()
     compiled = _cpu()
     data = [path.read_bytes() for path in paths]
     parse_start = _cpu()
@@ -114,7 +114,7 @@ def _worker(jobs: list[tuple[str, str]], query: bool) -> None:
             spec = registry.get(language)
             assert spec is not None  # compiled here, as each index worker compiles it
             parsers[language] = (spec.new_parser(), ts.QueryCursor(
-                ts.Query(spec.language, spec.query_source)) if query else None)
+                spec.compile_query()) if query else None)
         parser, cursor = parsers[language]
         tree = parser.parse(Path(path).read_bytes())
         if cursor is not None:

@@ -116,7 +116,7 @@ class FactCache:
         self._conn: sqlite3.Connection | None = None
         self._owner = 0  # the process that opened ``_conn``
         self._inode = 0  # of the file ``_conn`` opened (deleted or replaced: reopen)
-        self._pending: list[_Entry] | None = None
+        self._batches = threading.local()  # this thread's open batch (``pending``)
 
     def get(self, language: str, digest: str) -> EncodedFacts | None:
         with self._lock:
@@ -146,20 +146,23 @@ class FactCache:
         except ValueError:  # an unmarshallable value: no entry
             return
         entry = (digest, language, data, int(time.time()))
-        if self._pending is not None:
-            self._pending.append(entry)
+        pending: list[_Entry] | None = getattr(self._batches, "pending", None)
+        if pending is not None:
+            pending.append(entry)
         else:
             self._write([entry])
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
-        """The entries put meanwhile are written together on leaving, in one
-        transaction: what a worker does for each batch of files it parses."""
-        self._pending = []
+        """The entries this thread puts meanwhile are written together on leaving, in
+        one transaction: what a worker does for each batch of files it parses (two
+        folders indexing in one process keep a batch each)."""
+        pending: list[_Entry] = []
+        self._batches.pending = pending
         try:
             yield
         finally:
-            pending, self._pending = self._pending, None
+            self._batches.pending = None
             if pending:
                 self._write(pending)
 
@@ -257,7 +260,9 @@ def _inode(path: Path) -> int:
 
 
 def _delete_database(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
+    # the WAL and shared memory first: a process opening meanwhile must not find the
+    # old ones beside a new database (it would replay old frames into it)
+    for suffix in ("-wal", "-shm", ""):
         with contextlib.suppress(OSError):
             os.unlink(f"{path}{suffix}")
 

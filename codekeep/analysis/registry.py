@@ -39,6 +39,8 @@ Role = tuple[int, str]  # (family, the definition's capture name or the use's ki
 # The tokens of a pattern's text that matter for its captures: a capture, or a string or
 # comment (skipped whole, so an `@` inside one is not taken for a capture).
 _PATTERN_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|;[^\n]*|@([\w.-]+)')
+# A predicate whose first argument is a role capture (``(#match? @reference.type …)``).
+_PREDICATE_ON_ROLE = re.compile(r"\(#[\w-]+\??\s+@reference\.[\w.-]+")
 
 
 def _classify(names: Iterable[str]) -> Role | None:
@@ -95,8 +97,18 @@ class LanguageSpec:
         read from its ``@name`` (and ``@receiver``) alone and its kind from
         :attr:`roles`, so recording the node of the whole pattern for each of the
         hundreds of thousands of uses of a large tree was work nobody read."""
+        return self.compile_query()
+
+    def compile_query(self) -> ts.Query:
+        """A fresh compile of :attr:`query` (what each index worker pays once)."""
         import tree_sitter as ts
 
+        if found := _PREDICATE_ON_ROLE.search(self.query_source):
+            # a disabled capture holds no node, and py-tree-sitter passes a predicate on
+            # a capture without nodes: the filter would silently let every match through
+            raise LanguageError(f"{self.name}.scm: the predicate {found[0]!r} names a role "
+                                f"capture; name a helper capture of the same node "
+                                f"(`@reference.type @_holder`) instead")
         try:
             query = ts.Query(self.language, self.query_source)
         except (ts.QueryError, ValueError) as exc:

@@ -223,6 +223,10 @@ def schema_version(conn: sqlite3.Connection) -> int:
 def migrate(conn: sqlite3.Connection, migrations: Sequence[str]) -> int:
     """Apply the migrations the database has not seen yet; return the final version."""
     target = len(migrations)
+    if schema_version(conn) == target:
+        # Current: nothing to write, so no write lock to wait for (another process may
+        # hold it for seconds: an index being written, a VACUUM).
+        return target
     # BEGIN IMMEDIATE serialises concurrent first opens of the same file.
     conn.execute("BEGIN IMMEDIATE")
     try:

@@ -112,3 +112,32 @@ def test_each_pattern_is_one_fact_read_from_its_text(tmp_path: Path) -> None:
     assert twofold is not None
     with pytest.raises(LanguageError, match=r"twofold\.scm: pattern 0 has several roles"):
         _ = twofold.roles
+
+
+def test_a_predicate_on_a_role_capture_is_refused(tmp_path: Path) -> None:
+    """Role captures record no node (``disable_capture``), and py-tree-sitter passes a
+    predicate on a capture without nodes: such a filter would let every match through."""
+    _language(tmp_path, "leaky", {"grammar": "python", "extensions": [".py"]}, """
+        ((call function: (identifier) @name) @reference.call
+          (#not-match? @reference.call "^print"))
+    """)
+    leaky = LanguageRegistry(tmp_path).get("leaky")
+    assert leaky is not None
+    with pytest.raises(LanguageError, match=r"leaky\.scm: the predicate .* names a role"):
+        _ = leaky.query
+
+
+@pytest.mark.parametrize(("path", "source"), [
+    ("A.java", "class A { void f() { Foo x = new Bar(); } }\n"),
+    ("A.cs", "class A { void F() { Foo x = new Bar(); } }\n"),
+])
+def test_an_object_creation_is_a_new_use_not_a_type_use(
+    path: str, source: str, tmp_path: Path, open_map: Callable[..., CodeMap],
+) -> None:
+    (tmp_path / path).write_text(source, encoding="utf-8")
+    codemap = open_map(tmp_path)
+    codemap.index()
+    kinds = {name: sorted(r.kind for r in codemap.find_references(name=name)[0])
+             for name in ("Foo", "Bar")}
+    assert kinds == {"Foo": ["type"], "Bar": ["new"]}
+    codemap.close()

@@ -31,6 +31,25 @@ def test_first_open_waits_while_another_connection_holds_the_write_lock(tmp_path
     conn.close()
 
 
+def test_opening_a_current_database_does_not_wait_for_a_writer(tmp_path: Path) -> None:
+    """A reader (a CLI query while the server writes the index) opens at once: a schema
+    that is up to date needs no write lock."""
+    path = tmp_path / "index.db"
+    schema = ["CREATE TABLE notes(text TEXT);"]
+    open_db(path, schema).close()
+    writer = open_db(path, schema)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO notes VALUES ('being written')")
+    try:
+        reader = open_db(path, schema)
+        reader.execute("PRAGMA busy_timeout = 0")  # a wait would fail here, not stall
+        assert reader.execute("SELECT count(*) FROM notes").fetchone()[0] == 0
+        reader.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
 def test_write_transaction_nests_and_rolls_back_as_one(tmp_path: Path) -> None:
     conn = open_db(tmp_path / "t.db", ("CREATE TABLE t (x INTEGER);",))
     transaction = WriteTransaction(conn)

@@ -138,8 +138,8 @@
     (nullable_type type: (identifier) @name)
     (nullable_type type: (generic_name (identifier) @name))
     (nullable_type type: (qualified_name name: (identifier) @name))
-  ]) @reference.type
-  (#not-match? @reference.type "^new[^A-Za-z0-9_]"))
+  ]) @reference.type @_holder
+  (#not-match? @_holder "^new[^A-Za-z0-9_]"))
 
 (array_creation_expression
   type: (array_type type: [

@@ -127,8 +127,8 @@
       (type_identifier) @name
       (scoped_type_identifier (type_identifier) @name .)
     ])
-  ]) @reference.type
-  (#not-match? @reference.type "^([A-Za-z0-9_$.]+[.])?\\s*new[^A-Za-z0-9_$]")
+  ]) @reference.type @_holder
+  (#not-match? @_holder "^([A-Za-z0-9_$.]+[.])?\\s*new[^A-Za-z0-9_$]")
   (#not-eq? @name "var"))
 
 ((array_creation_expression type: [
