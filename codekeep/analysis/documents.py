@@ -244,11 +244,8 @@ class Document:
             return None  # an import sharing a line with the body's ends: too ambiguous
         first_key, last_key = (first[0], first[1]), old_last
         kept_refs = [r for r in old.refs if (r.span.line, r.span.col) < first_key]
-        for ref in reversed(kept_refs):  # the uses on the body's first line, last first
-            if ref.span.line < first[0]:
-                break
-            if (ref.span.end_line, ref.span.end_col) > first_key:
-                return None  # an old name reaching into the body: the edit made it two
+        if any((r.span.end_line, r.span.end_col) > first_key for r in kept_refs):
+            return None  # an old name reaching into the body (a name may span lines)
         moved_refs = [
             edit.shift_ref(r) for r in old.refs if (r.span.line, r.span.col) >= last_key
         ]
