@@ -99,7 +99,6 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
         reporter.end(f"failed: {error}")
         return None
     handle.progress.ready = True
-    await asyncio.to_thread(release_free_memory)  # the index churned far more than it keeps
     logger.info(
         "indexed %s: %d files, %d symbols in %.2fs",
         handle.root,
@@ -108,4 +107,6 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
         stats.seconds,
     )
     reporter.end(f"{stats.files} files, {stats.symbols} symbols")
+    # after the progress has ended: the editor shows "ready" without waiting for it
+    await asyncio.to_thread(release_free_memory)  # the index churned far more than it keeps
     return stats
