@@ -243,14 +243,20 @@ def bench_tree(tree: Path, rounds: int, codekeep: str) -> dict[str, object]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def tree_arguments(description: str, argv: list[str] | None) -> argparse.Namespace:
+    """``--rounds``, ``--trees`` and ``--cache`` (created), as the index benches take them."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--trees", default="django,mixed")
     parser.add_argument("--cache", type=Path,
                         default=Path.home() / ".cache" / "codekeep-bench")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = tree_arguments(__doc__.splitlines()[0], argv)
     codekeep = shutil.which("codekeep", path=str(Path(sys.executable).parent)) or "codekeep"
     builders = {"django": django_tree, "mixed": mixed_tree}
     trees = {name: builders[name](args.cache) for name in args.trees.split(",")}

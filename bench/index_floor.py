@@ -25,7 +25,6 @@ Usage: ``python bench/index_floor.py [--rounds 3] [--trees django,mixed] [--cach
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import os
@@ -38,7 +37,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from index_bench import django_tree, mixed_tree  # type: ignore[import-not-found]
+from index_bench import (  # type: ignore[import-not-found]
+    django_tree,
+    mixed_tree,
+    tree_arguments,
+)
 
 from codekeep.analysis.registry import default_registry
 from codekeep.settings.codemap import DEFAULT_EXCLUDES
@@ -207,13 +210,7 @@ def bench_tree(tree: Path, rounds: int) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--trees", default="django,mixed")
-    parser.add_argument("--cache", type=Path,
-                        default=Path.home() / ".cache" / "codekeep-bench")
-    args = parser.parse_args(argv)
-    args.cache.mkdir(parents=True, exist_ok=True)
+    args = tree_arguments(__doc__.splitlines()[0], argv)
     builders = {"django": django_tree, "mixed": mixed_tree}
     result: dict[str, object] = {"benchmark": "index_floor", "cpus": os.cpu_count(),
                                  "load_average_start": round(os.getloadavg()[0], 2)}

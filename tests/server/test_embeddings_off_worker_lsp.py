@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from pytest_lsp import LanguageClient
 
@@ -99,6 +100,14 @@ async def test_a_keystroke_does_not_wait_for_a_docs_search_on_a_slow_endpoint(
             assert "Parking" in str(hit["heading"])
 
 
+def agent_settings(endpoint: ConceptEmbeddingServer, model: ScriptedModelServer) -> dict[str, Any]:
+    """The agent on the scripted model, memory on the embeddings endpoint."""
+    return {"codekeep": {
+        "memory": {"embeddings": {"url": endpoint.base_url, "timeout": 30},
+                   "modelSummaries": False},
+        "agent": {"model": "scripted-model", "baseUrl": model.base_url, "apiKey": "test"}}}
+
+
 async def test_the_agents_recall_does_not_hold_up_keystrokes_on_a_slow_endpoint(
     tmp_path: Path,
 ) -> None:
@@ -110,11 +119,7 @@ async def test_the_agents_recall_does_not_hold_up_keystrokes_on_a_slow_endpoint(
     task = "Where do automobile records live?"
     with ConceptEmbeddingServer([{"car", "automobile"}]) as endpoint, \
             ScriptedModelServer() as model:
-        configuration = {"codekeep": {
-            "memory": {"embeddings": {"url": endpoint.base_url, "timeout": 30},
-                       "modelSummaries": False},
-            "agent": {"model": "scripted-model", "baseUrl": model.base_url, "apiKey": "test"}}}
-        async with session(tmp_path, configuration=configuration) as lsp:
+        async with session(tmp_path, configuration=agent_settings(endpoint, model)) as lsp:
             written = await request(lsp, "codekeep/memory/remember",
                                     {"content": "Automobile records live in the fleet table"})
             uri = open_document(lsp, tmp_path / "fleet.py")
@@ -150,11 +155,7 @@ async def test_a_recall_answered_from_the_tool_cache_sends_no_embeddings(
     (tmp_path / "fleet.py").write_text("def park(car):\n    return car\n", encoding="utf-8")
     with ConceptEmbeddingServer([{"car", "automobile"}]) as endpoint, \
             ScriptedModelServer() as model:
-        configuration = {"codekeep": {
-            "memory": {"embeddings": {"url": endpoint.base_url, "timeout": 30},
-                       "modelSummaries": False},
-            "agent": {"model": "scripted-model", "baseUrl": model.base_url, "apiKey": "test"}}}
-        async with session(tmp_path, configuration=configuration) as lsp:
+        async with session(tmp_path, configuration=agent_settings(endpoint, model)) as lsp:
             await request(lsp, "codekeep/memory/remember",
                           {"content": "Automobile records live in the fleet table"})
             model.push(call("recall", {"query": "car"}), call("recall", {"query": "car"}),
