@@ -395,9 +395,10 @@ def _widened_for_recovery(
     entered, and a node without a twin grows the range. A keystroke inside an ERROR that
     spans half the file (an open docstring) so costs the path to the edit, not the
     file. A pair already inside the range cannot grow it. Once the range is ``enough``
-    bytes long the whole file is returned: past that the file is extracted whole
-    anyway, and the rest of the walk (every node error recovery made anew, 12k of them
-    in a 2,500-line file with an open docstring) would be spent for nothing.
+    bytes long the whole file is returned: past that the window gives way to a whole
+    extraction (and a body splice of that much is rare), so the rest of the walk (every
+    node error recovery made anew, 12k of them in a 2,500-line file with an open
+    docstring) would be spent for nothing.
     """
     if not (old.root_node.has_error or new.root_node.has_error):
         return lo, hi
