@@ -220,10 +220,30 @@ def editors(root: Path, home: Path | None = None) -> Iterator[Finding]:
             yield Finding("editors", name, INFO, "not set up")
 
 
+def coverage(root: Path) -> Iterator[Finding]:
+    """How many of the folder's source files its settings and ignore rules let into the
+    index, by a walk now (stats only): a problem when none, worth knowing when more than
+    nine in ten are kept out, each time naming the rules that did it."""
+    from codekeep.analysis.exclusions import survey
+    from codekeep.analysis.registry import default_registry
+    from codekeep.settings.layers import load_index_settings
+
+    settings = load_index_settings(root).settings
+    found = survey(root, settings, default_registry(settings.languages))
+    if not found.worth_saying():
+        yield Finding("index", "coverage", OK, f"{found.indexed:,} source files are indexed"
+                      + (f", {found.excluded:,} kept out by ignore rules and settings"
+                         if found.excluded else ""))
+        return
+    status = PROBLEM if found.indexed == 0 else INFO
+    yield Finding("index", "coverage", status, found.summary())
+
+
 def diagnose(root: Path) -> list[Finding]:
     """Every check, in report order."""
     findings = [*versions(), *grammars()]
     findings += [check_store(store) for store in workspace_stores(root)]
+    findings += [*coverage(root)]
     findings += [*watcher(), *models(root), *editors(root)]
     return findings
 

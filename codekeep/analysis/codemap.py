@@ -40,7 +40,7 @@ from codekeep.analysis.errors import (
     LineOutOfRangeError,
     UnknownPathError,
 )
-from codekeep.analysis.facts import EMPTY_FACTS, FileFacts, same_size_verdict
+from codekeep.analysis.facts import EMPTY_FACTS, TOO_LARGE, FileFacts, same_size_verdict
 from codekeep.analysis.fuzzy import NameIndex, NameSource, StoredNames, rank
 from codekeep.analysis.fuzzy import score as fuzzy_score
 from codekeep.analysis.imports import ImportGraph
@@ -182,20 +182,34 @@ class CodeMap:
         self.close()
 
     # ---- indexing --------------------------------------------------------------
-    def index(self, progress: Callable[[int, int], None] | None = None) -> IndexStats:
+    def index(self, progress: Callable[[int, int], None] | None = None,
+              explain: bool = False) -> IndexStats:
         """Bring the index up to date with the disk: parse new and changed files only;
         then count what the index holds. Every folder is listed (what the walk keeps is
         remembered for the next :meth:`refresh`): ``codekeep index`` and a server's
-        start never rest on a remembered listing."""
+        start never rest on a remembered listing. ``explain``: also count the source
+        files each ignore rule, the size cap and the languages setting kept out
+        (:attr:`IndexStats.coverage`; costs a count below every ignored folder)."""
         started = time.perf_counter()
         self.reconcile_buffers()
-        plan, parsed, unchanged = self._update(progress, reuse_listings=False)
+        plan, parsed, unchanged = self._update(progress, reuse_listings=False,
+                                               explain=explain)
         with self._lock:
-            for reason, count in self._skip_reasons().items():
+            reasons = self._skip_reasons()
+            for reason, count in reasons.items():
                 plan.skipped[reason] = plan.skipped.get(reason, 0) + count
             files, symbols, refs, languages = self._store.counts()
+        coverage = None
+        if explain:
+            from codekeep.analysis.discovery import WalkReport
+            from codekeep.analysis.exclusions import explain as explain_coverage
+
+            report = WalkReport(plan.skipped, plan.ignored)
+            coverage = explain_coverage(self.root, self.settings, report, files,
+                                        reasons.get(TOO_LARGE, 0))
         return IndexStats(files, symbols, refs, languages, time.perf_counter() - started,
-                          parsed, plan.unchanged + unchanged, len(plan.removed), plan.skipped)
+                          parsed, plan.unchanged + unchanged, len(plan.removed), plan.skipped,
+                          coverage)
 
     def refresh(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Bring the index up to date, as :meth:`index` does, without the counting (what a
@@ -240,13 +254,13 @@ class CodeMap:
                         int(self.settings.listing_settle_s * 1e9))
 
     def _update(self, progress: Callable[[int, int], None] | None,
-                reuse_listings: bool) -> tuple[IndexPlan, int, int]:
+                reuse_listings: bool, explain: bool = False) -> tuple[IndexPlan, int, int]:
         """Walk, parse what changed; (plan, parsed, unchanged). (Callers reconcile the
         buffers of lost processes first.)"""
         from codekeep.analysis.indexer import Analysis
 
         with Analysis(self.root, self.settings) as analysis:  # parses as the walk goes
-            plan = self._plan(reuse_listings, analysis)
+            plan = self._plan(reuse_listings, analysis, explain)
             parsed, unchanged = self._write_results(plan, analysis.results(), progress)
         with self._lock:
             if parsed >= COMPACT_AFTER_FILES and parsed * 2 >= plan.known + parsed:
@@ -258,7 +272,8 @@ class CodeMap:
                 cache.prune()  # at most daily: the facts cache of every checkout stays bounded
         return plan, parsed, unchanged
 
-    def _plan(self, reuse_listings: bool, analysis: Analysis) -> IndexPlan:
+    def _plan(self, reuse_listings: bool, analysis: Analysis,
+              explain: bool = False) -> IndexPlan:
         from codekeep.analysis.indexer import plan_index
 
         with self._lock:
@@ -271,7 +286,7 @@ class CodeMap:
             listings = self._listings(remembered)
             plan = plan_index(self.root, self.settings, self.registry, known,
                               set(self._documents) | held, self._cancelled.is_set, listings,
-                              analysis)
+                              analysis, explain)
             state = listings.dump()
             if state is not None:
                 with self._store.transaction():

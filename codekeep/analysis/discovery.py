@@ -29,9 +29,12 @@ class Candidate(NamedTuple):
 
 @dataclass(slots=True)
 class WalkReport:
-    """Why entries were passed over, so ``codekeep index`` can say so."""
+    """Why entries were passed over, so ``codekeep index`` can say so. With ``ignored``
+    a list, the walk also appends (path, is a folder) of every entry an ignore rule or
+    the exclude list passed over: what :mod:`.exclusions` explains."""
 
     skipped: dict[str, int]
+    ignored: list[tuple[str, bool]] | None = None
 
     def note(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -72,6 +75,9 @@ class IgnoreList:
         import pathspec  # only a walk that lists a folder matches anything
 
         self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        # pathspec drops empty lines: its pattern i is line _line_numbers[i] (1-based)
+        self._line_numbers = [number for number, line in enumerate(lines, 1) if line]
+        self._texts = [line for line in lines if line]
         active = [(p.include, regex) for p in self._spec.patterns
                   if p.include is not None and (regex := getattr(p, "regex", None)) is not None]
         self._joined: Callable[[str], re.Match[str] | None] | None = None
@@ -112,6 +118,14 @@ class IgnoreList:
             if self._dir_names and not self._dir_names.isdisjoint(parts[:-1]):
                 return True
         return self._joined is not None and self._joined(path) is not None
+
+    def deciding(self, path: str) -> tuple[int, str] | None:
+        """(1-based line, pattern) of the rule that ignores ``path``; None when none
+        does. Slow (pattern by pattern): for explaining, never for walking."""
+        result = self._spec.check_file(path)
+        if not result.include or result.index is None:
+            return None
+        return self._line_numbers[result.index], self._texts[result.index]
 
 
 def _read_ignore_file(path: Path | str) -> IgnoreList | None:
@@ -164,17 +178,20 @@ class IgnoreRules:
             self._excludes = IgnoreList(list(self.settings.all_excludes))
         return self._excludes
 
+    def _info_exclude(self) -> IgnoreList | None:
+        if "\0info" not in self._specs:
+            info_exclude = self.root / ".git" / "info" / "exclude"
+            self._specs["\0info"] = (_read_ignore_file(info_exclude)
+                                     if info_exclude.is_file() else None)
+        return self._specs["\0info"]
+
     def ignored(self, rel: str, is_dir: bool) -> bool:
         probe = rel + "/" if is_dir else rel
         if self.excludes.match_file(probe):
             return True
         if not self.settings.respect_gitignore:
             return False
-        if "\0info" not in self._specs:
-            info_exclude = self.root / ".git" / "info" / "exclude"
-            self._specs["\0info"] = (_read_ignore_file(info_exclude)
-                                     if info_exclude.is_file() else None)
-        info = self._specs["\0info"]
+        info = self._info_exclude()
         if info is not None and info.match_file(probe):
             return True
         # Each ancestor folder's .gitignore sees the path relative to that folder.
@@ -182,6 +199,40 @@ class IgnoreRules:
             if spec.match_file(probe[len(directory) + 1:] if directory else probe):
                 return True
         return False
+
+    def why(self, rel: str, is_dir: bool) -> IgnoreRule | None:
+        """The rule :meth:`ignored` passes ``rel`` over by (the first it checks that
+        matches), for saying so; None when it is not ignored."""
+        probe = rel + "/" if is_dir else rel
+        decided = self.excludes.deciding(probe)
+        if decided is not None:
+            number, pattern = decided
+            built_in = number <= len(self.settings.exclude)
+            return IgnoreRule("the built-in exclude list" if built_in
+                              else "the exclude setting", None, pattern)
+        if not self.settings.respect_gitignore:
+            return None
+        info = self._info_exclude()
+        if info is not None and (decided := info.deciding(probe)) is not None:
+            return IgnoreRule(".git/info/exclude", decided[0], decided[1])
+        for directory, spec in self._chain(rel.rpartition("/")[0]):
+            decided = spec.deciding(probe[len(directory) + 1:] if directory else probe)
+            if decided is not None:
+                source = f"{directory}/.gitignore" if directory else ".gitignore"
+                return IgnoreRule(source, decided[0], decided[1])
+        return None
+
+
+class IgnoreRule(NamedTuple):
+    """Where a rule that ignores a path is written: a file and its line, or a setting."""
+
+    source: str  # ".gitignore", "src/.gitignore", ".git/info/exclude", or a setting
+    line: int | None  # 1-based, in ``source`` when it is a file
+    pattern: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line is not None else self.source
+        return f"{where} `{self.pattern}`"
 
 
 def _inside(real: str, real_root: str) -> bool:
@@ -305,6 +356,8 @@ def walk(
                         kind = SPECIAL  # _visit says why, now and every time
                     else:
                         if rules.ignored(rel, is_dir=True):
+                            if report.ignored is not None:
+                                report.ignored.append((rel, True))
                             continue
                         kept.append(SUBDIR + entry.name)
                         if _new_folder(info, seen_dirs, report):
@@ -334,6 +387,8 @@ def _wanted(rel: str, rules: IgnoreRules, skip: Callable[[str], str | None] | No
             report: WalkReport, notes: dict[str, int] | None = None) -> bool:
     """Is this file neither ignored nor skipped? A skip is noted (in ``notes`` too)."""
     if rules.ignored(rel, is_dir=False):
+        if report.ignored is not None:
+            report.ignored.append((rel, False))
         return False
     if skip is not None and (reason := skip(rel)) is not None:
         report.note(reason)
@@ -406,7 +461,10 @@ def _visit(
         report.note("broken symlink" if broken else "unreadable")
         return
     if info is not None and stat.S_ISDIR(info.st_mode):
-        if not rules.ignored(rel, is_dir=True) and _new_folder(info, seen_dirs, report):
+        if rules.ignored(rel, is_dir=True):
+            if report.ignored is not None:
+                report.ignored.append((rel, True))
+        elif _new_folder(info, seen_dirs, report):
             yield info
     elif info is None or stat.S_ISREG(info.st_mode):
         if _wanted(rel, rules, skip, report):

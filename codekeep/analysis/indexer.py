@@ -9,6 +9,7 @@ start re-parses nothing whose size and mtime are unchanged, and only re-hashes t
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import threading
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.errors import IndexCancelled
+from codekeep.analysis.exclusions import skip_reason
 from codekeep.analysis.facts import same_size_verdict
 from codekeep.analysis.listings import Listings
 from codekeep.analysis.registry import LanguageRegistry
@@ -45,25 +47,25 @@ class IndexPlan:
     removed: list[str] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
     known: int = 0  # files the index held before
+    ignored: list[tuple[str, bool]] | None = None  # what ignore rules passed over (explain)
 
 
 def plan_index(
     root: Path, settings: IndexSettings, registry: LanguageRegistry,
     known: dict[str, FileRow], open_paths: set[str],
     stop: Callable[[], bool] = lambda: False, listings: Listings | None = None,
-    analysis: Analysis | None = None,
+    analysis: Analysis | None = None, explain: bool = False,
 ) -> IndexPlan:
     """Walk the workspace and sort files into "parse", "unchanged" and "gone";
     :class:`IndexCancelled` as soon as ``stop()`` says so (a huge tree takes long).
     ``listings``: the walk's remembered directories (see :mod:`.listings`);
-    ``analysis``: given each file to parse as soon as the walk finds it."""
-    report = WalkReport({})
-    result = IndexPlan(skipped=report.skipped, known=len(known))
+    ``analysis``: given each file to parse as soon as the walk finds it; ``explain``:
+    note what ignore rules passed over (:attr:`IndexPlan.ignored`)."""
+    report = WalkReport({}, ignored=[] if explain else None)
+    result = IndexPlan(skipped=report.skipped, known=len(known), ignored=report.ignored)
     remaining = dict(known)
-    def unsupported(rel: str) -> str | None:
-        return None if registry.for_path(rel) else "unsupported language"
-
-    for candidate in walk(root, settings, report, skip=unsupported, listings=listings):
+    skip = functools.partial(skip_reason, registry=registry, settings=settings)
+    for candidate in walk(root, settings, report, skip=skip, listings=listings):
         if stop():
             raise IndexCancelled(f"indexing {root} was cancelled")
         spec = registry.for_path(candidate.rel)

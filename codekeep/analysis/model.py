@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from codekeep.common.uris import path_to_uri
+
+if TYPE_CHECKING:
+    from codekeep.analysis.exclusions import Coverage
 
 Confidence = Literal["resolved", "name"]
 Encoding = Literal["utf-8", "utf-16"]
@@ -121,9 +124,11 @@ class IndexStats(NamedTuple):
     unchanged: int
     removed: int
     skipped: dict[str, int]
+    coverage: Coverage | None = None  # what kept source files out (index(explain=True))
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
             "files": self.files,
             "symbols": self.symbols,
             "references": self.references,

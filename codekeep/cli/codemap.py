@@ -136,13 +136,17 @@ def _index(args: argparse.Namespace) -> int:
 
     settings = settings_of(args, _flags(args))  # every section: the docs are indexed too
     with _open(args, refresh=False, settings=settings.index) as codemap:
-        stats = codemap.index(progress=_progress if sys.stderr.isatty() else None)
+        stats = codemap.index(progress=_progress if sys.stderr.isatty() else None,
+                              explain=True)
         with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
             docs_stats = docs.index()
+    if stats.coverage is not None and stats.coverage.worth_saying():
+        print(f"codekeep: warning: {stats.coverage.summary()}", file=sys.stderr)
     if args.json:
         payload = stats.to_json()
-        emit_json({**{key: payload[key] for key in
-                      ("files", "symbols", "references", "languages", "seconds", "skipped")},
+        emit_json({**{key: payload[key] for key in ("files", "symbols", "references",
+                                                    "languages", "seconds", "skipped",
+                                                    "coverage")},
                    "docs": docs_stats.to_json()})
         return 0
     languages = ", ".join(f"{name} {count}" for name, count in sorted(stats.languages.items()))
