@@ -60,6 +60,11 @@ def window_for_model(model: str, override: int | None = None,
     return override if override is not None else lookup(model).context_window
 
 
+def output_reserve(window: int) -> int:
+    """Room a window keeps for the model's answer: 1/8 of it, at most 8192 tokens."""
+    return min(8192, window // 8)
+
+
 @dataclass(slots=True)
 class Round:
     """One model turn: the assistant message and the tool results answering its calls.
@@ -175,7 +180,7 @@ class ContextWindow:
                   reserve_output: int | None = None) -> ContextWindow:
         """Budget = the model's window minus room for its answer (1/8, at most 8192)."""
         window = window_for_model(model, context_window)
-        reserve = reserve_output if reserve_output is not None else min(8192, window // 8)
+        reserve = reserve_output if reserve_output is not None else output_reserve(window)
         return cls(system, task, max(1, window - reserve))
 
     def add_round(self, assistant: dict[str, Any], tool_results: Sequence[dict[str, Any]] = (),

@@ -29,7 +29,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codekeep.agent.accounting import Carriage, LedgerAccounting, call_type
-from codekeep.agent.context_window import ContextWindow, Rendered, window_for_model
+from codekeep.agent.context_window import (
+    ContextWindow,
+    Rendered,
+    output_reserve,
+    window_for_model,
+)
 from codekeep.agent.exploration import (
     ExplorationBudget,
     ExplorationTracker,
@@ -41,6 +46,13 @@ from codekeep.agent.memory_bridge import MEMORY_BUDGET_CAP, MemoryBridge, Servic
 from codekeep.agent.model_client import ChatResponse, ModelClient, ModelError
 from codekeep.agent.nudges import Nudge, NudgeGenerator
 from codekeep.agent.prompts import system_prompt
+from codekeep.agent.replies import (
+    MAX_CUT_OFF_REASKS,
+    cut_off_answer,
+    cut_off_assistant,
+    cut_off_call,
+    marked_cut_off,
+)
 from codekeep.agent.tool_arguments import parse_tool_arguments
 from codekeep.agent.writer import ModelWriter
 from codekeep.common.tokens import token_len
@@ -56,6 +68,9 @@ EventSink = Callable[[str, dict[str, Any]], Awaitable[None] | None]
 
 # Old rounds worth a model-written distillation (fewer: the mechanical one-liners do).
 DISTIL_MIN_TOKENS = 1_000
+
+# Stop reasons of a task that ended without a complete answer: the CLI exits non-zero.
+UNFINISHED_STOPS = frozenset({"cut_off"})
 
 # capability -> (exploration strategy, memory coordinator profile)
 CAPABILITY_PLANS: dict[str, tuple[str, str]] = {
@@ -113,11 +128,16 @@ class AgentResult:
     summary_id: str | None = None
     extracted: dict[str, Any] | None = None  # {"written": [...], "rejected": [...]}
 
+    @property
+    def finished(self) -> bool:
+        """The model gave a complete answer (not one cut off, empty or refused)."""
+        return self.stop_reason not in UNFINISHED_STOPS
+
     def to_json(self) -> dict[str, Any]:
         return {
             "taskId": self.task_id, "answer": self.answer, "iterations": self.iterations,
             "tokens": self.tokens, "toolCalls": [call.to_json() for call in self.tool_calls],
-            "phase": self.phase,
+            "phase": self.phase, "finished": self.finished,
             "stopReason": self.stop_reason, "nudges": self.nudges, "ledger": self.ledger,
             "proposedFacts": self.proposed_facts,
             "memory": {"summaryId": self.summary_id, "extracted": self.extracted},
@@ -184,6 +204,13 @@ class _TaskRun:
         self.nudge_log: list[dict[str, str]] = []
         self.tool_calls: list[ToolCallRecord] = []
         self.last_level = 0
+        # what the next request tells the model about the previous reply (cut off ...)
+        self.notice = ""
+        self.cut_offs = 0  # cut-off replies in a row
+        self.stop_override: str | None = None  # a stop reason the round decided itself
+        # each reply's output allowance: the setting, else the room the window keeps
+        self.output_allowance = loop.model.max_output_tokens or output_reserve(
+            self.context_window_tokens)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -220,6 +247,8 @@ class _TaskRun:
         while self.tracker.metrics.iteration < budget.max_iterations:
             answer = await self._round()
             if answer is not None:
+                if self.stop_override is not None:
+                    return answer, self.stop_override
                 return answer, ("answered" if self.tracker.phase is not Phase.SUMMARIZE
                                 else self._summarize_reason())
         return self._fallback_answer(), "iterations"
@@ -243,7 +272,9 @@ class _TaskRun:
                                       "maxSteps": self.tracker.budget.max_iterations,
                                       "message": f"{self.tracker.phase.value}: model call {step}"})
         tools = self.loop.pipeline.schemas(self.ctx)
-        extras = [await self.memory.working(self.tracker.phase, step), nudge.text if nudge else ""]
+        extras = [await self.memory.working(self.tracker.phase, step), nudge.text if nudge else "",
+                  self.notice]
+        self.notice = ""
         reserved = token_len(json.dumps(tools))
         await self._distil(extras, reserved)
         rendered = self.window.render(extras, reserved=reserved)
@@ -255,12 +286,17 @@ class _TaskRun:
         carriage = Carriage.of(rendered.messages, tools, rendered.carried, rendered.fresh)
         try:
             response = await self.client.complete(rendered.messages, tools,
-                                                  self.tracker.tool_choice)
+                                                  self.tracker.tool_choice,
+                                                  max_tokens=self.output_allowance)
         except ModelError as exc:
             self._record(exc.attempts, None, rendered, "other", carriage)
             await self._drain_budget_events()
             raise
         kind = call_type([c.name for c in response.tool_calls], rendered.fresh)
+        if response.cut_off:
+            return await self._cut_off_round(response, rendered, kind, carriage,
+                                             rendered.tokens + reserved)
+        self.cut_offs = 0
         if response.tool_calls:
             return await self._tool_round(response, rendered, kind, carriage)
         return await self._text_round(response, rendered, kind, carriage)
@@ -303,6 +339,56 @@ class _TaskRun:
         self.pending = transition
         return None
 
+    async def _cut_off_round(self, response: ChatResponse, rendered: Rendered, kind: str,
+                             carriage: Carriage, prompt_tokens: int) -> str | None:
+        """A reply stopped at its output limit: none of its tool calls runs (their
+        arguments are unterminated); the model is asked again with the reason and a
+        larger allowance, at most :data:`MAX_CUT_OFF_REASKS` times in a row."""
+        assert self.window is not None
+        self._record(response.attempts, response, rendered, kind, carriage)
+        self.cut_offs += 1
+        reason = response.finish_reason
+        calls = response.tool_calls
+        if calls:
+            results = [{"role": "tool", "tool_call_id": c.id,
+                        "content": cut_off_call(c.name, len(c.arguments), reason)}
+                       for c in calls]
+            for c in calls:
+                await self._note_call(ToolCallRecord(c.name, "cut_off", 0.0), c.id,
+                                      ok=False, refused="the reply was cut off")
+            self.window.add_round(cut_off_assistant(response), results)
+        else:
+            self.window.add_round(cut_off_assistant(response))
+            self.notice = cut_off_answer(reason)
+        self.pending = self.tracker.record_round(RoundSignal.from_results(
+            (c.name, False, False, ()) for c in calls))
+        await self._drain_budget_events()
+        self.output_allowance = self._grown_allowance(prompt_tokens)
+        if self.cut_offs > MAX_CUT_OFF_REASKS or \
+                self.tracker.metrics.iteration >= self.tracker.budget.max_iterations:
+            self.stop_override = "cut_off"
+            return marked_cut_off(response.content, reason, len(calls))
+        return None
+
+    def _grown_allowance(self, prompt_tokens: int) -> int:
+        """Twice the allowance, within the setting's cap and the window's free room."""
+        grown = self.output_allowance * 2
+        cap = self.loop.model.max_output_tokens
+        if cap is not None:
+            grown = min(grown, cap)
+        room = self.context_window_tokens - prompt_tokens
+        return max(self.output_allowance, min(grown, room))
+
+    async def _note_call(self, record: ToolCallRecord, call_id: str, *, ok: bool,
+                         refused: str | None) -> None:
+        """List a tool call under the task and tell the editor about it."""
+        self.tool_calls.append(record)
+        await self._emit("tool", {**record.to_json(), "tool": record.name, "ok": ok,
+                                  "refused": refused, "callId": call_id,
+                                  "phase": self.tracker.phase.value,
+                                  "step": self.tracker.next_iteration,
+                                  "maxSteps": self.tracker.budget.max_iterations})
+
     async def _run_tool(self, name: str, raw_arguments: str, call_id: str,
                         tools_off: bool) -> ToolResult:
         """Run one call through the pipeline; arguments that cannot be read are sent back."""
@@ -325,12 +411,7 @@ class _TaskRun:
                     "as one JSON object matching the tool's schema."))
         record = ToolCallRecord(name, result.outcome, (time.perf_counter() - started) * 1000,
                                 tuple(dict.fromkeys(result.files)))
-        self.tool_calls.append(record)
-        await self._emit("tool", {**record.to_json(), "tool": name, "ok": result.ok,
-                                  "refused": result.refused, "callId": call_id,
-                                  "phase": self.tracker.phase.value,
-                                  "step": self.tracker.next_iteration,
-                                  "maxSteps": self.tracker.budget.max_iterations})
+        await self._note_call(record, call_id, ok=result.ok, refused=result.refused)
         return result
 
     async def _distil(self, extras: Sequence[str], reserved: int) -> None:

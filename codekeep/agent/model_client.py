@@ -25,6 +25,9 @@ import httpx
 from codekeep.settings.agent import ModelSettings
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+# finish_reason values saying the answer stopped before the model finished it: at the
+# output allowance (OpenAI ``length``, Anthropic-style ``max_tokens``) or by a filter.
+CUT_OFF_REASONS = frozenset({"length", "max_tokens", "content_filter"})
 _RETRY_AFTER_CAP = 120.0
 
 
@@ -102,13 +105,21 @@ class ChatResponse:
     def latency_ms(self) -> float:
         return self.attempts[-1].latency_ms if self.attempts else 0.0
 
+    @property
+    def cut_off(self) -> bool:
+        """The answer stopped before the model finished it: its text is partial and its
+        tool calls' arguments may be unterminated, so none of them may run."""
+        return self.finish_reason in CUT_OFF_REASONS
+
     def assistant_message(self) -> dict[str, Any]:
-        """The message to append to the conversation for this response."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+        """The message to append to the conversation for this response.
+
+        ``content`` is ``""``, never ``null``, beside tool calls: llama.cpp's server
+        answers HTTP 500 to a null content, and every endpoint accepts an empty string.
+        """
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.tool_calls:
             message["tool_calls"] = [call.to_message() for call in self.tool_calls]
-        elif message["content"] is None:
-            message["content"] = ""
         return message
 
 
@@ -129,6 +140,7 @@ class ModelClient:
         self.settings = settings
         self.model = settings.require_model()
         self._stream = settings.stream
+        self._allowance_key = "max_tokens"  # OpenAI's reasoning models want another name
         self._rng = rng or random.Random()
         headers = {"Content-Type": "application/json"}
         if settings.api_key:
@@ -149,7 +161,9 @@ class ModelClient:
         await self.aclose()
 
     def request_body(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]],
-                     tool_choice: str | None, stream: bool) -> dict[str, Any]:
+                     tool_choice: str | None, stream: bool,
+                     max_tokens: int | None = None) -> dict[str, Any]:
+        """The JSON body; ``max_tokens`` (else the setting) bounds the reply's length."""
         body: dict[str, Any] = {"model": self.model, "messages": list(messages)}
         if tools:
             body["tools"] = list(tools)
@@ -160,20 +174,25 @@ class ModelClient:
             body["stream_options"] = {"include_usage": True}
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
-        if self.settings.max_output_tokens is not None:
-            body["max_tokens"] = self.settings.max_output_tokens
+        allowance = max_tokens if max_tokens is not None else self.settings.max_output_tokens
+        if allowance is not None:
+            body[self._allowance_key] = allowance
         return body
 
     async def complete(self, messages: Sequence[dict[str, Any]],
                        tools: Sequence[dict[str, Any]] = (),
-                       tool_choice: str | None = "auto") -> ChatResponse:
-        """One model round, retried on transient failures. Cancellation propagates."""
+                       tool_choice: str | None = "auto", *,
+                       max_tokens: int | None = None) -> ChatResponse:
+        """One model round, retried on transient failures. Cancellation propagates.
+
+        ``max_tokens`` is this reply's output allowance (unset: the setting's, if any).
+        """
         attempts: list[Attempt] = []
         waited = 0.0
         for retry in range(self.settings.max_retries + 1):
             started = time.perf_counter()
             try:
-                response = await self._attempt(messages, tools, tool_choice)
+                response = await self._attempt(messages, tools, tool_choice, max_tokens)
             except _Retryable as exc:
                 attempts.append(Attempt(retry, _ms(started), exc.status, str(exc), waited))
                 if retry == self.settings.max_retries:
@@ -202,9 +221,9 @@ class ModelClient:
         return jittered
 
     async def _attempt(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]],
-                       tool_choice: str | None) -> ChatResponse:
+                       tool_choice: str | None, max_tokens: int | None) -> ChatResponse:
         stream = self._stream
-        body = self.request_body(messages, tools, tool_choice, stream)
+        body = self.request_body(messages, tools, tool_choice, stream, max_tokens)
         try:
             async with self._http.stream("POST", self.settings.chat_url, json=body) as reply:
                 if reply.status_code >= 400:
@@ -213,6 +232,11 @@ class ModelClient:
                         self._stream = False  # endpoint rejects streaming: use plain JSON
                         raise _Retryable(f"streaming refused ({reply.status_code}); retrying "
                                          "without streaming", reply.status_code, 0.0)
+                    if (reply.status_code == 400 and self._allowance_key in body
+                            and "max_completion_tokens" in text):
+                        self._allowance_key = "max_completion_tokens"
+                        raise _Retryable("max_tokens refused (400); retrying with "
+                                         "max_completion_tokens", reply.status_code, 0.0)
                     self._raise_for_status(reply, text)
                 content_type = reply.headers.get("content-type", "")
                 if stream and "text/event-stream" in content_type:
@@ -311,11 +335,13 @@ async def _read_stream(reply: httpx.Response, model: str) -> ChatResponse:
     finish_reason: str | None = None
     usage: Usage | None = None
     reported_model = model
+    done = False
     async for line in reply.aiter_lines():
         if not line.startswith("data:"):
             continue
         data = line[5:].strip()
         if data == "[DONE]":
+            done = True
             break
         try:
             chunk = json.loads(data)
@@ -337,6 +363,11 @@ async def _read_stream(reply: httpx.Response, model: str) -> ChatResponse:
                 if function.get("arguments"):
                     partial.arguments.append(_arguments_text(function["arguments"]))
             finish_reason = choice.get("finish_reason") or finish_reason
+    if not done and finish_reason is None:
+        # the connection closed mid-answer (or the body was empty): what came is no answer
+        raise _Retryable("the stream ended before the answer was complete (no finish_reason, "
+                         f"no [DONE]; {sum(map(len, content))} characters and {len(calls)} "
+                         "tool calls so far)")
     tool_calls = [
         ToolCall(partial.id or f"call_{index}", partial.name, "".join(partial.arguments))
         for index, partial in sorted(calls.items())

@@ -75,7 +75,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"  {number}. {tool_call_line(call.to_json())}", file=sys.stderr)
         for line in learned_lines(result.extracted):
             print(line, file=sys.stderr)
-    return 0
+    return 0 if result.finished else 1  # a cut-off, empty or refused answer is no success
 
 
 def learned_lines(extracted: dict[str, Any] | None) -> list[str]:

@@ -2,7 +2,10 @@
 
 Tests, benchmarks and the language-server end-to-end tests need a model that answers
 deterministically over the actual wire protocol (SSE streaming, usage chunks, 429 with
-``Retry-After``, slow replies, broken tool-call JSON). This server is that model: each
+``Retry-After``, slow replies, broken tool-call JSON) — and misbehaves the way real
+endpoints do when a test asks it to: replies cut off at the output limit
+(``finish_reason: length`` with unterminated arguments), streams that end early, empty
+bodies. This server is that model: each
 request to ``/v1/chat/completions`` takes the next :class:`Reply` of the script (or asks a
 responder callable, for strategies that react to tool results) and records the request
 body, so a test can assert exactly what the agent sent — tool schemas, ``tool_choice``,
@@ -47,6 +50,9 @@ class Reply:
     ``report_usage=False`` omits it like servers that do not report usage. ``stream``
     ``None`` follows the request. ``status`` >= 400 sends ``body`` (or an empty object)
     with ``headers``; a ``body`` is sent as-is with any status (broken gateways).
+    ``finish_reason`` overrides the natural one (``tool_calls`` / ``stop``);
+    ``ends_early`` closes a stream before its finish chunk and ``[DONE]`` (a plain JSON
+    reply: an empty 200 body), as a server does that dies or drops the connection.
     """
 
     content: str = ""
@@ -58,6 +64,12 @@ class Reply:
     body: str | None = None
     delay: float = 0.0
     stream: bool | None = None
+    finish_reason: str | None = None
+    ends_early: bool = False
+
+    @property
+    def natural_finish(self) -> str:
+        return self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
 
 
 def say(text: str, **options: Any) -> Reply:
@@ -74,6 +86,15 @@ def call(name: str, arguments: Mapping[str, Any] | str | None = None, **options:
 def calls(*scripted: ScriptedCall, content: str = "", **options: Any) -> Reply:
     """A reply with several tool calls in one round."""
     return Reply(content=content, tool_calls=scripted, **options)
+
+
+def cut_off(name: str, arguments: Mapping[str, Any], keep: float = 0.5,
+            reason: str = "length", **options: Any) -> Reply:
+    """A reply stopped at the output limit inside the arguments of one tool call: the
+    first ``keep`` of their JSON text, unterminated mid-string, as real endpoints send."""
+    text = json.dumps(dict(arguments))
+    return Reply(tool_calls=(ScriptedCall(name, text[:max(1, int(len(text) * keep))]),),
+                 finish_reason=reason, **options)
 
 
 def http_error(status: int, message: str = "scripted error", retry_after: float | None = None,
@@ -192,7 +213,10 @@ def _handler_for(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             if reply.delay and not server._sleep(reply.delay):
                 return
             try:
-                if reply.status >= 400 or reply.body is not None:
+                if reply.ends_early and not (reply.stream if reply.stream is not None
+                                             else body.get("stream")):
+                    self._send_raw(200, "", "application/json", reply.headers)
+                elif reply.status >= 400 or reply.body is not None:
                     self._send_raw(reply.status, reply.body or "{}", "application/json",
                                    reply.headers)
                 elif reply.stream if reply.stream is not None else body.get("stream"):
@@ -225,9 +249,14 @@ def _handler_for(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.close_connection = True
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            for chunk in _stream_chunks(server.model, body, reply, include_usage):
+            chunks = _stream_chunks(server.model, body, reply, include_usage)
+            if reply.ends_early:  # the connection drops before the finish chunk
+                chunks = chunks[:max(1, len(chunks) // 2)]
+            for chunk in chunks:
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 self.wfile.flush()
+            if reply.ends_early:
+                return
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
 
@@ -262,7 +291,7 @@ def _completion(model: str, body: Mapping[str, Any], reply: Reply) -> dict[str, 
         "id": f"chatcmpl-{time.monotonic_ns()}", "object": "chat.completion",
         "created": int(time.time()), "model": model,
         "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+                     "finish_reason": reply.natural_finish}],
     }
     if reply.report_usage:
         payload["usage"] = _usage(body, reply)
@@ -290,7 +319,7 @@ def _stream_chunks(model: str, body: Mapping[str, Any], reply: Reply,
                                                           "arguments": ""}}]}))
         chunks += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
                    for piece in _pieces(scripted.arguments_text())]
-    chunks.append(chunk({}, "tool_calls" if reply.tool_calls else "stop"))
+    chunks.append(chunk({}, reply.natural_finish))
     if include_usage and reply.report_usage:
         chunks.append({**base, "choices": [], "usage": _usage(body, reply)})
     return chunks

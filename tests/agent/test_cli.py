@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.testing.scripted_server import ScriptedModelServer, call, http_error, say
+from codekeep.testing.scripted_server import ScriptedModelServer, call, cut_off, http_error, say
 
 
 def _codekeep(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -125,3 +125,19 @@ def test_agent_command_says_what_memory_learned(workspace: Path,
     assert re.search(r"^  learned: package_manager: pnpm \[p\w+\]$", done.stderr, re.M)
     assert re.search(r"^  learned: test_command: pnpm test \[p\w+\]$", done.stderr, re.M)
     assert "not learned" not in done.stderr
+
+
+@pytest.mark.slow
+def test_agent_command_never_runs_a_write_cut_off_at_the_output_limit(
+        workspace: Path, model_server: ScriptedModelServer):
+    before = (workspace / "pkg" / "billing.py").read_bytes()
+    write = {"path": "pkg/billing.py", "content": "def compute_total(items):\n    return 0\n"}
+    model_server.push(*(cut_off("write_file", write) for _ in range(3)))
+    done = _codekeep("agent", "Make compute_total return 0.", "--capability", "edit",
+                     "--root", str(workspace), "--model", "scripted-model", "--base-url",
+                     model_server.base_url, env={})
+    assert (workspace / "pkg" / "billing.py").read_bytes() == before
+    assert done.returncode == 1, done.stderr  # a cut-off answer is no success
+    assert "[cut off:" in done.stdout and "no file was changed" in done.stdout
+    assert "stopped: cut_off" in done.stderr
+    assert re.search(r"^  write_file -> cut_off", done.stderr, re.M)

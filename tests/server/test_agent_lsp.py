@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from codekeep.testing.scripted_server import ScriptedModelServer, call, say
+from codekeep.testing.scripted_server import ScriptedModelServer, call, cut_off, say
 from tests.agent.projects import write_shop
 from tests.server.lsp_harness import make_client, request, session, session_fixture, wait_until
 
@@ -285,3 +285,26 @@ async def test_the_ledger_report_over_lsp_names_a_re_read_file_and_the_cheaper_r
     assert {row["bucket"] for row in report["overhead"]} == {"system", "tools", "conversation"}
     assert sum(r["tokens"] for r in report["byFile"] + report["overhead"]) == \
         report["total"]["inputTokens"]
+
+
+@pytest.mark.slow
+async def test_a_write_cut_off_at_the_output_limit_is_not_run_through_the_editor(
+    client: LanguageClient, model_server: ScriptedModelServer, project: Path
+) -> None:
+    before = (project / "pkg" / "billing.py").read_bytes()
+    new = before.decode().replace("Sum the price", "Add up the price")
+    model_server.push(
+        cut_off("write_file", {"path": "pkg/billing.py", "content": new}),
+        call("write_file", {"path": "pkg/billing.py", "content": new}),
+        say("Reworded the docstring."),
+    )
+    result = await request(
+        client, "codekeep/agent/run", {"task": "Reword the docstring.", "capability": "edit"}
+    )
+    assert [(c["name"], c["outcome"]) for c in result["toolCalls"]] == [
+        ("write_file", "cut_off"),
+        ("write_file", "ok"),
+    ]
+    assert (project / "pkg" / "billing.py").read_bytes() == new.encode()
+    assert result["finished"] is True and result["answer"] == "Reworded the docstring."
+    assert model_server.tool_messages(1)[0]["content"].startswith("NOT RUN [cut_off]")

@@ -1,0 +1,90 @@
+"""The agent against an endpoint that misbehaves the way real ones do: replies cut off at
+the output limit, streams that end early. Each case streamed and not; every write
+scenario checks the file on disk byte for byte."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from codekeep.testing.scripted_server import Reply, call, cut_off, say
+from tests.agent.projects import BILLING
+
+NEW_BILLING = BILLING.replace('"""Sum the price of every item."""',
+                              '"""Sum the price of every item (no tax)."""')
+
+pytestmark = pytest.mark.parametrize("stream", [True, False], ids=["streamed", "plain"])
+
+
+def on_disk(harness, path: str = "pkg/billing.py") -> bytes:
+    return (harness.root / path).read_bytes()
+
+
+async def test_a_write_cut_off_at_the_output_limit_is_never_run(harness, stream):
+    seen: list[bytes] = []
+
+    def complete_write(body: dict[str, Any]) -> Reply:
+        seen.append(on_disk(harness))  # what the file was when the model was asked again
+        return call("write_file", {"path": "pkg/billing.py", "content": NEW_BILLING})
+
+    harness.server.push(cut_off("write_file", {"path": "pkg/billing.py", "content": NEW_BILLING}),
+                        complete_write, say("Documented that totals have no tax."))
+    result = await harness.run("Say in compute_total's docstring that there is no tax.",
+                               "edit", stream=stream)
+
+    assert seen == [BILLING.encode()]  # the cut-off write changed nothing
+    assert on_disk(harness) == NEW_BILLING.encode()  # the complete one did, exactly
+    assert [(c.name, c.outcome) for c in result.tool_calls] == [
+        ("write_file", "cut_off"), ("write_file", "ok")]
+    assert result.stop_reason == "answered"
+    first, again = harness.server.requests[0], harness.server.requests[1]
+    (told,) = harness.server.tool_messages(1)
+    assert told["content"].startswith("NOT RUN [cut_off]") and "finish_reason: length" in \
+        told["content"] and "no file was changed" in told["content"]
+    assert again["max_tokens"] > first["max_tokens"]  # a larger allowance the second time
+    sent_call = next(m for m in again["messages"] if m.get("tool_calls"))
+    assert sent_call["tool_calls"][0]["function"]["arguments"] == "{}"
+
+
+async def test_a_model_cut_off_every_time_stops_marked_and_writes_nothing(harness, stream):
+    write = {"path": "pkg/billing.py", "content": NEW_BILLING}
+    harness.server.push(*(cut_off("write_file", write, keep=0.3 + i / 10) for i in range(3)))
+    result = await harness.run("Say in compute_total's docstring that there is no tax.",
+                               "edit", stream=stream)
+
+    assert on_disk(harness) == BILLING.encode()
+    assert result.stop_reason == "cut_off"
+    assert "[cut off:" in result.answer and "no file was changed" in result.answer
+    assert [c.outcome for c in result.tool_calls] == ["cut_off"] * 3
+    assert len(harness.server.requests) == 3  # asked again twice, then stopped
+
+
+@pytest.mark.parametrize("reason", ["max_tokens", "content_filter"])
+async def test_every_cut_off_reason_is_read(harness, stream, reason):
+    harness.server.push(cut_off("write_file", {"path": "pkg/new.py", "content": "x = 1\n"},
+                                reason=reason), say("Gave up."), say("Gave up."))
+    result = await harness.run("Create pkg/new.py.", "edit", stream=stream)
+    assert not (harness.root / "pkg" / "new.py").exists()
+    assert result.tool_calls[0].outcome == "cut_off"
+    assert f"finish_reason: {reason}" in harness.server.tool_messages(1)[0]["content"]
+
+
+async def test_a_cut_off_text_answer_is_asked_again_then_marked(harness, stream):
+    harness.server.push(say("compute_total sums the pri", finish_reason="length"),
+                        say("compute_total sums", finish_reason="length"),
+                        say("compute_total", finish_reason="length"))
+    result = await harness.run("What does compute_total do?", stream=stream)
+    assert result.stop_reason == "cut_off"
+    assert result.answer.startswith("compute_total\n\n[cut off:")
+    again = harness.server.requests[1]["messages"]
+    assert any("was cut off (finish_reason: length)" in str(m.get("content")) for m in again)
+
+
+async def test_a_stream_that_ends_early_is_not_the_answer(harness, stream):
+    harness.server.push(say("compute_total sums the prices of the items in a cart.",
+                            ends_early=True),
+                        say("compute_total sums prices."))
+    result = await harness.run("What does compute_total do?", stream=stream)
+    assert result.answer == "compute_total sums prices."
+    assert len(harness.server.requests) == 2  # the broken reply was retried
