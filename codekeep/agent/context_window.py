@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from codekeep.common.tokens import token_len
-from codekeep.ledger.models import ModelInfo, model_info
+from codekeep.ledger.prices import ModelInfo, model_info
 from codekeep.tools.result import FileSpan
 
 L1_THRESHOLD = 0.60

@@ -223,8 +223,8 @@ def _warn(event: BudgetEvent) -> None:
 
 def _report(ledger: Ledger, args: argparse.Namespace) -> int:
     from codekeep.analysis.reads import symbol_read
+    from codekeep.ledger.days import parse_since
     from codekeep.ledger.reports import render_text
-    from codekeep.ledger.window import parse_since
 
     since = parse_since(args.since, time.time()) if args.since else None
     if args.team:

@@ -3,7 +3,7 @@ held against budgets and reported. See :class:`Ledger`."""
 
 from codekeep.ledger.importers import LogScan, claude_code_log_files, read_claude_code_logs
 from codekeep.ledger.ledger import ImportedCall, ImportResult, Ledger, TaskSession
-from codekeep.ledger.models import ModelInfo, Price, model_info
+from codekeep.ledger.prices import ModelInfo, Price, model_info
 from codekeep.ledger.records import (
     CALL_TYPE_INPUTS,
     CALL_TYPES,

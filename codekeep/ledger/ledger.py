@@ -31,13 +31,13 @@ from codekeep.common.workspace import state_dir
 from codekeep.ledger.attribution import is_overhead, normalise_path, overhead_keys, split_tokens
 from codekeep.ledger.budgets import DAILY, DAILY_KEY, DAY, TASK, BudgetTracker, UsageKey, event_for
 from codekeep.ledger.counting import resolve_usage
+from codekeep.ledger.days import SECONDS_PER_DAY, Window, day_of, day_start
 from codekeep.ledger.insight import REREAD_TASKS, Suggester, rereads, summary_warnings
-from codekeep.ledger.models import ModelInfo, ModelTable
+from codekeep.ledger.prices import ModelInfo, ModelTable
 from codekeep.ledger.records import BudgetEvent, BudgetExceeded, CallRecord, classify_call_type
 from codekeep.ledger.reports import build_report
 from codekeep.ledger.store import GROUP_COLUMNS, Budget, Claim, LedgerStore, TaskRow
 from codekeep.ledger.tasks import TaskTracker
-from codekeep.ledger.window import SECONDS_PER_DAY, Window, day_of, day_start
 from codekeep.settings.ledger import LedgerSettings
 
 log = logging.getLogger(__name__)

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codekeep.common.sqlite import open_db, parameter_batches
+from codekeep.ledger.days import Window
 from codekeep.ledger.records import CallRecord
 from codekeep.ledger.schema import MIGRATIONS
-from codekeep.ledger.window import Window
 
 
 @dataclass(frozen=True, slots=True)

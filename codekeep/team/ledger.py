@@ -27,9 +27,9 @@ from typing import Any
 
 from codekeep.common.atomic import write_atomically
 from codekeep.common.workspace import state_dir
+from codekeep.ledger.days import day_of
 from codekeep.ledger.ledger import Ledger
 from codekeep.ledger.records import BudgetEvent
-from codekeep.ledger.window import day_of
 from codekeep.team.config import TeamConfig
 from codekeep.team.store import TeamDatabase
 from codekeep.team.store import calls as team_calls

@@ -24,7 +24,7 @@ socket.socket.connect = _refuse
 socket.create_connection = _refuse
 
 from codekeep.common.tokens import count_tokens, get_encoding
-from codekeep.ledger.models import model_info
+from codekeep.ledger.prices import model_info
 
 result = {}
 for model in sys.argv[1:]:

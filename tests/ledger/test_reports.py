@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from codekeep.ledger import Ledger
+from codekeep.ledger.days import parse_since
 from codekeep.ledger.reports import render_text
-from codekeep.ledger.window import parse_since
 from tests.ledger.support import START, FakeClock
 
 

@@ -39,9 +39,9 @@ from lsprotocol import types
 
 from codekeep.common.uris import uri_to_path
 from codekeep.ledger import CALL_TYPE_INPUTS, BudgetEvent, BudgetExceeded, Ledger
+from codekeep.ledger.days import parse_since
 from codekeep.ledger.ledger import GROUPS
 from codekeep.ledger.reports import render_text
-from codekeep.ledger.window import parse_since
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import LensLine, custom_request, target_folder

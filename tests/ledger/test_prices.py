@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from codekeep.ledger import Ledger, LedgerSettings, Price, model_info
-from codekeep.ledger.models import ModelTable
+from codekeep.ledger.prices import ModelTable
 
 
 @pytest.mark.parametrize("model, pattern, encoding, window", [
