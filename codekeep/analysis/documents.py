@@ -28,8 +28,8 @@ from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.go_scopes import whole_declarations
 from codekeep.analysis.lookup import definitions_named
 from codekeep.analysis.parsing import parser_for, valid_utf8
+from codekeep.analysis.reextract import edge_keys, extract_window, renest
 from codekeep.analysis.registry import LanguageSpec
-from codekeep.analysis.window import edge_keys, extract_window, renest
 
 # A window over most of the file (an edit that opened a string or broke the enclosing
 # class makes tree-sitter report the rest of the file as changed) costs 10-25% more than
