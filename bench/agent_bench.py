@@ -50,8 +50,8 @@ from codekeep.analysis.codemap import CodeMap
 from codekeep.common.tokens import token_len
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
+from codekeep.memory.events import SUMMARY_TEMPLATE
 from codekeep.memory.extraction import MODEL_INSTRUCTIONS
-from codekeep.memory.layers import SUMMARY_TEMPLATE
 from codekeep.settings.agent import ModelSettings
 from codekeep.testing.scripted_server import (
     Reply,

@@ -51,14 +51,14 @@ from pathlib import Path
 
 from cli_bench import fetch_django  # type: ignore[import-not-found]
 
-from codekeep.common.local_model import LocalModelUnavailable, shared_model
 from codekeep.common.workspace import state_dir
 from codekeep.docs import DocsIndex
 from codekeep.docs.service import DOCS_FILE
 from codekeep.docs.store import DocsStore
 from codekeep.docs.text import embedding_text, query_terms
 from codekeep.docs.vectors import LOCAL_TOKENS
-from codekeep.memory.embeddings import LocalEmbedder
+from codekeep.embeddings.embedders import LocalEmbedder
+from codekeep.embeddings.local_model import LocalModelUnavailable, shared_model
 from codekeep.settings.docs import DocsSettings
 from codekeep.settings.memory import EmbeddingSettings
 

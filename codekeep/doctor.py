@@ -174,7 +174,7 @@ def _embeddings_finding(area: str, embeddings: EmbeddingSettings) -> Finding:
     """Where vectors come from; for the local model, whether its files are installed and
     complete (read from their headers; no network)."""
     if embeddings.provider == "local":
-        from codekeep.common.local_model import LocalModelUnavailable, check_files
+        from codekeep.embeddings.local_model import LocalModelUnavailable, check_files
 
         try:
             holds = check_files()

@@ -30,7 +30,7 @@ def isolated_user_data(
 def minilm() -> Any:
     """The in-process embedding model. ``scripts/test`` installs it; a developer's venv
     without it skips the tests that need it, CI (``CI`` set) fails them instead."""
-    from codekeep.common.local_model import LocalModelUnavailable, shared_model
+    from codekeep.embeddings.local_model import LocalModelUnavailable, shared_model
 
     try:
         return shared_model()

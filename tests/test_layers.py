@@ -15,8 +15,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "codekeep"
 
 #: The service layer: everything a door is a thin door onto.
-SERVICES = ("analysis", "memory", "ledger", "docs", "team", "common", "settings", "tools",
-            "hosting", "services")
+SERVICES = ("analysis", "memory", "ledger", "docs", "embeddings", "team", "common", "settings",
+            "tools", "hosting", "services")
 DOORS_AND_AGENT = ("server", "mcp", "cli", "agent")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {

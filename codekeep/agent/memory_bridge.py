@@ -22,8 +22,9 @@ from typing import Any, TypeVar
 from codekeep.agent.exploration import Phase
 from codekeep.agent.nudges import PHASE_INSTRUCTIONS
 from codekeep.agent.writer import ModelWriter, Written
-from codekeep.memory import MemoryService, extraction, layers
-from codekeep.memory.embeddings import Embedded
+from codekeep.embeddings.embedders import Embedded
+from codekeep.memory import MemoryService, extraction
+from codekeep.memory.events import Event, model_summary, summary_request
 
 log = logging.getLogger(__name__)
 
@@ -117,9 +118,9 @@ class MemoryBridge:
             await self._summary(memory, writer, backlog)
 
     async def _summary(self, memory: MemoryService, writer: ModelWriter,
-                       backlog: list[layers.Event]) -> str | None:
+                       backlog: list[Event]) -> str | None:
         """The model's template summary (one retry with the reason), else the rule one."""
-        messages = layers.summary_request(backlog)
+        messages = summary_request(backlog)
         content: str | None = None
         reason: str | None = None
         for _ in range(2):
@@ -127,8 +128,7 @@ class MemoryBridge:
             if written.text is None:
                 reason = written.reason
                 break
-            content, reason = layers.model_summary(self.task_id, backlog, written.text,
-                                                   memory.root)
+            content, reason = model_summary(self.task_id, backlog, written.text, memory.root)
             if content is not None:
                 break
             messages = [*messages, {"role": "assistant", "content": written.text},
@@ -148,7 +148,7 @@ class MemoryBridge:
         if memory is None:
             return {"proposals": [], "summaryId": None, "extracted": None}
 
-        def close() -> tuple[list[dict[str, Any]], list[layers.Event] | None]:
+        def close() -> tuple[list[dict[str, Any]], list[Event] | None]:
             proposals = self._propose_facts(memory, files)
             memory.close_task_events(self.task_id, summary)
             backlog = memory.summary_backlog(self.task_id, force=True) if self.writer else None
@@ -173,7 +173,7 @@ class MemoryBridge:
         return {"proposals": proposals, "summaryId": summary_id,
                 "extracted": await self.on_services(mine)}
 
-    def _worth_a_call(self, backlog: Sequence[layers.Event]) -> bool:
+    def _worth_a_call(self, backlog: Sequence[Event]) -> bool:
         """The 3× rule at task end: a short remainder gets the free rule-based summary."""
         assert self.memory is not None and self.writer is not None
         return sum(e.tokens for e in backlog) >= \

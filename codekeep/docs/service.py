@@ -40,7 +40,7 @@ from codekeep.docs.retrieval import (
 from codekeep.docs.store import DocsStore, FileRow, IndexedChunk
 from codekeep.docs.text import indexed_body, place_words, query_terms
 from codekeep.docs.vectors import LOCAL_TOKENS, VectorIndex
-from codekeep.memory.embeddings import embedder_for
+from codekeep.embeddings.embedders import embedder_for
 from codekeep.settings.codemap import IndexSettings
 from codekeep.settings.docs import DocsSettings
 

@@ -38,7 +38,7 @@ from typing import Any
 from codekeep.common.numeric import numpy
 from codekeep.docs.store import DocsStore
 from codekeep.docs.text import embedding_text
-from codekeep.memory.embeddings import Embedder, EmbeddingError, pack
+from codekeep.embeddings.embedders import Embedder, EmbeddingError, pack
 
 logger = logging.getLogger(__name__)
 

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from codekeep.memory.catalog import PreferenceCatalog
+from codekeep.memory.events import Event
 from codekeep.memory.evidence import quote_found
-from codekeep.memory.layers import Event
 from codekeep.memory.model import MemoryInputError
 from codekeep.memory.model_json import parse_model_json
 from codekeep.memory.write import TEMPORARY_MARKERS

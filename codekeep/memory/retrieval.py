@@ -6,7 +6,7 @@ Lists consulted (each only when it has something to go on):
 2. structured matches — memories linked to the given files/symbols, or to file names
    and identifiers written in the query (``http_client.py``, ``RetryPolicy``);
 3. embedding cosine similarity, when an endpoint is configured and answers. The request
-   is an :class:`~codekeep.memory.embeddings.EmbeddingJob` from :meth:`Retriever.embedding_job`;
+   is an :class:`~codekeep.embeddings.embedders.EmbeddingJob` from :meth:`Retriever.embedding_job`;
    a caller that must not wait for the network (the server's folder worker) sends it on
    another thread and passes the outcome to :meth:`Retriever.recall`, else recall sends it.
 
@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from codekeep.memory.embeddings import (
+from codekeep.embeddings.embedders import (
     BACKFILL_BATCH,
     Embedded,
     Embedder,

@@ -26,7 +26,7 @@ Provider = Literal["endpoint", "local"]
 class EmbeddingSettings:
     """Where vectors come from: an OpenAI-compatible ``POST {url}/embeddings`` endpoint
     (no ``url`` = lexical only), or ``provider = "local"``, the bundled all-MiniLM-L6-v2
-    run in-process (``codekeep.common.local_model``; no server, no network)."""
+    run in-process (``codekeep.embeddings.local_model``; no server, no network)."""
 
     provider: Provider = setting(
         "`endpoint`: the OpenAI-compatible `url` below; `local`: the all-MiniLM-L6-v2 "

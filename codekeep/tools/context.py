@@ -15,9 +15,9 @@ from codekeep.tools.safety.paths import PathGuard
 if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
     from codekeep.docs import DocsIndex
+    from codekeep.embeddings.embedders import Embedded
     from codekeep.ledger import Ledger
     from codekeep.memory import MemoryService
-    from codekeep.memory.embeddings import Embedded
 
 
 class ServiceUnavailableError(RuntimeError):

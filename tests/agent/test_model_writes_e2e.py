@@ -14,8 +14,8 @@ import pytest
 from codekeep.agent.exploration import ExplorationBudget
 from codekeep.agent.writer import DISTIL_INSTRUCTIONS
 from codekeep.memory import MemorySettings
+from codekeep.memory.events import SUMMARY_TEMPLATE
 from codekeep.memory.extraction import MODEL_INSTRUCTIONS
-from codekeep.memory.layers import SUMMARY_TEMPLATE
 from codekeep.memory.model import STATUSES
 from codekeep.testing.scripted_server import Reply, call, http_error, say
 

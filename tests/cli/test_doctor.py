@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from codekeep.common.local_model import LocalModelUnavailable, check_files
+from codekeep.embeddings.local_model import LocalModelUnavailable, check_files
 
 
 def doctor(root: Path, home: Path, **env: str) -> tuple[int, dict[str, Any]]:

@@ -12,7 +12,7 @@ from codekeep.docs import DocsIndex, DocsSettings
 from codekeep.docs.store import DocsStore
 from codekeep.docs.text import embedding_text
 from codekeep.docs.vectors import VectorIndex
-from codekeep.memory.embeddings import EmbeddingClient, LocalEmbedder, embedder_for, pack
+from codekeep.embeddings.embedders import EmbeddingClient, LocalEmbedder, embedder_for, pack
 from codekeep.settings import Settings
 from codekeep.settings.fields import structure
 from codekeep.settings.memory import EmbeddingSettings

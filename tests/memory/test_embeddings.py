@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from codekeep.embeddings.embedders import Embedded
 from codekeep.memory import EmbeddingSettings, MemoryService
-from codekeep.memory.embeddings import Embedded
 from codekeep.testing.embeddings_server import ConceptEmbeddingServer
 
 CONCEPTS = [{"car", "cars", "automobile", "automobiles", "vehicle"}, {"invoice", "bill", "billing"}]

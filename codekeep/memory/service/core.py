@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import codekeep.memory.layers as layers
+import codekeep.memory.events as events
 import codekeep.memory.lifecycle as lifecycle
 from codekeep.common.workspace import state_dir
+from codekeep.embeddings.embedders import embedder_for
 from codekeep.memory.catalog import PreferenceCatalog
-from codekeep.memory.embeddings import embedder_for
 from codekeep.memory.evidence import EvidenceVerifier
 from codekeep.memory.model import USER_SOURCES, MemoryInputError, WriteResult
 from codekeep.memory.notes_sync import NOTES_FILE, NotesSync
@@ -54,7 +54,7 @@ class ServiceCore:
         self._deferred: set[str] = set()  # tasks whose summaries the agent's model writes
         embeddings = settings.embeddings
         self.embedder = embedder_for(embeddings)
-        self.events = layers.EventLog(project, settings)
+        self.events = events.EventLog(project, settings)
         self.verifier = EvidenceVerifier(root, self.events.event_text)
         self._write = WritePath(
             self._store_for_scope, catalog, self.verifier, settings, self._after_write

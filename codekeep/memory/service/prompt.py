@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import codekeep.memory.coordinator as coordinator
-from codekeep.memory.embeddings import Embedded
+from codekeep.embeddings.embedders import Embedded
 from codekeep.memory.model import LONG_TERM_KINDS, Memory
 from codekeep.memory.service.reading import Reading
 from codekeep.memory.service.tasks import TaskMemory

@@ -7,7 +7,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from codekeep.memory.embeddings import Embedded, EmbeddingJob
+from codekeep.embeddings.embedders import Embedded, EmbeddingJob
 from codekeep.memory.model import (
     KINDS,
     RECALLABLE_STATUSES,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-import codekeep.memory.layers as layers
+import codekeep.memory.events as events
 from codekeep.memory.model import MemoryInputError
 from codekeep.memory.scope import ScopeRequest
 from codekeep.memory.service.core import ServiceCore
@@ -24,7 +24,7 @@ class TaskMemory(ServiceCore):
         *,
         files: Sequence[str] = (),
         data: dict[str, Any] | None = None,
-    ) -> layers.Event:
+    ) -> events.Event:
         """Append to the event stream; summarise the task's backlog when it is worth it
         (unless the agent writes this task's summaries itself, see :meth:`defer_summaries`)."""
         self.scope_policy.resolve(ScopeRequest("event", None, task_id, "agent"))
@@ -49,7 +49,7 @@ class TaskMemory(ServiceCore):
         return None if backlog is None else self.write_summary(task_id, backlog)
 
     def summary_backlog(self, task_id: str, *, force: bool = False,
-                        cost: int | None = None) -> list[layers.Event] | None:
+                        cost: int | None = None) -> list[events.Event] | None:
         """The events a summary would replace now, or None when it is not worth it yet.
 
         Over ``summary_threshold_tokens`` *and* at least 3× the cost of summarising them
@@ -63,16 +63,16 @@ class TaskMemory(ServiceCore):
             return backlog
         if cost is None:
             return backlog if self.events.should_summarise(
-                backlog, layers.structured_summary(task_id, backlog)) else None
+                backlog, events.structured_summary(task_id, backlog)) else None
         worth = sum(e.tokens for e in backlog) >= self.settings.summary_min_ratio * cost
         return backlog if worth else None
 
-    def write_summary(self, task_id: str, backlog: Sequence[layers.Event],
+    def write_summary(self, task_id: str, backlog: Sequence[events.Event],
                       model_summary: str | None = None, rejected: str | None = None
                       ) -> str | None:
         """Store the summary of ``backlog``: the model's (already checked) when given, else
         the rule-based one; ``rejected`` says why a model summary was not used (history)."""
-        content = model_summary or layers.structured_summary(task_id, backlog)
+        content = model_summary or events.structured_summary(task_id, backlog)
         files = sorted({path for event in backlog for path in event.files})
         result = self._write.insert_verbatim(
             "project",
@@ -87,7 +87,7 @@ class TaskMemory(ServiceCore):
             self.events.cover(result.id, task_id, backlog, len(content))
         if rejected:
             self.log_task_note(result.id, "MODEL_SUMMARY_REJECTED", {"reason": rejected})
-        for event in layers.successful_commands(backlog):
+        for event in events.successful_commands(backlog):
             command = str((event.data or {})["command"])
             self._write.remember(
                 "project",

@@ -45,9 +45,9 @@ from lsprotocol import types
 
 from codekeep.analysis.model import Symbol
 from codekeep.common.uris import path_to_uri, uri_to_path
+from codekeep.embeddings.embedders import Embedded, EmbeddingJob
 from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.memory import KINDS, MemoryInputError, MemoryService
-from codekeep.memory.embeddings import Embedded, EmbeddingJob
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import CustomHandler, custom_request, target_folder

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from codekeep.common.numeric import numpy
-from codekeep.common.wordpiece import WordPiece
+from codekeep.embeddings.wordpiece import WordPiece
 
 if TYPE_CHECKING:
     from numpy import ndarray as Array

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.common import local_model
-from codekeep.common.wordpiece import WordPiece, basic_words
-from codekeep.memory.embeddings import EmbeddingError, LocalEmbedder
+from codekeep.embeddings import local_model
+from codekeep.embeddings.embedders import EmbeddingError, LocalEmbedder
+from codekeep.embeddings.wordpiece import WordPiece, basic_words
 
 REFERENCE = json.loads((Path(__file__).parent / "golden" / "minilm_reference.json")
                        .read_text(encoding="utf-8"))

@@ -23,7 +23,12 @@ from typing import Protocol
 
 import httpx
 
-from codekeep.common.local_model import MAX_TOKENS, MODEL_NAME, LocalModelUnavailable, shared_model
+from codekeep.embeddings.local_model import (
+    MAX_TOKENS,
+    MODEL_NAME,
+    LocalModelUnavailable,
+    shared_model,
+)
 from codekeep.settings.memory import EmbeddingSettings
 
 BACKFILL_BATCH = 64
@@ -87,7 +92,7 @@ class EmbeddingClient:
 
 
 class LocalEmbedder:
-    """The in-process model (``codekeep.common.local_model``) behind the client's face.
+    """The in-process model (``codekeep.embeddings.local_model``) behind the client's face.
     The model loads on the first ``embed`` (not when settings are read), once per process;
     a missing install is an :class:`EmbeddingError` like an endpoint that is down."""
 

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from codekeep.memory import MemoryService, layers
+from codekeep.memory import MemoryService, events
 
 
 def _big_output(n: int) -> str:
@@ -71,7 +71,7 @@ def test_a_model_summary_is_stored_only_when_it_follows_the_template(
     backlog = service.summary_backlog("t1", force=True)
     assert backlog is not None
     good = '{"files": ["net/retry.py"], "operations": "edited the retry loop", "result": "ok"}'
-    content, reason = layers.model_summary("t1", backlog, good, service.root)
+    content, reason = events.model_summary("t1", backlog, good, service.root)
     assert reason is None and content is not None
     assert content.splitlines()[1:] == ["Files: net/retry.py",
                                         "Operations: edited the retry loop", "Result: ok"]
@@ -82,7 +82,7 @@ def test_a_model_summary_is_stored_only_when_it_follows_the_template(
          "names a file that does not exist: net/ghost.py"),
         ('["net/retry.py"]', "not a JSON object"),
     ):
-        content, reason = layers.model_summary("t1", backlog, bad, service.root)
+        content, reason = events.model_summary("t1", backlog, bad, service.root)
         assert content is None and reason is not None and why in reason
     summary_id = service.write_summary("t1", backlog, None, "the model's summary is not JSON")
     assert summary_id is not None and service.events.unsummarised("t1") == []

@@ -1,4 +1,4 @@
-"""The event stream and the rule-based summary layer above it (seed 004 §3.1–3.3, §7.1).
+"""The event stream and the rule-based summary layer above it.
 
 * ``record`` appends an event (file read/edit, command, test result, ...). Events are
   never changed; the database refuses updates.
