@@ -21,6 +21,7 @@ from codekeep.ledger.ledger import Ledger
 from codekeep.memory import MemoryService, MemorySettings
 from codekeep.memory.text import fingerprint
 from codekeep.memory.write import WriteRequest
+from codekeep.services import open_memory
 from codekeep.settings.team import TeamSettings
 from codekeep.team.config import TeamConfig
 from codekeep.team.ledger import TeamLedger
@@ -48,9 +49,8 @@ def bench_recall(pg: PostgresServer, base: Path, n: int, queries: int) -> dict[s
     texts = [_sentence(rng, i) for i in range(n)]
     dsn = pg.create_database("bench_memory")
     service = MemoryService.open(base / "ws", user_dir=base / "user", settings=MemorySettings())
-    shared = MemoryService.open(base / "team-ws", user_dir=base / "team-user",
-                                settings=MemorySettings(),
-                                team=TeamSettings(dsn=dsn, member="bench"))
+    shared = open_memory(base / "team-ws", MemorySettings(), TeamSettings(dsn=dsn, member="bench"),
+                         user_dir=base / "team-user")
     team = shared.team
     assert team is not None
     start = time.perf_counter()

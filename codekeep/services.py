@@ -253,8 +253,26 @@ def store_files(root: Path) -> list[Path]:
     return [*MemoryService.files(root), state_dir(root) / DB_NAME]
 
 
+def open_memory(root: Path, settings: MemorySettings, team: TeamSettings,
+                user_dir: Path | None = None) -> MemoryService:
+    """Memory with its team scope handed in: memory declares what it needs of the team
+    (:class:`~codekeep.memory.team_scope.TeamScope`) and never imports the team area."""
+    root = Path(root).resolve()
+    if not team.dsn.strip():
+        return MemoryService.open(root, user_dir, settings)
+    from codekeep.team.memory import open_team_memory
+
+    shared, refused = open_team_memory(team, settings, root)
+    try:
+        return MemoryService.open(root, user_dir, settings, team=shared, team_refused=refused)
+    except BaseException:
+        if shared is not None:
+            shared.close()
+        raise
+
+
 def _open_memory(root: Path, settings: MemorySettings, team: TeamSettings) -> MemoryService:
-    return _opened_or_damaged(lambda: MemoryService.open(root, settings=settings, team=team),
+    return _opened_or_damaged(lambda: open_memory(root, settings, team),
                               MemoryService.files(root), "codekeep memory list")
 
 

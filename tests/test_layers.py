@@ -1,4 +1,5 @@
-"""The layering the architecture map promises: services never import a door or the agent,
+"""The layering the architecture map promises (CONTRIBUTING.md, docs/design.md): the
+service areas import only areas below them, services never import a door or the agent,
 and the doors never import each other.
 
 Checked on every import statement, lazy ones inside functions included, so a door can't
@@ -14,9 +15,20 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "codekeep"
 
-#: The service layer: everything a door is a thin door onto.
-SERVICES = ("analysis", "memory", "ledger", "docs", "embeddings", "team", "common", "settings",
-            "tools", "hosting", "services")
+#: The service areas, bottom tier first: everything a door is a thin door onto. An area may
+#: import only areas in the tiers below its own — never a peer in its tier, never one above
+#: (memory declares what it needs of the team scope instead of importing ``team``; memory
+#: and docs both take their vectors from ``embeddings``).
+SERVICE_ORDER: tuple[tuple[str, ...], ...] = (
+    ("common",),
+    ("settings",),
+    ("analysis", "embeddings", "ledger"),
+    ("docs", "memory"),
+    ("team",),
+    ("services", "tools"),
+    ("hosting",),
+)
+SERVICES = tuple(area for tier in SERVICE_ORDER for area in tier)
 DOORS_AND_AGENT = ("server", "mcp", "cli", "agent")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -54,6 +66,22 @@ def test_area_never_imports_what_sits_above_it(area: str) -> None:
         f"{path.relative_to(PACKAGE.parent)} imports codekeep.{imported}"
         for path in _modules(area)
         for imported in _imported_areas(path) & set(FORBIDDEN[area])
+    }
+    assert not offenders, sorted(offenders)
+
+
+def _below(area: str) -> set[str]:
+    tier = next(i for i, areas in enumerate(SERVICE_ORDER) if area in areas)
+    return {below for areas in SERVICE_ORDER[:tier] for below in areas}
+
+
+@pytest.mark.parametrize("area", SERVICES)
+def test_service_area_imports_only_the_areas_below_it(area: str) -> None:
+    not_below = set(SERVICES) - _below(area) - {area}
+    offenders = {
+        f"{path.relative_to(PACKAGE.parent)} imports codekeep.{imported}"
+        for path in _modules(area)
+        for imported in _imported_areas(path) & not_below
     }
     assert not offenders, sorted(offenders)
 

@@ -148,7 +148,8 @@ def _with_ledger(action: Callable[[Ledger, argparse.Namespace], int], *, records
 def _team_report(ledger: Ledger, args: argparse.Namespace, since: datetime | None) -> int:
     """Ship this member's unsent calls, then report the team (a database that cannot be
     reached is one line; the calls stay queued in the local ledger)."""
-    from codekeep.team.errors import NOT_CONFIGURED, TeamError
+    from codekeep.settings.team import NOT_CONFIGURED
+    from codekeep.team.errors import TeamError
     from codekeep.team.ledger import render_team
 
     try:
@@ -200,7 +201,8 @@ def _ship_later(ledger: Ledger, args: argparse.Namespace) -> None:
 
 def _ship(ledger: Ledger, args: argparse.Namespace) -> int:
     """Send the queued calls now (what the detached sender runs)."""
-    from codekeep.team.errors import NOT_CONFIGURED, TeamError
+    from codekeep.settings.team import NOT_CONFIGURED
+    from codekeep.team.errors import TeamError
 
     try:
         team = _team_ledger(ledger, args)

@@ -39,10 +39,10 @@ COMMANDS = {"memory": "project and user memory for the agent"}
 
 
 def _open(args: argparse.Namespace) -> MemoryService:
-    from codekeep.memory import MemoryService
+    from codekeep.services import open_memory
 
     settings = settings_of(args)
-    return MemoryService.open(root_of(args), settings=settings.memory, team=settings.team)
+    return open_memory(root_of(args), settings.memory, settings.team)
 
 
 def _run(args: argparse.Namespace, body: Callable[[MemoryService], int]) -> int:

@@ -38,3 +38,10 @@ class TeamSettings:
 
     def __post_init__(self) -> None:
         check_bounds(self)
+
+
+# What every door says when the team scope or ledger is asked for without a DSN.
+NOT_CONFIGURED = (
+    "no team database configured: set CODEKEEP_TEAM_DSN, the editor setting "
+    "codekeep.team.dsn or [team] dsn in .codekeep/config.toml"
+)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from codekeep.memory.model import MemoryInputError
+from codekeep.memory.team_scope import TeamUnavailable
 
 
-class TeamError(MemoryInputError):
+class TeamError(TeamUnavailable):
     """The team database is not configured, unreachable, refused us or is too new.
 
     The message is one line, shown as it is by every door (CLI, LSP, tools) — which
@@ -14,8 +14,3 @@ class TeamError(MemoryInputError):
     it says.
     """
 
-
-NOT_CONFIGURED = (
-    "no team database configured: set CODEKEEP_TEAM_DSN, the editor setting "
-    "codekeep.team.dsn or [team] dsn in .codekeep/config.toml"
-)

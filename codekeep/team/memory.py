@@ -5,8 +5,9 @@ Writes are not handled here: the memory service runs its one write path
 (:meth:`WritePath.remember`: safety filter — secrets redacted *before* the text leaves
 the machine — eligibility gate, canonical form, the ADD / REINFORCE / SUPERSEDE /
 UPDATE / MERGE / SKIP state machine, history) with :class:`TeamStore` as the target,
-and its feedback methods (forget, confirm, "not this") the same way. This module adds
-what only the team has: promotion of a local memory, and recall over PostgreSQL.
+and its feedback methods (forget, confirm, "not this") the same way. This module is the
+:class:`~codekeep.memory.team_scope.TeamScope` that memory declares and the services hand
+it: recall over PostgreSQL, and the store a promoted memory is written to.
 
 Recall ranks the team's candidates with the score local recall uses
 (``0.2·recency + 0.3·importance + 0.5·relevance``, relevance the reciprocal-rank fusion
@@ -20,28 +21,20 @@ import builtins
 import logging
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from codekeep.memory.model import (
-    ID_PREFIXES,
-    RECALLABLE_STATUSES,
-    Memory,
-    MemoryInputError,
-    RecalledMemory,
-    ScoreParts,
-)
+from codekeep.memory.model import RECALLABLE_STATUSES, Memory, RecalledMemory, ScoreParts
 from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
 from codekeep.memory.store.access import AccessLog
-from codekeep.memory.write import WriteRequest
 from codekeep.settings.memory import MemorySettings
-from codekeep.team.config import TeamConfig
+from codekeep.settings.team import TeamSettings
+from codekeep.team.config import TeamConfig, team_config
 from codekeep.team.errors import TeamError
 from codekeep.team.store import TeamDatabase
 from codekeep.team.store import memories as rows
 from codekeep.team.store.memories import TeamStore, memory_of, query_terms
 
-TEAM_SCOPE = "team"
-PROMOTABLE_SCOPES = ("project", "user")
 _POOL = 30
 _PATHLIKE = re.compile(r"[\w.-]*[/\\][\w./\\-]+|[\w-]+\.[A-Za-z]{1,5}\b")
 
@@ -49,34 +42,17 @@ _PATHLIKE = re.compile(r"[\w.-]*[/\\][\w./\\-]+|[\w-]+\.[A-Za-z]{1,5}\b")
 log = logging.getLogger(__name__)
 
 
-def owns(memory_id: str) -> bool:
-    return memory_id.startswith(ID_PREFIXES[TEAM_SCOPE])
-
-
-def promotion_request(memory: Memory) -> WriteRequest:
-    """The write that shares a project or user memory with the team (screened again)."""
-    if memory.scope not in PROMOTABLE_SCOPES:
-        raise MemoryInputError(
-            f"only project or user memories can be promoted to the team ({memory.id} is "
-            f"{memory.scope})"
-        )
-    if memory.status not in RECALLABLE_STATUSES:
-        raise MemoryInputError(
-            f"memory {memory.id} is {memory.status}: only active or confirmed memories "
-            "can be promoted"
-        )
-    return WriteRequest(
-        memory.content,
-        memory.kind,
-        memory.key,
-        memory.value,
-        memory.importance,
-        tuple(memory.files),
-        tuple(memory.symbols),
-        memory.evidence,
-        memory.source,
-        memory.confidence,
-    )
+def open_team_memory(team: TeamSettings, settings: MemorySettings,
+                     root: Path) -> tuple[TeamMemory | None, str | None]:
+    """The team scope for folder ``root`` and, when a configured DSN cannot be used at all
+    (not PostgreSQL ...), the one-line reason instead; (None, None) without a DSN."""
+    config = team_config(team, root)
+    if config is None:
+        return None, None
+    try:
+        return TeamMemory(config, settings, config.database(root)), None
+    except TeamError as exc:  # said on first team use, not at open
+        return None, str(exc)
 
 
 class TeamMemory:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.memory import MemoryService, MemorySettings
+from codekeep.services import open_memory
 from codekeep.settings import load_settings
 from codekeep.testing.postgres import PostgresServer, find_bin
 
@@ -53,11 +54,11 @@ def member(tmp_path: Path, team_dsn: str, monkeypatch: pytest.MonkeyPatch) -> It
         root = tmp_path / name / "ws"
         root.mkdir(parents=True, exist_ok=True)
         write_config(root, dsn, name)
-        service = MemoryService.open(
+        service = open_memory(
             root,
+            MemorySettings(**settings),  # type: ignore[arg-type]
+            load_settings(root).settings.team,
             user_dir=tmp_path / name / "user",
-            settings=MemorySettings(**settings),  # type: ignore[arg-type]
-            team=load_settings(root).settings.team,
         )
         opened.append(service)
         return service

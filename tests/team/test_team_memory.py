@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from codekeep.memory import MemoryInputError
-from codekeep.team.errors import NOT_CONFIGURED
+from codekeep.settings.team import NOT_CONFIGURED
 from tests.team.conftest import Member
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

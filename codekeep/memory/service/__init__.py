@@ -1,4 +1,4 @@
-"""``MemoryService``: the one entry point to CodeKeep memory (contract in team/CONTRACTS.md).
+"""``MemoryService``: the one entry point to CodeKeep memory (docs/memory.md).
 
 It owns two databases — ``<root>/.codekeep/memory.db`` (task and project scope) and
 ``<user data dir>/memory.db`` (user scope) — and is the sum of parts a reader can find
@@ -29,8 +29,8 @@ from codekeep.memory.service.prompt import PromptContext, render_memory_line
 from codekeep.memory.service.upkeep import PURGEABLE_STATUSES, Upkeep
 from codekeep.memory.service.writing import ScopedWriter, Writing
 from codekeep.memory.store import MemoryStore
+from codekeep.memory.team_scope import TeamScope
 from codekeep.settings.memory import MemorySettings
-from codekeep.settings.team import TeamSettings
 
 __all__ = ["PURGEABLE_STATUSES", "MemoryService", "ScopedWriter", "render_memory_line"]
 
@@ -53,10 +53,12 @@ class MemoryService(Writing, Feedback, PromptContext, Upkeep):
         *,
         scope_policy: ScopePolicy | None = None,
         catalog: PreferenceCatalog | None = None,
-        team: TeamSettings | None = None,
+        team: TeamScope | None = None,
+        team_refused: str | None = None,
     ) -> MemoryService:
-        """``team``: the settings tree's ``team`` section (the one place the DSN is
-        resolved); without a DSN there is no team scope."""
+        """``team``: the team scope, opened by the services from the settings' ``team``
+        section (None: no team scope); ``team_refused``: why a configured team database
+        cannot be used at all, said on first team use."""
         root = Path(root).resolve()
         settings = settings or MemorySettings()
         project_file, user_file = cls.files(root, user_dir)
@@ -70,17 +72,7 @@ class MemoryService(Writing, Feedback, PromptContext, Upkeep):
             scope_policy or DefaultScopePolicy(),
             catalog or PreferenceCatalog(),
         )
-        if team is not None and team.dsn.strip():
-            from codekeep.team.config import team_config
-            from codekeep.team.errors import TeamError
-            from codekeep.team.memory import TeamMemory
-
-            config = team_config(team, root)
-            assert config is not None
-            try:
-                service.team = TeamMemory(config, settings, config.database(root))
-            except TeamError as exc:  # a DSN that is not PostgreSQL: said on first team use
-                service.team_refused = str(exc)
+        service.team, service.team_refused = team, team_refused
         service.maintain()
         return service
 

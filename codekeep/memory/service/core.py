@@ -8,7 +8,7 @@ each add one job's methods on top of this core; :class:`MemoryService` is their 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import codekeep.memory.events as events
 import codekeep.memory.lifecycle as lifecycle
@@ -22,12 +22,11 @@ from codekeep.memory.retrieval import Retriever
 from codekeep.memory.scope import ScopePolicy
 from codekeep.memory.store import MemoryStore
 from codekeep.memory.store.target import WriteTarget
+from codekeep.memory.team_scope import TeamScope, is_team_id
 from codekeep.memory.working import WorkingMemory
 from codekeep.memory.write import WritePath, WriteRequest
 from codekeep.settings.memory import MemorySettings
-
-if TYPE_CHECKING:
-    from codekeep.team.memory import TeamMemory
+from codekeep.settings.team import NOT_CONFIGURED
 
 # Kinds whose keyed rows can set a catalog preference.
 _PREFERENCE_KINDS = ("preference", "fact")
@@ -62,7 +61,7 @@ class ServiceCore:
         self._retriever = Retriever(self.stores, settings, self.embedder)
         self._working: dict[str, WorkingMemory] = {}
         # the team scope (PostgreSQL), when a team database is configured
-        self.team: TeamMemory | None = None
+        self.team: TeamScope | None = None
         # why the last read could not include the team's memories (None: it did)
         self.team_warning: str | None = None
         # why a configured team DSN cannot be used at all (not PostgreSQL ...)
@@ -91,18 +90,11 @@ class ServiceCore:
             return self._team().store
         return self.user if scope == "user" else self.project
 
-    def _team(self) -> TeamMemory:
+    def _team(self) -> TeamScope:
         """The team scope, or the one-line reason there is none."""
         if self.team is None:
-            from codekeep.team.errors import NOT_CONFIGURED
-
             raise MemoryInputError(self.team_refused or NOT_CONFIGURED)
         return self.team
-
-    def _is_team_id(self, memory_id: str) -> bool:
-        from codekeep.team.memory import owns
-
-        return owns(memory_id)
 
     def _remember_in(self, scope: str, request: WriteRequest) -> WriteResult:
         """The one write path, for every scope (local SQLite or the team database)."""
@@ -111,7 +103,7 @@ class ServiceCore:
     def _store_for_id(self, memory_id: str) -> WriteTarget | None:
         """The database holding ``memory_id`` (a team id without a team database: the
         one-line reason); None when no database owns it."""
-        if self._is_team_id(memory_id):
+        if is_team_id(memory_id):
             return self._team().store
         for store in self.stores:
             if store.owns(memory_id):

@@ -19,6 +19,7 @@ from codekeep.memory.model import (
 from codekeep.memory.retrieval import RecallQuery
 from codekeep.memory.service.core import ServiceCore
 from codekeep.memory.store import MemoryFilter
+from codekeep.memory.team_scope import TeamUnavailable
 
 _LINKED_LIMIT = 100
 
@@ -66,11 +67,9 @@ class Reading(ServiceCore):
         self.team_warning = self.team_refused
         if self.team is None:
             return local
-        from codekeep.team.errors import TeamError
-
         try:
             shared = self.team.recall(query, limit, kinds, files, symbols)
-        except TeamError as exc:
+        except TeamUnavailable as exc:
             self.team_warning = str(exc)
             return local
         merged = sorted(local + shared, key=lambda r: (-r.score, r.memory.id))

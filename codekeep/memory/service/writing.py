@@ -11,6 +11,7 @@ from typing import Any, TypedDict, Unpack
 from codekeep.memory.model import MemoryInputError, WriteResult
 from codekeep.memory.scope import ScopeRequest
 from codekeep.memory.service.core import ServiceCore
+from codekeep.memory.team_scope import is_team_id, promotion_request
 from codekeep.memory.write import WriteRequest
 from codekeep.settings.memory import DAY
 
@@ -108,16 +109,14 @@ class Writing(ServiceCore):
         return writer.remember(content, kind=kind, **fields)
 
     def promote(self, memory_id: str, to: str = "team") -> WriteResult:
-        """Share a project or user memory with the team (seed 002's ``/promote``): the
+        """Share a project or user memory with the team (``/promote``): the
         content is screened and redacted again before it leaves; the team row records
         who promoted it and from which memory. Promoting the same meaning twice
         reinforces the team's row (action ``REINFORCE``)."""
-        from codekeep.team.memory import promotion_request
-
         if to != "team":
             raise MemoryInputError(f"memories can be promoted only to the team scope (not {to!r})")
         team = self._team()  # not configured: say so before looking the memory up
-        if self._is_team_id(memory_id):
+        if is_team_id(memory_id):
             raise MemoryInputError(f"memory {memory_id} is already in the team scope")
         store = self._store_for_id(memory_id)
         memory = store.get(memory_id) if store else None
