@@ -1,6 +1,8 @@
 """Which files are documentation, in which markup, and which are not worth indexing.
 
-Decided from the name first (``.md``, ``.mdx``, ``.rst``, ``.adoc``), then from the
+Decided from the name first (``.md``, ``.mdx``, ``.rst``, ``.adoc``; ``.ipynb`` notebooks,
+whose Markdown cells are read; PDF, Word, PowerPoint, Excel and HTML, converted to
+Markdown by the ``documents`` extra), then from the
 text for ``.txt`` and extension-less READMEs: Sphinx projects such as Django write
 their docs as reST in ``.txt`` files, so a ``.txt`` whose text has reST section titles
 or directives is reST, and any other is plain text. Generated API references (Sphinx
@@ -15,7 +17,13 @@ import re
 from pathlib import PurePosixPath
 from typing import Literal
 
+from codekeep.docs.conversion import is_converted
+
 DocFormat = Literal["markdown", "rst", "asciidoc", "text"]
+#: How a file that is not plain markup is read: its text decides the markup ("sniff"),
+#: it is a Jupyter notebook ("notebook"), or markitdown converts it ("convert").
+ReadAs = Literal["sniff", "notebook", "convert"]
+NOTEBOOK_SUFFIX = ".ipynb"
 
 _BY_SUFFIX: dict[str, DocFormat] = {
     ".md": "markdown",
@@ -63,14 +71,18 @@ _RST_MARKUP = re.compile(rb"^\.\. [\w:-]+::|:(?:ref|doc|class|func|meth|mod|sett
                          re.MULTILINE)
 
 
-def candidate_format(rel: str) -> DocFormat | Literal["sniff"] | None:
-    """The format a path's name decides, ``"sniff"`` when the text must, else None."""
+def candidate_format(rel: str) -> DocFormat | ReadAs | None:
+    """The format a path's name decides, or how to read it (:data:`ReadAs`), else None."""
     path = PurePosixPath(rel)
     if any(part in GENERATED_DIRS for part in path.parts[:-1]):
         return None
     suffix = path.suffix.lower()
     if suffix in _BY_SUFFIX:
         return _BY_SUFFIX[suffix]
+    if suffix == NOTEBOOK_SUFFIX:
+        return "notebook"
+    if is_converted(rel):
+        return "convert"
     if suffix == ".txt":
         return None if _NOT_PROSE.match(path.name) else "sniff"
     if suffix not in _SNIFFED_SUFFIXES:

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from codekeep.analysis.discovery import WalkReport, walk
@@ -26,10 +26,18 @@ from codekeep.common.secrets import redact_text
 from codekeep.common.workspace import resolve_root, state_dir
 from codekeep.docs.background import BackgroundEmbedder
 from codekeep.docs.chunking import ChunkSizes, parse_document
+from codekeep.docs.conversion import (
+    NEEDS_EXTRA,
+    ConversionError,
+    converter_available,
+    is_template,
+    to_markdown,
+)
 from codekeep.docs.docstrings import is_python, parse_docstrings
 from codekeep.docs.errors import DocsClosedError, EmptyQueryError, InvalidLimitError
 from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, sniff_format
-from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, SearchOutcome
+from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, ParsedDocument, SearchOutcome
+from codekeep.docs.notebooks import NotebookError, notebook_markdown
 from codekeep.docs.retrieval import (
     Sources,
     VectorRanker,
@@ -106,8 +114,10 @@ class DocsIndex:
         found = list(walk(self.root, self.index_settings, report,
                           skip=lambda rel: None if self.is_doc(rel) else "not docs"))
         seen = {candidate.rel for candidate in found}
+        # Documents passed over for want of markitdown are read again once it is there.
+        retry = NEEDS_EXTRA if converter_available() else None
         stale = [c for c in found if (row := known.get(c.rel)) is None
-                 or (row.size, row.mtime_ns) != (c.size, c.mtime_ns)]
+                 or (row.size, row.mtime_ns) != (c.size, c.mtime_ns) or row.status == retry]
         removed = [path for path in known if path not in seen]
         parsed = 0
         for start in range(0, len(stale), WRITE_CHUNK_FILES):
@@ -183,29 +193,38 @@ class DocsIndex:
         except OSError as error:
             return self._skip(path, info, "", f"unreadable: {error.strerror}", existing)
         digest = content_hash(data)
-        if existing is not None and existing.hash == digest:
+        if existing is not None and existing.hash == digest and existing.status != NEEDS_EXTRA:
             self._store.touch(existing.id, info.st_size, info.st_mtime_ns)
             return 0
-        if is_binary(data):
-            return self._skip(path, info, digest, "binary", existing)
-        if looks_generated(data):
-            return self._skip(path, info, digest, "generated", existing)
-        # Invalid UTF-8 is read with replacement characters: the rest of the page stays
-        # searchable, and what is shown cannot be mistaken for the original bytes.
-        text = data.decode("utf-8", errors="replace")
-        hint = candidate_format(path)
-        if hint is None:  # Python source: its docstrings
-            parsed = parse_docstrings(path, text)
-        else:
-            fmt: DocFormat = sniff_format(data) if hint == "sniff" else hint
-            sizes = ChunkSizes(self.settings.chunk_tokens, self.settings.overlap_tokens)
-            parsed = parse_document(path, text, fmt, sizes)
+        parsed = self._parse(path, data)
+        if isinstance(parsed, str):
+            return self._skip(path, info, digest, parsed, existing)
         self._store.replace_file(
             path, size=info.st_size, mtime_ns=info.st_mtime_ns, hash=digest, status="indexed",
             fmt=parsed.format, title=parsed.title, lines=parsed.lines, place=place_words(path),
             chunks=[_redacted(chunk) for chunk in parsed.chunks],
         )
         return 1
+
+    def _parse(self, path: str, data: bytes) -> ParsedDocument | str:
+        """The file's chunks, or the reason it is not indexed."""
+        hint = candidate_format(path)
+        sizes = ChunkSizes(self.settings.chunk_tokens, self.settings.overlap_tokens)
+        if hint == "convert":  # PDF, Office, HTML: binary or markup that markitdown reads
+            return _converted(path, data, sizes)
+        if is_binary(data):
+            return "binary"
+        if looks_generated(data):
+            return "generated"
+        # Invalid UTF-8 is read with replacement characters: the rest of the page stays
+        # searchable, and what is shown cannot be mistaken for the original bytes.
+        text = data.decode("utf-8", errors="replace")
+        if hint is None:  # Python source: its docstrings
+            return parse_docstrings(path, text)
+        if hint == "notebook":
+            return _notebook(path, text, sizes)
+        fmt: DocFormat = sniff_format(data) if hint == "sniff" else hint
+        return parse_document(path, text, fmt, sizes)
 
     def _is_doc_target(self, target: Path) -> bool:
         """A symlink is followed only to a docs file inside the workspace: a link named
@@ -304,6 +323,34 @@ def vector_ranker(vectors: VectorIndex | None,
     if vectors is None or direction is None:
         return None
     return lambda limit: vectors.rank(direction, limit)
+
+
+def _converted(path: str, data: bytes, sizes: ChunkSizes) -> ParsedDocument | str:
+    """A PDF, Office document or HTML page through markitdown, chunked as Markdown (its
+    lines are those of the Markdown text), or why it is not read."""
+    if is_template(path, data):
+        return "template"
+    if not converter_available():
+        return NEEDS_EXTRA
+    try:
+        parsed = parse_document(path, to_markdown(path, data), "markdown", sizes)
+    except ConversionError as error:
+        return f"unreadable: {error}"
+    return replace(parsed, format=PurePosixPath(path).suffix.lower().lstrip("."))
+
+
+def _notebook(path: str, text: str, sizes: ChunkSizes) -> ParsedDocument | str:
+    """A notebook's Markdown cells as one Markdown page, each chunk placed on the
+    notebook file's own lines, or why it is not read."""
+    try:
+        notebook = notebook_markdown(text)
+    except NotebookError as error:
+        return f"unreadable: {error}"
+    parsed = parse_document(path, notebook.markdown, "markdown", sizes)
+    chunks = [replace(chunk, start_line=notebook.file_line(chunk.start_line),
+                      end_line=notebook.file_line(chunk.end_line)) for chunk in parsed.chunks]
+    return replace(parsed, format="notebook", chunks=chunks,
+                   lines=text.count("\n") + (not text.endswith("\n")))
 
 
 def _redacted(chunk: Chunk) -> IndexedChunk:
