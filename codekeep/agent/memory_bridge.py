@@ -191,14 +191,14 @@ class MemoryBridge:
         """Offer the task's noted findings to long-term memory (its write path decides).
 
         Findings the agent wrote down with ``note_finding`` are the stable facts of a task;
-        they enter as inferred (``source="agent"``, lower confidence) so anything the user
-        stated wins over them, and consolidation merges repeats.
+        they are the model's assertions (lower confidence, through the gate "no evidence,
+        no knowledge": observed unless the user said so), so anything the user stated
+        wins over them, and consolidation merges repeats.
         """
         proposals = []
         for finding in memory.working_memory(self.task_id).scratchpad:
-            written = memory.remember(finding.text, kind="fact", source="agent",
-                                      confidence=0.7, files=list(files)[:10],
-                                      task_id=self.task_id)
+            written = memory.remember_asserted(finding.text, confidence=0.7,
+                                               files=list(files)[:10], task_id=self.task_id)
             proposals.append({"content": finding.text, "action": written.action,
                               "id": written.id, "reason": written.reason})
         return proposals

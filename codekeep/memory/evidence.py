@@ -35,6 +35,29 @@ def quote_found(source: str, quote: str) -> str | None:
     return None
 
 
+# Words that, shortly before a value, say the quote is against it ("never npm", "pnpm
+# instead of npm", "not yarn"): such a quote is no evidence for that value.
+_DENIALS = frozenset({"not", "no", "never", "dont", "doesnt", "avoid", "stop", "without",
+                      "nor", "instead", "rather", "except", "cannot", "shouldnt", "mustnt",
+                      "wont", "isnt", "arent", "against", "drop", "dropped", "replaced"})
+_DENIAL_REACH = 3  # words before the value a denial may stand
+
+
+def quote_denies(quote: str, value: str) -> str | None:
+    """Why ``quote`` does not back ``value`` (it names the value only to deny it), or
+    None: some mention of it stands un-negated, or the quote says it in other words
+    ("keep answers short" for ``concise``), which the quote check judges."""
+    words = [w.replace("'", "") for w in _TOKEN.findall(quote.lower().replace("'", ""))]
+    wanted = [w.replace("'", "") for w in _TOKEN.findall(value.lower().replace("'", ""))]
+    if not wanted:
+        return None
+    mentions = [i for i in range(len(words) - len(wanted) + 1)
+                if words[i:i + len(wanted)] == wanted]
+    if mentions and all(_DENIALS & set(words[max(0, i - _DENIAL_REACH):i]) for i in mentions):
+        return f"the quote is against {value!r}, not for it"
+    return None
+
+
 def evidence_items(evidence: dict[str, Any] | None) -> list[dict[str, Any]]:
     if not evidence:
         return []

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.events import Event
-from codekeep.memory.evidence import quote_found
+from codekeep.memory.evidence import quote_denies, quote_found
 from codekeep.memory.model import MemoryInputError
 from codekeep.memory.model_json import parse_model_json
 from codekeep.memory.write import TEMPORARY_MARKERS
@@ -219,6 +219,8 @@ def _model_candidate(item: Any, users: Sequence[Event], catalog: PreferenceCatal
         key = value = None  # not a catalog slot: the content stands on its own
     if kind == "preference" and key is None:
         kind = "soft_preference"
+    if key is not None and value and (against := quote_denies(quote, value)):
+        return None, against
     if evidence.get("source") == "file" and isinstance(evidence.get("file"), str):
         proof: dict[str, Any] = {"file": evidence["file"], "quote": quote}
     else:

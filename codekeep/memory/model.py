@@ -32,6 +32,10 @@ USER_SOURCES = ("user", MARKDOWN_SOURCE, "explicit_command")
 OBSERVING_SOURCES = ("summary", "automatic", "automatic_rule", "automatic_llm")
 # Sources of what the conversation extraction found (rule stage, model stage; seed 002 §4e).
 EXTRACTED_SOURCES = ("automatic_rule", "automatic_llm")
+# What a model asserts through ``remember`` (our agent, or an MCP host's model): no
+# evidence, no knowledge — without a verified quote it is only observed, and in the team
+# scope it also waits for a human's confirmation.
+MODEL_SOURCES = ("agent",)
 
 
 @dataclass(slots=True)

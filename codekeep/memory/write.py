@@ -23,6 +23,7 @@ from codekeep.memory.model import (
     EXTRACTED_SOURCES,
     ID_PREFIXES,
     KINDS,
+    MODEL_SOURCES,
     OBSERVING_SOURCES,
     Memory,
     MemoryInputError,
@@ -47,6 +48,15 @@ MAX_CONTENT_CHARS = 8_000
 _KEY_VALUE = re.compile(r"([a-z][a-z0-9_]*)\s*[:=]\s*(.+)")
 # Words that make a request a one-off, not a lasting preference (seed 002 §2c).
 TEMPORARY_MARKERS = ("this time", "for now", "just this once", "today only", "这次", "暂时")
+UNSUPPORTED_NOTE = (
+    "observed, not knowledge: nothing backs it (quote a workspace file, or the user's own "
+    "words in this task); it becomes knowledge when a quote supports it or on "
+    "`codekeep memory confirm ID`"
+)
+TEAM_CONFIRMATION_NOTE = (
+    "waits for a person's confirmation (`codekeep memory confirm ID`) before teammates "
+    "recall it"
+)
 
 
 @dataclass(slots=True)
@@ -116,7 +126,8 @@ class WritePath:
         if not 0.0 <= float(req.confidence) <= 1.0:
             raise MemoryInputError(f"confidence must be between 0 and 1 (got {req.confidence!r})")
 
-    def _gate(self, req: WriteRequest) -> tuple[WriteRequest, str | None, str]:
+    def _gate(self, req: WriteRequest, scope: str | None
+              ) -> tuple[WriteRequest, str | None, str]:
         """(request with key/value/evidence settled, rejection reason or None, status)."""
         if req.confidence < self.settings.min_confidence:
             return (
@@ -160,6 +171,26 @@ class WritePath:
                 return req, f"rejected: a case needs verifiable evidence: {problem}", ""
             req = replace(req, evidence=checked)
             status = "confirmed_resolved"
+        elif req.source in MODEL_SOURCES:
+            return self._model_gate(req, scope, status)
+        return req, None, status
+
+    def _model_gate(self, req: WriteRequest, scope: str | None, status: str
+                    ) -> tuple[WriteRequest, str | None, str]:
+        """No evidence, no knowledge: what a model asserts is active only on a verified
+        quote; a quote that is not where it claims to be is refused; a team write from
+        a model waits for a person's confirmation whatever its evidence."""
+        if evidence_items(req.evidence):
+            checked, problem = self.verifier.verify(req.evidence)
+            if problem:
+                return req, f"rejected: the evidence does not check out: {problem}", ""
+            req = replace(req, evidence={**(req.evidence or {}), **(checked or {})})  # + client
+        else:
+            req.notes.append(UNSUPPORTED_NOTE)
+            status = "observed"
+        if scope == "team":
+            req.notes.append(TEAM_CONFIRMATION_NOTE)
+            status = "observed"
         return req, None, status
 
     def _settle_key(self, req: WriteRequest) -> WriteRequest:
@@ -185,7 +216,7 @@ class WritePath:
 
     # ---- the write --------------------------------------------------------------------
 
-    def screen(self, req: WriteRequest) -> Screened | WriteResult:
+    def screen(self, req: WriteRequest, scope: str | None = None) -> Screened | WriteResult:
         """Validation, safety filter (secrets redacted), gate and canonical form: what any
         store may keep of ``req`` (its status and fingerprint), or the rejection.
 
@@ -199,7 +230,7 @@ class WritePath:
         req = replace(req, content=verdict.text, redactions=verdict.redactions)
         if verdict.redactions:
             req.notes.append(f"redacted: {', '.join(verdict.redactions)}")
-        req, rejected, status = self._gate(req)
+        req, rejected, status = self._gate(req, scope)
         if rejected:
             return WriteResult("REJECT", None, rejected)
         req = replace(
@@ -213,7 +244,7 @@ class WritePath:
         return Screened(req, status, fp)
 
     def remember(self, scope: str, req: WriteRequest) -> WriteResult:
-        screened = self.screen(req)
+        screened = self.screen(req, scope)
         if isinstance(screened, WriteResult):
             return screened
         req, status, fp = screened.request, screened.status, screened.fingerprint
@@ -356,6 +387,8 @@ class WritePath:
             # stated explicitly (not merely observed again): it is knowledge now
             store.update(target.id, status="active")
             store.log(target.id, now, "CONFIRM", {"source": req.source})
+        elif target.status == "observed" and scope == "team" and target.source in MODEL_SOURCES:
+            pass  # a model's team memory becomes the team's knowledge by a person only
         elif target.status == "observed" and fields["support_count"] >= self._needed(target):
             reason = self._promote(store, target, req.evidence, now) or reason
         return WriteResult(action, target.id, reason, redactions)

@@ -222,9 +222,29 @@ async def test_noted_findings_are_offered_to_long_term_memory(harness):
     working = [m for m in harness.server.requests[2]["messages"]
                if m["role"] == "system" and "[Working memory]" in (m.get("content") or "")]
     assert working and finding in working[0]["content"]  # dynamic memory, each round
-    recalled = harness.memory.recall("compute_total item price")
-    assert any(finding in r.memory.content for r in recalled)
-    # the next task starts with it in its static memory context
+    # the model's own finding, with no quote behind it, is observed, not knowledge ...
+    assert "observed, not knowledge" in result.proposed_facts[0]["reason"]
+    assert not any(finding in r.memory.content
+                   for r in harness.memory.recall("compute_total item price"))
+    harness.server.push(say("not known"))
+    await harness.run("Remind me what compute_total does")
+    assert finding not in harness.server.requests[3]["messages"][0]["content"]
+    # ... until the user confirms it: the next task starts with it in its memory context
+    assert harness.memory.confirm(result.proposed_facts[0]["id"])
     harness.server.push(say("known already"))
     await harness.run("Remind me what compute_total does")
-    assert finding in harness.server.requests[3]["messages"][0]["content"]
+    assert finding in harness.server.requests[4]["messages"][0]["content"]
+
+
+async def test_a_fact_the_model_asserts_alone_is_no_knowledge_the_users_words_are(harness):
+    invented = "The project deploys to production on Fridays"
+    said = "Releases are tagged from the main branch"
+    harness.server.push(call("remember", {"content": invented}),
+                        call("remember", {"content": said}), say("Noted."))
+    await harness.run("FYI: releases are tagged from the main branch. Anything else?")
+    told = [m["content"] for m in harness.server.tool_messages(2)]
+    assert "observed, not knowledge" in told[0] and "observed" not in told[1]
+    harness.server.push(say("ok"))
+    await harness.run("How do we release and deploy?")
+    context = harness.server.requests[3]["messages"][0]["content"]
+    assert said in context and invented not in context

@@ -66,6 +66,6 @@ async def test_mcp_lsp_and_cli_writers_lose_nothing(project: Path) -> None:
     results = await asyncio.gather(through_mcp(), through_lsp(), asyncio.to_thread(through_cli))
     assert [p for problems in results for p in problems] == []
     with MemoryService.open(project) as memory:
-        stored = {m.content for m in memory.list(limit=500)}
+        stored = {m.content for m in memory.list(statuses=["active", "observed"], limit=500)}
     expected = {c.rstrip(".") for c in mcp_facts + lsp_facts + cli_facts}
     assert expected <= stored

@@ -136,21 +136,37 @@ async def test_writes_and_commands_need_their_flags_and_stay_guarded(project: Pa
 
 
 async def test_remember_in_one_session_recall_in_another(project: Path) -> None:
-    fact = "Totals are computed in cents to avoid float rounding."
+    fact = "compute_total sums the price of every item"
+    quote = [{"file": "pkg/billing.py", "quote": "return sum(item.price for item in items)"}]
     async with stdio_client(project, name="claude-code") as client:
-        written = await client.call_tool("remember", {"content": fact, "files": ["pkg/billing.py"]})
+        written = await client.call_tool("remember", {"content": fact, "files": ["pkg/billing.py"],
+                                                      "evidence": quote})
     assert not written.is_error, text(written)
     async with stdio_client(project, name="codex") as client:
         recalled = await client.call_tool("recall", {"query": "how are totals computed"})
         memory_md = await client.read_resource("codekeep://memory/MEMORY.md")
     memories = recalled.structured_content["data"]["memories"]
-    assert memories[0]["content"] == fact.rstrip(".")  # stored canonical
+    assert memories[0]["content"] == fact
     assert "inferred" in memories[0]["flags"]  # written by an agent, not stated by the user
     assert memory_md.contents[0].text  # type: ignore[union-attr]
     with MemoryService.open(project) as memory:
         stored = memory.get(memories[0]["id"])
     assert stored is not None and stored.source == "agent"
-    assert stored.evidence == {"client": "claude-code"}
+    assert stored.evidence is not None and stored.evidence["client"] == "claude-code"
+    assert stored.evidence["items"][0]["verified"] is True
+
+
+async def test_a_hosts_model_asserting_a_fact_without_evidence_is_not_knowledge(
+        project: Path) -> None:
+    fact = "The project deploys to production on Fridays"
+    async with stdio_client(project, name="claude-code") as client:
+        written = await client.call_tool("remember", {"content": fact})
+        assert not written.is_error and "observed, not knowledge" in text(written)
+        recalled = await client.call_tool("recall", {"query": "when do we deploy to production"})
+    assert fact not in text(recalled)
+    with MemoryService.open(project) as memory:
+        stored = memory.get(written.structured_content["data"]["id"])
+    assert stored is not None and stored.status == "observed"
 
 
 async def test_resources_are_the_memory_notes_the_repo_map_and_the_ledger(project: Path) -> None:

@@ -141,3 +141,22 @@ def test_a_failure_fixed_in_the_task_becomes_a_case(service: MemoryService) -> N
     assert stored is not None and stored.status == "confirmed_resolved"
     assert stored.files == ["app/retry.py"] and stored.evidence is not None
     assert [item["verified"] for item in stored.evidence["items"]] == [True, True]
+
+
+def test_a_quote_against_the_value_is_no_evidence_for_it(service: MemoryService) -> None:
+    _task(service, "t1", PNPM + " Use ruff instead of flake8.")
+    summary = service.list(kinds=["summary"])[0]
+    answer = json.dumps({"memories": [
+        {"kind": "preference", "key": "package_manager", "value": "npm",
+         "content": "package_manager: npm", "confidence": 0.9,
+         "evidence": {"source": "user", "quote": "never npm"}},
+        {"kind": "preference", "key": "lint_command", "value": "flake8",
+         "content": "lint_command: flake8", "confidence": 0.9,
+         "evidence": {"source": "user", "quote": "Use ruff instead of flake8"}},
+    ]})
+    found = extract(service, "t1", answer, summary.id)
+    reasons = [r["reason"] for r in found.rejected if r["stage"] == "model"]
+    assert reasons == ["the quote is against 'npm', not for it",
+                       "the quote is against 'flake8', not for it"]
+    # the refused npm does not displace what the user said
+    assert _by_key(service, "package_manager") == [("observed", "pnpm", "automatic_rule")]

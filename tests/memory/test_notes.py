@@ -86,7 +86,8 @@ def test_notes_are_kept_verbatim_and_recalled(service: MemoryService) -> None:
 
 
 def test_resync_replaces_only_markdown_preferences(service: MemoryService) -> None:
-    service.remember("verbosity: concise", kind="preference", source="agent")  # inferred
+    inferred = service.remember("verbosity: concise", kind="preference", source="agent")
+    assert service.confirm(inferred.id or "")  # the user made the model's guess knowledge
     service.notes_path.write_text("## Preferences\n- package_manager: pnpm\n- format: table\n")
     service.sync_notes()
     service.notes_path.write_text("## Preferences\n- package_manager: yarn\n")

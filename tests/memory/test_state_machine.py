@@ -97,7 +97,7 @@ def test_dissimilar_content_adds_a_second_memory(service: MemoryService) -> None
     service.remember("The deploy script uploads assets to S3")
     result = service.remember("Integration tests need a running Redis on port 6380")
     assert result.action == "ADD"
-    assert len(service.list()) == 2
+    assert len(service.list(statuses=["active", "observed"])) == 2
 
 
 def test_subset_of_known_memory_is_skipped(service: MemoryService) -> None:
@@ -240,7 +240,7 @@ def test_agent_additions_are_not_merged_into_user_memories(service: MemoryServic
         source="agent",
     )
     assert result.action == "ADD"
-    assert len(service.list()) == 2
+    assert len(service.list(statuses=["active", "observed"])) == 2
 
 
 def test_neighbours_are_found_among_many_memories_sharing_common_words(

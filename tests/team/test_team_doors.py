@@ -122,8 +122,12 @@ async def test_mcp_remember_offers_the_team_scope_only_when_configured(
         written = await client.call_tool(
             "remember", {"content": "checkout totals are computed in cents", "scope": "team"})
         assert not written.is_error, text(written)
-        assert written.structured_content["data"]["id"].startswith("g")
-        found = await client.call_tool("recall", {"query": "checkout totals cents"})
+        team_id = written.structured_content["data"]["id"]
+        assert team_id.startswith("g") and "waits for a person's confirmation" in text(written)
+        unconfirmed = await client.call_tool("recall", {"query": "checkout totals cents"})
+        assert "checkout totals are computed in cents" not in text(unconfirmed)
+        assert main(["memory", "confirm", team_id, "--root", str(shared)]) == 0  # a person
+        found = await client.call_tool("recall", {"query": "are totals computed in cents"})
         assert "checkout totals are computed in cents" in text(found)
     solo = write_shop(tmp_path / "solo")
     async with stdio_client(solo) as client:

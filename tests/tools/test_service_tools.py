@@ -84,8 +84,10 @@ async def test_find_related_past_the_end_of_a_file_is_a_clear_error(
 async def test_remember_recall_forget(services_kit: ToolKit) -> None:
     ctx = services_kit.context("t", "chat")
     fact = "The test suite is run with pytest -q from the repository root."
+    (services_kit.root / "README.md").write_text("Run the tests: `pytest -q` from the root.\n")
     written = await services_kit.pipeline.execute(
-        "remember", {"content": fact, "kind": "fact", "files": ["README.md"]}, ctx
+        "remember", {"content": fact, "kind": "fact", "files": ["README.md"],
+                     "evidence": [{"file": "README.md", "quote": "pytest -q"}]}, ctx
     )
     assert written.ok, written.content
     memory_id = written.data["id"]
@@ -186,8 +188,11 @@ async def test_remember_writes_a_case_with_evidence_the_files_confirm(
         "remember", {"content": "helper() was slow; cached it", "kind": "case"}, ctx)
     assert not bare.ok and "needs verifiable evidence" in bare.content
     shape = await services_kit.pipeline.execute("remember", {
-        "content": case, "kind": "case", "evidence": [{"quote": "x"}]}, ctx)
+        "content": "helper() hung; fixed it", "kind": "case", "evidence": [{"file": 3}]}, ctx)
     assert not shape.ok and shape.rule == "arguments"
+    unsaid = await services_kit.pipeline.execute("remember", {
+        "content": "helper() hung; fixed it", "kind": "case", "evidence": [{"quote": "x"}]}, ctx)
+    assert not unsaid.ok and "not in what the user said" in unsaid.content
 
 
 async def test_reads_and_lookups_carry_what_memory_knows(services_kit: ToolKit) -> None:

@@ -4,10 +4,11 @@ against what the file says now."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypedDict, Unpack
 
+from codekeep.memory.evidence import quote_found
 from codekeep.memory.model import MemoryInputError, WriteResult
 from codekeep.memory.scope import ScopeRequest
 from codekeep.memory.service.core import ServiceCore
@@ -18,16 +19,21 @@ from codekeep.settings.memory import DAY
 Remember = Callable[[str, WriteRequest], WriteResult]
 
 
-class MemoryFields(TypedDict, total=False):
-    """The optional fields of a write, as :meth:`ScopedWriter.remember` takes them."""
+class AssertedFields(TypedDict, total=False):
+    """The optional fields of a model's write (:meth:`Writing.remember_asserted`)."""
 
     key: str | None
     importance: int
     files: Sequence[str]
     symbols: Sequence[str]
-    evidence: dict[str, Any] | None
     confidence: float
     ttl_days: float | None
+
+
+class MemoryFields(AssertedFields, total=False):
+    """The optional fields of a write, as :meth:`ScopedWriter.remember` takes them."""
+
+    evidence: dict[str, Any] | None
 
 
 class ScopedWriter:
@@ -107,6 +113,61 @@ class Writing(ServiceCore):
         self.refresh_notes()  # a write is judged against what MEMORY.md says now
         writer = self.writer(kind=kind, scope=scope, source=source, task_id=task_id)
         return writer.remember(content, kind=kind, **fields)
+
+    def remember_asserted(
+        self,
+        content: str,
+        *,
+        kind: str = "fact",
+        scope: str = "project",
+        task_id: str | None = None,
+        evidence: Sequence[Mapping[str, str]] = (),
+        client: str | None = None,
+        **fields: Unpack[AssertedFields],
+    ) -> WriteResult:
+        """A memory a model asserts (our agent's ``remember``, an MCP host's): the gate
+        "no evidence, no knowledge".
+
+        ``evidence`` items are ``{"file", "quote"}`` (a workspace file) or ``{"quote"}``
+        alone: the user's own words in task ``task_id`` (its ``user_message`` events,
+        so a door records what the user typed before the model may cite it). Without
+        items, content the user said in this task is its own evidence. A verified quote
+        makes the memory active; none leaves it ``observed`` (never recalled as
+        knowledge) until a quote supports it or ``codekeep memory confirm``; a quote
+        found nowhere is refused; a team write also waits for a person's confirmation.
+        ``client`` names the host whose model wrote it.
+        """
+        items: list[dict[str, Any]] = []
+        said = self._user_words(task_id)
+        for item in evidence:
+            quote = str(item.get("quote") or "")
+            if item.get("file"):
+                items.append({"file": str(item["file"]), "quote": quote})
+                continue
+            event = next((event_id for event_id, text in said if quote_found(text, quote)),
+                         None)
+            if event is None:
+                return WriteResult("REJECT", None, f"rejected: the quote {quote[:60]!r} is not "
+                                   "in what the user said in this task (name the file it "
+                                   "comes from instead)")
+            items.append({"event": event, "quote": quote})
+        if not items:
+            event = next((event_id for event_id, text in said if quote_found(text, content)),
+                         None)
+            if event is not None:
+                items.append({"event": event, "quote": content})
+        proof: dict[str, Any] | None = {"items": items} if items or client else None
+        if client and proof is not None:
+            proof["client"] = client
+        return self.remember(content, kind=kind, scope=scope, source="agent", task_id=task_id,
+                             evidence=proof, **fields)
+
+    def _user_words(self, task_id: str | None) -> list[tuple[int, str]]:
+        """``(event id, text)`` of what the user said in ``task_id``."""
+        if task_id is None:
+            return []
+        return [(e.id, e.summary) for e in self.events.events(task_id)
+                if e.event_type == "user_message"]
 
     def promote(self, memory_id: str, to: str = "team") -> WriteResult:
         """Share a project or user memory with the team (``/promote``): the

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from codekeep.memory.model import MemoryInputError
 from codekeep.tools.context import ToolContext
@@ -23,9 +23,11 @@ NO_TEAM_DOC = (
 )
 EVIDENCE_ITEM = {
     "type": "object",
-    "properties": {"file": {"type": "string", "description": "Workspace file path."},
-                   "quote": {"type": "string", "description": "Exact text from that file."}},
-    "required": ["file", "quote"],
+    "properties": {"file": {"type": "string", "description": (
+                       "Workspace file path; leave it out when quoting the user's own "
+                       "words in this task.")},
+                   "quote": {"type": "string", "description": "Exact text from there."}},
+    "required": ["quote"],
     "additionalProperties": False,
 }
 
@@ -48,32 +50,32 @@ async def remember(
     evidence: Annotated[
         list[dict[str, str]],
         Param(
-            "Where it shows: exact quotes from workspace files. Required for kind 'case' "
-            "(a problem and its verified resolution).",
+            "Where it shows: exact quotes from workspace files, or of what the user said "
+            "in this task. Without one it is kept only as an observation, not knowledge. "
+            "Required for kind 'case' (a problem and its verified resolution).",
             schema={"items": EVIDENCE_ITEM},
         ),
     ] = [],  # noqa: B006
     scope: Annotated[MemoryScope, Param(SCOPE_DOC)] = "project",
 ) -> ToolOutput:
     """Store something worth knowing in future tasks (project facts, decisions, user
-    preferences, cases: a problem and how it was resolved). Secrets and one-off details
-    are rejected; a case needs evidence quotes that are found in the files named."""
-    proof: dict[str, Any] | None = {"items": [dict(item) for item in evidence]} if evidence \
-        else None
-    # An external client (an MCP host) is named on what it writes, so a reader can tell
-    # which agent a memory came from; our own agent's memories carry its task id.
-    if ctx.client:
-        proof = {**(proof or {}), "client": ctx.client}
+    preferences, cases: a problem and how it was resolved). It becomes knowledge only
+    with evidence: a quote found in a workspace file or in the user's own words; a team
+    memory also waits for a person's confirmation. Secrets and one-off details are
+    rejected."""
     try:
-        written = ctx.require_memory().remember(
+        # An external client (an MCP host) is named on what it writes, so a reader can
+        # tell which agent a memory came from; our own agent's carry its task id.
+        written = ctx.require_memory().remember_asserted(
             content, kind=kind, key=key, importance=importance, files=files, symbols=symbols,
-            source="agent", task_id=ctx.task_id, evidence=proof, scope=scope,
+            task_id=ctx.task_id, evidence=evidence, scope=scope, client=ctx.client,
         )  # fmt: skip
     except MemoryInputError as exc:
         raise ToolError(str(exc), rule="memory") from None
     if written.rejected:
         raise ToolError(f"not remembered: {written.reason}", rule="memory.rejected")
-    return ToolOutput(data=written.to_json(), text=f"{written.action} {written.id}")
+    note = f" ({written.reason})" if written.reason else ""
+    return ToolOutput(data=written.to_json(), text=f"{written.action} {written.id}{note}")
 
 
 def remember_for(spec: ToolSpec, team: bool) -> ToolSpec:
