@@ -5,7 +5,8 @@ versions of CodeKeep and the libraries it rests on; every grammar and tags query
 each database of the workspace and the user's memory — present, ``PRAGMA quick_check``,
 schema version against the one this CodeKeep writes; the file watcher; whether a model
 and embeddings are configured (never printing a key); which editors and MCP hosts are
-set up to start CodeKeep. A finding is ``ok``, ``info`` (worth knowing, not wrong) or
+set up to start CodeKeep, and where `codekeep install` put it in each agent host
+(scope, files, stale paths). A finding is ``ok``, ``info`` (worth knowing, not wrong) or
 ``problem`` (something to fix; the text says what).
 """
 
@@ -206,11 +207,6 @@ def editors(root: Path, home: Path | None = None) -> Iterator[Finding]:
             (home / ".local" / "share" / "code-server" / "extensions").glob("codekeep.*"))),
         ("Neovim", lambda: [p for p in (config / "nvim" / "lsp" / "codekeep.lua",
                                         config / "nvim" / "init.lua") if _mentions_codekeep(p)]),
-        ("MCP (workspace)", lambda: [p for p in (root / ".mcp.json", root / ".cursor" / "mcp.json",
-                                                 root / ".vscode" / "mcp.json")
-                                     if _mentions_codekeep(p)]),
-        ("MCP (Claude Code)", lambda: [p for p in (home / ".claude.json",)
-                                       if _mentions_codekeep(p)]),
     ]
     for name, find in candidates:
         found = find()
@@ -218,6 +214,39 @@ def editors(root: Path, home: Path | None = None) -> Iterator[Finding]:
             yield Finding("editors", name, OK, ", ".join(str(p) for p in found))
         else:
             yield Finding("editors", name, INFO, "not set up")
+
+
+def hosts(root: Path, home: Path | None = None) -> Iterator[Finding]:
+    """Each agent host: where ``codekeep install`` put CodeKeep (which scope, which
+    files), what is missing, and paths its configs name that no longer exist."""
+    from codekeep.hosts.catalog import HOSTS, SCOPES, Context, launcher, state
+
+    home = home or Path.home()
+    for host in HOSTS.values():
+        lines: list[str] = []
+        status = INFO
+        for scope in SCOPES:
+            again = f"codekeep install {host.name}{' --scope user' if scope == 'user' else ''}"
+            pieces = state(host, Context(root, scope, home, launcher()))
+            broken = [f"{p.path}: {p.problem}" for p in pieces if p.problem]
+            there = [p for p in pieces if p.installed]
+            if there:
+                status = OK if status != PROBLEM else status
+                line = f"installed ({scope}): " + ", ".join(f"{p.what} in {p.path}"
+                                                            for p in there)
+                missing = [p.what for p in pieces if not p.installed and not p.problem]
+                if missing:
+                    line += f"; missing: {', '.join(missing)} (run {again})"
+                stale = sorted({path for p in there for path in p.stale})
+                if stale:
+                    status = PROBLEM
+                    line += f"; stale: {', '.join(stale)} no longer exist (run {again} again)"
+                lines.append(line)
+            if broken:
+                status = PROBLEM
+                lines += broken
+        yield Finding("hosts", host.title, status,
+                      "; ".join(lines) or f"not set up (codekeep install {host.name})")
 
 
 def coverage(root: Path) -> Iterator[Finding]:
@@ -244,7 +273,7 @@ def diagnose(root: Path) -> list[Finding]:
     findings = [*versions(), *grammars()]
     findings += [check_store(store) for store in workspace_stores(root)]
     findings += [*coverage(root)]
-    findings += [*watcher(), *models(root), *editors(root)]
+    findings += [*watcher(), *models(root), *editors(root), *hosts(root)]
     return findings
 
 

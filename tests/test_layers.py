@@ -29,13 +29,15 @@ SERVICE_ORDER: tuple[tuple[str, ...], ...] = (
     ("hosting",),
 )
 SERVICES = tuple(area for tier in SERVICE_ORDER for area in tier)
-DOORS_AND_AGENT = ("server", "mcp", "cli", "agent")
+#: ``hosts`` is the door into agent hosts (``codekeep install``, Claude Code's hooks).
+DOORS_AND_AGENT = ("server", "mcp", "cli", "agent", "hosts")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{service: DOORS_AND_AGENT for service in SERVICES},
-    "mcp": ("server", "cli"),
-    "server": ("mcp",),
-    "agent": ("server", "mcp", "cli"),
+    "mcp": ("server", "cli", "hosts"),
+    "server": ("mcp", "hosts"),
+    "agent": ("server", "mcp", "cli", "hosts"),
+    "hosts": ("server", "mcp", "cli", "agent"),
 }
 
 

@@ -37,7 +37,7 @@ T = TypeVar("T")
 # object. A code map query resolves only the code map's (flat) keys and leaves these to
 # their sections, but still knows them, so a typo at the top is reported there too. A
 # test holds this equal to the fields of :class:`~codekeep.settings.tree.Settings`.
-NESTED_SECTIONS = frozenset({"memory", "ledger", "tools", "agent", "docs", "team"})
+NESTED_SECTIONS = frozenset({"memory", "ledger", "tools", "agent", "docs", "team", "hosts"})
 
 
 class Report(NamedTuple):

@@ -15,6 +15,7 @@ from codekeep.settings.agent import ModelSettings
 from codekeep.settings.codemap import IndexSettings
 from codekeep.settings.docs import DocsSettings
 from codekeep.settings.fields import section
+from codekeep.settings.hosts import HostSettings
 from codekeep.settings.ledger import LedgerSettings
 from codekeep.settings.memory import MemorySettings
 from codekeep.settings.team import TeamSettings
@@ -33,3 +34,5 @@ class Settings:
     agent: ModelSettings = section(ModelSettings, "The agent's model (`codekeep.agent`).")
     docs: DocsSettings = section(DocsSettings, "The docs knowledge base (`codekeep.docs`).")
     team: TeamSettings = section(TeamSettings, "The team database (`codekeep.team`).")
+    hosts: HostSettings = section(
+        HostSettings, "CodeKeep inside agent hosts: Claude Code's hooks (`codekeep.hosts`).")

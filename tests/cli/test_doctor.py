@@ -134,8 +134,13 @@ def test_editor_configs_are_found(root: Path, home: Path) -> None:
     _, report = doctor(root, home)
     assert finding(report, "editors", "VS Code")["status"] == "ok"
     assert str(lua) in finding(report, "editors", "Neovim")["detail"]
-    assert finding(report, "editors", "MCP (workspace)")["status"] == "ok"
-    assert finding(report, "editors", "MCP (Claude Code)")["status"] == "info"
+    claude = finding(report, "hosts", "Claude Code")
+    assert claude["status"] == "ok"
+    assert claude["detail"].startswith(f"installed (project): MCP server in {root / '.mcp.json'}")
+    assert "missing: hooks, instructions (run codekeep install claude-code)" in claude["detail"]
+    assert finding(report, "hosts", "Codex CLI") == {
+        "area": "hosts", "name": "Codex CLI", "status": "info",
+        "detail": "not set up (codekeep install codex)"}
 
 
 def test_text_output_ends_with_the_count(root: Path, home: Path) -> None:
