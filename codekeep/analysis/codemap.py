@@ -66,6 +66,7 @@ from codekeep.settings.codemap import IndexSettings
 
 if TYPE_CHECKING:
     from codekeep.analysis.documents import Document
+    from codekeep.analysis.factshare import ShareStats
     from codekeep.analysis.indexer import Analysis, IndexPlan
     from codekeep.analysis.parsing import FileResult
 
@@ -369,6 +370,28 @@ class CodeMap:
         facts = decode_facts(result.encoded) if result.encoded is not None else result.facts
         self._merge(changes, self._commit(result.rel, facts, result=result, notify=False))
         return True
+
+    def export_facts(self, target: Path) -> ShareStats:
+        """Write the facts cache's entries of every indexed file to ``target`` (see
+        :mod:`.factshare`); a file the cache lost the entry of is parsed again first."""
+        from codekeep.analysis.factcache import default_cache
+        from codekeep.analysis.factshare import FactShareError, export_facts
+        from codekeep.analysis.parsing import analyse_file, cache_batch
+
+        cache = default_cache()
+        if cache is None:
+            raise FactShareError("the facts cache is off (CODEKEEP_PARSE_CACHE=off): "
+                                 "there is nothing to export")
+        with self._lock:
+            self.settle()
+            contents = self._store.indexed_contents()
+        keys = [(digest, language) for _path, digest, language in contents]
+        held = cache.entries(keys)
+        with cache_batch():
+            for path, digest, language in contents:
+                if (digest, language) not in held:
+                    analyse_file(str(self.root), path, language, self.settings.max_file_bytes)
+        return export_facts(cache, keys, target)
 
     def status(self) -> IndexStatus:
         with self._lock:

@@ -84,8 +84,20 @@ MIGRATIONS = (
         PRIMARY KEY (digest, language)
     ) WITHOUT ROWID;
     """,
+    # Each entry's checksum (entry_checksum): an entry without one, or whose bytes no
+    # longer match it, is a miss. Imported entries come with theirs and are checked twice.
+    "ALTER TABLE facts ADD COLUMN checksum BLOB;",
 )
-_Entry = tuple[str, str, bytes, int]  # digest, language, marshalled rows, written (s)
+# digest, language, marshalled rows, written (s), checksum
+_Entry = tuple[str, str, bytes, int, bytes]
+
+
+def entry_checksum(digest: str, language: str, rows: bytes) -> bytes:
+    """What an entry's bytes must hash to, bound to its content hash, its language and
+    this extractor's fingerprint: a damaged, truncated or misfiled entry (another
+    content's facts, another version's) never matches."""
+    key = f"{fingerprint()}\0{digest}\0{language}\0".encode()
+    return hashlib.blake2b(key + rows, digest_size=16).digest()
 # Connections a forked process inherited anyway (a fork that skipped the at-fork hook
 # below): SQLite forbids using them in the child, and letting them be collected would
 # close them there; kept, untouched, for the life of the process.
@@ -124,12 +136,13 @@ class FactCache:
             if conn is None:
                 return None
             try:
-                row = conn.execute("SELECT rows FROM facts WHERE digest = ? AND language = ?",
+                row = conn.execute("SELECT rows, checksum FROM facts "
+                                   "WHERE digest = ? AND language = ?",
                                    (digest, language)).fetchone()
             except sqlite3.Error as error:
                 self._failed(error)
                 return None
-        if row is None:
+        if row is None or row[1] != entry_checksum(digest, language, row[0]):
             return None
         try:
             value = marshal.loads(row[0])
@@ -145,7 +158,8 @@ class FactCache:
             data = marshal.dumps(tuple(encoded))
         except ValueError:  # an unmarshallable value: no entry
             return
-        entry = (digest, language, data, int(time.time()))
+        entry = (digest, language, data, int(time.time()),
+                 entry_checksum(digest, language, data))
         pending: list[_Entry] | None = getattr(self._batches, "pending", None)
         if pending is not None:
             pending.append(entry)
@@ -177,12 +191,54 @@ class FactCache:
                 self._failed(error)
                 return
             try:
-                conn.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", entries)
+                conn.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?)",
+                                 entries)
                 conn.execute("COMMIT")
             except sqlite3.Error as error:  # a full disk …: the entries are dropped
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
                 self._failed(error)
+
+    def entries(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
+        """The marshalled rows of those (digest, language) ``keys`` the cache holds
+        with a matching checksum (what an export copies)."""
+        found: dict[tuple[str, str], bytes] = {}
+        with self._lock:
+            conn = self._connection()
+            if conn is None:
+                return found
+            query = ("SELECT digest, language, rows, checksum FROM facts "
+                     "WHERE digest = ? AND language = ?")
+            try:
+                for key in keys:
+                    row = conn.execute(query, key).fetchone()
+                    if row is not None and row[3] == entry_checksum(*row[:3]):
+                        found[key] = row[2]
+            except sqlite3.Error as error:
+                self._failed(error)
+        return found
+
+    def add(self, entries: list[tuple[str, str, bytes]]) -> bool:
+        """Store (digest, language, marshalled rows) entries made elsewhere (an import),
+        each with its checksum (an entry held already is replaced). False: nothing was written
+        (the cache cannot be opened or written now)."""
+        now = int(time.time())
+        rows = [(digest, language, data, now, entry_checksum(digest, language, data))
+                for digest, language, data in entries]
+        with self._lock:
+            conn = self._connection(writing=True)
+            if conn is None:
+                return False
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?)", rows)
+                conn.execute("COMMIT")
+            except sqlite3.Error as error:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                self._failed(error)
+                return False
+        return True
 
     def _connection(self, writing: bool = False) -> sqlite3.Connection | None:
         """This process's connection, opened on first use (None: the database cannot

@@ -275,6 +275,13 @@ class IndexStore:
         return self.conn.execute(
             "SELECT path, id, language FROM files WHERE status = 'indexed'").fetchall()
 
+    def indexed_contents(self) -> list[tuple[str, str, str]]:
+        """(path, content hash, language) of every file indexed from the disk (not from
+        an editor buffer): what a facts export holds."""
+        return self.conn.execute(
+            "SELECT path, hash, language FROM files WHERE status = 'indexed' "
+            "AND buffer_owner IS NULL AND hash != ''").fetchall()
+
     def has_files(self) -> bool:
         """Whether any file was ever recorded (indexed or skipped)."""
         return self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None

@@ -30,6 +30,7 @@ from codekeep.common.workspace import state_dir
 
 if TYPE_CHECKING:
     from codekeep.analysis import CodeMap, Symbol
+    from codekeep.analysis.factshare import ShareStats
     from codekeep.settings.codemap import IndexSettings
 
 ORDER = 10
@@ -135,11 +136,16 @@ def _index(args: argparse.Namespace) -> int:
     from codekeep.docs import DocsIndex
 
     settings = settings_of(args, _flags(args))  # every section: the docs are indexed too
+    shared: dict[str, Any] = {}
+    if args.import_file is not None:
+        shared["imported"] = _import_facts(args.import_file).to_json()
     with _open(args, refresh=False, settings=settings.index) as codemap:
         stats = codemap.index(progress=_progress if sys.stderr.isatty() else None,
                               explain=True)
         with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
             docs_stats = docs.index()
+        if args.export_file is not None:
+            shared["exported"] = codemap.export_facts(args.export_file).to_json()
     if stats.coverage is not None and stats.coverage.worth_saying():
         print(f"codekeep: warning: {stats.coverage.summary()}", file=sys.stderr)
     if args.json:
@@ -147,7 +153,7 @@ def _index(args: argparse.Namespace) -> int:
         emit_json({**{key: payload[key] for key in ("files", "symbols", "references",
                                                     "languages", "seconds", "skipped",
                                                     "coverage")},
-                   "docs": docs_stats.to_json()})
+                   "docs": docs_stats.to_json(), **shared})
         return 0
     languages = ", ".join(f"{name} {count}" for name, count in sorted(stats.languages.items()))
     print(f"indexed {stats.files} files ({languages or 'none'}) in {stats.seconds:.2f}s: "
@@ -157,7 +163,29 @@ def _index(args: argparse.Namespace) -> int:
         print("skipped: " + ", ".join(f"{reason} {n}" for reason, n in sorted(
             stats.skipped.items())))
     print(docs_stats.summary())
+    if "imported" in shared:
+        print(_share_line("imported", args.import_file, shared["imported"]))
+    if "exported" in shared:
+        print(_share_line("exported", args.export_file, shared["exported"]))
     return 0
+
+
+def _import_facts(source: Path) -> ShareStats:
+    from codekeep.analysis.factcache import default_cache
+    from codekeep.analysis.factshare import FactShareError, import_facts
+
+    cache = default_cache()
+    if cache is None:
+        raise FactShareError("the facts cache is off (CODEKEEP_PARSE_CACHE=off): "
+                             "there is nowhere to import to")
+    return import_facts(cache, source)
+
+
+def _share_line(done: str, path: Path, stats: dict[str, int]) -> str:
+    notes = [f"{stats[key]} {key}" for key in ("missing", "refused") if stats[key]]
+    way = "from" if done == "imported" else "to"
+    return (f"facts cache: {done} {stats['entries']} entries {way} {path}"
+            + (f" ({', '.join(notes)})" if notes else ""))
 
 
 def _find(args: argparse.Namespace) -> int:
@@ -328,6 +356,15 @@ def register(subparsers: argparse._SubParsersAction, only: str | None = None) ->
             "--exclude", action="append", default=None, metavar="GLOB",
             help="do not index what this gitignore-style glob matches (repeatable; replaces "
                  "the setting exclude)")
+        if name == "index":
+            parser.add_argument(
+                "--export", dest="export_file", type=Path, default=None, metavar="FILE",
+                help="after indexing, write the facts cache's entries of every indexed file "
+                     "to FILE (for another checkout's --import)")
+            parser.add_argument(
+                "--import", dest="import_file", type=Path, default=None, metavar="FILE",
+                help="before indexing, add the checked entries of an --export FILE to the "
+                     "facts cache (content it holds is not parsed again)")
         if arguments is not None:
             parser.add_argument(
                 "--no-refresh", action="store_true",
