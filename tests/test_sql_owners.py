@@ -26,6 +26,7 @@ OWNERS = {
     "common/salvage.py",  # repairing any damaged store file, table by table, by rowid
     "tools/audit.py",  # the audit log is its own small database
     "analysis/factcache.py",  # so is the facts cache shared by every checkout
+    "analysis/factshare.py",  # and the one-file export of its entries
     "testing/postgres.py",  # the tests' throw-away PostgreSQL: CREATE DATABASE per test
 }
 
