@@ -174,6 +174,10 @@ class ContextWindow:
         self.produced: list[str] = []
         self._rendered_rounds = 0  # rounds that existed at the previous render
         self._distillations: list[tuple[int, int, str]] = []  # model text per round range
+        # after the endpoint said the prompt does not fit: render at least this level
+        self.min_level = 0
+        # the endpoint's count of a prompt over ours (its tokenizer, its chat template)
+        self.scale = 1.0
 
     @classmethod
     def for_model(cls, model: str, system: str, task: str, *, context_window: int | None = None,
@@ -228,16 +232,36 @@ class ContextWindow:
     def full_tokens(self) -> int:
         return self._head_tokens + sum(r.tokens for r in self.rounds)
 
+    def resize(self, window: int) -> None:
+        """The endpoint's real window (it named it refusing a prompt): budget from it."""
+        self.budget = max(1, window - output_reserve(window))
+
+    def calibrate(self, estimated: int, counted: int) -> None:
+        """The endpoint counted ``counted`` tokens for a prompt we estimated at
+        ``estimated``: judge the window by its count from now on (never below ours)."""
+        if estimated > 0 and counted > 0:
+            self.scale = max(1.0, counted / estimated)
+
+    def compress_harder(self) -> bool:
+        """The last prompt did not fit: render one level more compressed from now on;
+        False when already at the last level."""
+        if self.min_level >= 3:
+            return False
+        self.min_level += 1
+        return True
+
     def render(self, extra_system: Sequence[str] = (), reserved: int = 0) -> Rendered:
-        """Messages for the next request; ``extra_system`` (nudges, working memory) go last.
+        """Messages for the next request, under one system message that comes first
+        (chat templates keep only one, or repeat the tool list for each): the prompt,
+        the notes of compressed rounds, then ``extra_system`` (nudges, working memory).
 
         ``reserved`` is what else the request spends from the budget (tool schemas).
         """
-        budget = max(1, self.budget - reserved)
+        budget = max(1, int(self.budget / self.scale) - reserved)
         extras = [{"role": "system", "content": text} for text in extra_system if text]
         extra_tokens = sum(message_tokens(m) for m in extras)
         full = self.full_tokens + extra_tokens
-        level = _level_for(full / budget)
+        level = max(self.min_level, _level_for(full / budget))
         while True:
             modes = self._modes(level)
             messages = self._compose(level, modes)
@@ -249,7 +273,7 @@ class ContextWindow:
             messages, tokens = self._squeeze_last_round(messages, budget - extra_tokens)
             tokens += extra_tokens
             modes = ["truncated" if mode == "whole" else mode for mode in modes]
-        return Rendered(messages + extras, level, tokens, full, budget,
+        return Rendered(one_system_message(messages + extras), level, tokens, full, budget,
                         *self._carriage(modes))
 
     def _modes(self, level: int) -> list[Mode]:
@@ -332,6 +356,14 @@ def _level_for(ratio: float) -> int:
 def _split(rounds: list[Round], keep: int) -> tuple[list[Round], list[Round]]:
     cut = max(0, len(rounds) - keep)
     return rounds[:cut], rounds[cut:]
+
+
+def one_system_message(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every system message's text in one system message, first, in their order."""
+    system = [str(m.get("content") or "") for m in messages if m.get("role") == "system"]
+    rest = [m for m in messages if m.get("role") != "system"]
+    return [{"role": "system", "content": "\n\n".join(t for t in system if t)}, *rest] \
+        if system else rest
 
 
 def _note(text: str) -> dict[str, Any]:

@@ -43,8 +43,9 @@ from codekeep.agent.exploration import (
     Transition,
 )
 from codekeep.agent.memory_bridge import MEMORY_BUDGET_CAP, MemoryBridge, ServicesRunner
-from codekeep.agent.model_client import ChatResponse, ModelClient, ModelError
+from codekeep.agent.model_client import ChatResponse, ContextOverflow, ModelClient, ModelError
 from codekeep.agent.nudges import Nudge, NudgeGenerator
+from codekeep.agent.overflow import learn_window, learned_window
 from codekeep.agent.prompts import system_prompt
 from codekeep.agent.replies import (
     MAX_CUT_OFF_REASKS,
@@ -66,6 +67,9 @@ log = logging.getLogger(__name__)
 
 EventSink = Callable[[str, dict[str, Any]], Awaitable[None] | None]
 
+# A prompt the endpoint refuses as too long is compressed harder and sent again at most
+# this often per model call.
+MAX_OVERFLOW_RETRIES = 2
 # Old rounds worth a model-written distillation (fewer: the mechanical one-liners do).
 DISTIL_MIN_TOKENS = 1_000
 
@@ -187,9 +191,11 @@ class _TaskRun:
         self.ctx = loop.toolkit.context(task_id, capability)
         self.ctx.state.in_context = set()  # this loop tracks what its context still holds
         self.client = ModelClient(loop.model)
-        self.context_window_tokens = window_for_model(
-            self.client.model, loop.model.context_window,
-            loop.ledger.model_info if loop.ledger is not None else model_info)
+        # the window the endpoint itself named beats the setting and the model table
+        self.context_window_tokens = learned_window(loop.model.base_url, self.client.model) \
+            or window_for_model(self.client.model, loop.model.context_window,
+                                loop.ledger.model_info if loop.ledger is not None
+                                else model_info)
         # seed 000: memory gets 12.5 % of the window, by default at most 4000 tokens
         self.accounting = LedgerAccounting(loop.ledger, task_id, self.client.settings.stream)
         # the model writes summaries, distillations and extraction unless turned off
@@ -277,21 +283,32 @@ class _TaskRun:
         self.notice = ""
         reserved = token_len(json.dumps(tools))
         await self._distil(extras, reserved)
-        rendered = self.window.render(extras, reserved=reserved)
-        self.ctx.state.in_context = set(rendered.whole)
-        if rendered.level != self.last_level:
-            self.last_level = rendered.level
-            await self._emit("context", {"level": rendered.level, "tokens": rendered.tokens,
-                                         "budget": rendered.budget})
-        carriage = Carriage.of(rendered.messages, tools, rendered.carried, rendered.fresh)
-        try:
-            response = await self.client.complete(rendered.messages, tools,
-                                                  self.tracker.tool_choice,
-                                                  max_tokens=self.output_allowance)
-        except ModelError as exc:
-            self._record(exc.attempts, None, rendered, "other", carriage)
-            await self._drain_budget_events()
-            raise
+        for overflows in range(MAX_OVERFLOW_RETRIES + 1):
+            rendered = self.window.render(extras, reserved=reserved)
+            self.ctx.state.in_context = set(rendered.whole)
+            if rendered.level != self.last_level:
+                self.last_level = rendered.level
+                await self._emit("context", {"level": rendered.level, "tokens": rendered.tokens,
+                                             "budget": rendered.budget})
+            carriage = Carriage.of(rendered.messages, tools, rendered.carried, rendered.fresh)
+            try:
+                response = await self.client.complete(rendered.messages, tools,
+                                                      self.tracker.tool_choice,
+                                                      max_tokens=self.output_allowance)
+                break
+            except ContextOverflow as exc:
+                self._record(exc.attempts, None, rendered, "other", carriage)
+                await self._drain_budget_events()
+                if overflows == MAX_OVERFLOW_RETRIES or not self._shrink(
+                        exc, rendered.tokens + reserved + self.output_allowance):
+                    raise
+                extras[0] = await self.memory.working(self.tracker.phase, step)
+            except ModelError as exc:
+                self._record(exc.attempts, None, rendered, "other", carriage)
+                await self._drain_budget_events()
+                raise
+        if response.usage is not None:
+            self.window.calibrate(rendered.tokens + reserved, response.usage.prompt_tokens)
         kind = call_type([c.name for c in response.tool_calls], rendered.fresh)
         if response.cut_off:
             return await self._cut_off_round(response, rendered, kind, carriage,
@@ -369,6 +386,26 @@ class _TaskRun:
             self.stop_override = "cut_off"
             return marked_cut_off(response.content, reason, len(calls))
         return None
+
+    def _shrink(self, overflow: ContextOverflow, sent: int) -> bool:
+        """The endpoint refused the prompt as too long: use the window it named from now
+        on (for this endpoint and model, in every later task too) — or, when it named
+        none, judge the window by 70 % of what was sent — render one level more
+        compressed and halve memory's share; False when nothing can shrink any more."""
+        assert self.window is not None
+        window = overflow.window
+        if window is not None:
+            learn_window(self.loop.model.base_url, self.client.model, window)
+        else:
+            window = max(1, min(self.context_window_tokens, sent) * 7 // 10)
+        shrunk = window < self.context_window_tokens
+        self.context_window_tokens = min(self.context_window_tokens, window)
+        self.window.resize(self.context_window_tokens)
+        self.output_allowance = min(self.output_allowance,
+                                    output_reserve(self.context_window_tokens))
+        self.memory.budget //= 2
+        log.info("context overflow (%s): compressing harder", overflow)
+        return self.window.compress_harder() or shrunk
 
     def _grown_allowance(self, prompt_tokens: int) -> int:
         """Twice the allowance, within the setting's cap and the window's free room."""

@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 
+from codekeep.agent.overflow import context_overflow
 from codekeep.settings.agent import ModelSettings
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -39,6 +40,16 @@ class ModelError(RuntimeError):
         super().__init__(message)
         self.status = status
         self.attempts = list(attempts)
+
+
+class ContextOverflow(ModelError):
+    """The endpoint said the prompt does not fit its window (never retried as is: a
+    smaller prompt may fit); ``window`` is the size it named, if it named one."""
+
+    def __init__(self, message: str, *, status: int | None, window: int | None,
+                 attempts: Sequence[Attempt] = ()) -> None:
+        super().__init__(message, status=status, attempts=attempts)
+        self.window = window
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +261,11 @@ class ModelClient:
 
     def _raise_for_status(self, reply: httpx.Response, text: str) -> None:
         status = reply.status_code
+        overflow = context_overflow(status, text)
+        if overflow is not None:  # before the retry decision: llama.cpp sends it as a 500
+            raise ContextOverflow(f"the prompt does not fit the model's context window "
+                                  f"(HTTP {status}: {overflow.message})", status=status,
+                                  window=overflow.window)
         detail = _error_detail(text)
         if status in RETRYABLE_STATUS or status >= 500:
             raise _Retryable(f"HTTP {status}: {detail}", status,
@@ -348,6 +364,11 @@ async def _read_stream(reply: httpx.Response, model: str) -> ChatResponse:
         except ValueError:
             raise _Retryable("unreadable stream chunk") from None
         if isinstance(chunk.get("error"), dict):
+            overflow = context_overflow(400, data)
+            if overflow is not None:
+                raise ContextOverflow(f"the prompt does not fit the model's context window "
+                                      f"({overflow.message})", status=None,
+                                      window=overflow.window)
             raise _Retryable(f"stream error: {chunk['error'].get('message', chunk['error'])}")
         reported_model = str(chunk.get("model") or reported_model)
         usage = Usage.from_json(chunk.get("usage")) or usage

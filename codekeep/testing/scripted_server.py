@@ -104,6 +104,45 @@ def http_error(status: int, message: str = "scripted error", retry_after: float 
     return Reply(status=status, headers=headers, body=body, **options)
 
 
+# How each server says a prompt does not fit (status, body), ``{window}``/``{asked}`` filled.
+OVERFLOW_STYLES: dict[str, tuple[int, str]] = {
+    "openai": (400, json.dumps({"error": {
+        "message": "This model's maximum context length is {window} tokens. However, your "
+                   "messages resulted in {asked} tokens. Please reduce the length of the "
+                   "messages.", "type": "invalid_request_error", "param": "messages",
+        "code": "context_length_exceeded"}})),
+    "vllm": (400, json.dumps({"object": "error", "message": "This model's maximum context "
+              "length is {window} tokens. However, you requested {asked} tokens. Please "
+              "reduce the length of the messages or completion.", "type": "BadRequestError",
+              "code": 400})),
+    "llamacpp": (500, json.dumps({"error": {
+        "code": 500, "message": "the request exceeds the available context size. try "
+        "increasing the context size or enable context shift",
+        "type": "exceed_context_size_error", "n_prompt_tokens": "{asked}",
+        "n_ctx": "{window}"}})),
+    "ollama": (500, json.dumps({"error": {"message": "the input length exceeds the context "
+                                                     "length", "type": "api_error"}})),
+    "lmstudio": (400, json.dumps({"error": "Trying to keep the first {asked} tokens when "
+              "context the overflows. However, the model is loaded with context length of "
+              "only {window} tokens, which is not enough. Try to load the model with a larger "
+              "context length, or provide a shorter input"})),
+    "openrouter": (400, json.dumps({"error": {"message": "This endpoint's maximum context "
+              "length is {window} tokens. However, you requested about {asked} tokens. "
+              "Please reduce the length of either one, or use the \"middle-out\" transform "
+              "to compress your prompt automatically.", "code": 400}})),
+    "413": (413, json.dumps({"error": {"message": "Request Entity Too Large"}})),
+}
+
+
+def overflow_error(style: str, window: int, asked: int) -> Reply:
+    """The answer of a server of ``style`` to a prompt of ``asked`` tokens that does not
+    fit its ``window``."""
+    status, template = OVERFLOW_STYLES[style]
+    body = template.replace('"{asked}"', str(asked)).replace('"{window}"', str(window))
+    return Reply(status=status, body=body.replace("{asked}", str(asked))
+                 .replace("{window}", str(window)))
+
+
 def prompt_tokens(body: Mapping[str, Any]) -> int:
     """Tokens of everything the model was sent: messages and tool definitions."""
     total = 0
@@ -120,8 +159,18 @@ class ScriptedModelServer:
     """Serve ``script`` on ``http://127.0.0.1:<random port>/v1``; use as a context manager."""
 
     def __init__(self, script: Iterable[Reply | Responder] = (), *,
-                 responder: Responder | None = None, model: str = "scripted-model") -> None:
+                 responder: Responder | None = None, model: str = "scripted-model",
+                 window: int | None = None, overflow_style: str = "openai",
+                 strict_messages: bool = False) -> None:
+        """``window``: refuse, as a server of ``overflow_style`` does, every request
+        whose prompt plus ``max_tokens`` exceeds it (the script is not consumed).
+        ``strict_messages``: answer HTTP 500, as llama-cpp-python's server does, to an
+        assistant message whose content is null; and to a system message anywhere but
+        first, or a second one (chat templates that keep one drop the others)."""
         self.model = model
+        self.strict_messages = strict_messages
+        self.window = window
+        self.overflow_style = overflow_style
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self._script: deque[Reply | Responder] = deque(script)
@@ -171,6 +220,16 @@ class ScriptedModelServer:
         return [m for m in self.requests[request_index]["messages"] if m.get("role") == "tool"]
 
     def _next_reply(self, body: dict[str, Any]) -> Reply:
+        problem = _message_problem(body) if self.strict_messages else None
+        if problem is not None:
+            with self._lock:
+                self.requests.append(body)
+            return http_error(500, problem)
+        asked = prompt_tokens(body) + int(body.get("max_tokens") or 0)
+        if self.window is not None and asked > self.window:
+            with self._lock:
+                self.requests.append(body)
+            return overflow_error(self.overflow_style, self.window, asked)
         with self._lock:
             self.requests.append(body)
             entry = self._script.popleft() if self._script else self._responder
@@ -181,6 +240,19 @@ class ScriptedModelServer:
     def _sleep(self, seconds: float) -> bool:
         """Sleep unless the server stops first; ``False`` when it stopped."""
         return not self._stopping.wait(seconds)
+
+
+def _message_problem(body: Mapping[str, Any]) -> str | None:
+    """What a strict server refuses in the messages, or None."""
+    messages = body.get("messages") or []
+    roles = [m.get("role") for m in messages]
+    if roles.count("system") > 1 or ("system" in roles and roles[0] != "system"):
+        return "validation error: one system message, first"
+    for index, message in enumerate(messages):
+        if message.get("role") == "assistant" and message.get("content") is None:
+            return (f"validation error: messages.{index}.content: Input should be a valid "
+                    "string")
+    return None
 
 
 def _handler_for(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:

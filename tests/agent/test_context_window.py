@@ -70,8 +70,8 @@ def test_level_two_distils_old_rounds_and_keeps_last_two_whole():
     rendered = window.render()
     assert rendered.level == 2
     roles = [m["role"] for m in rendered.messages]
-    assert roles == ["system", "user", "system", "assistant", "tool", "assistant", "tool"]
-    distilled = rendered.messages[2]["content"]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "tool"]  # one system
+    distilled = rendered.messages[0]["content"]
     assert "- round 1: read_file" in distilled and "- round 6: read_file" in distilled
     assert '"m0.py"' in distilled
     assert [m["content"].endswith(BIG) for m in rendered.messages if m["role"] == "tool"] == [
@@ -85,12 +85,12 @@ def test_level_three_keeps_system_task_produced_memory_and_last_round():
     rendered = window.render()
     assert rendered.level == 3
     messages = rendered.messages
-    assert messages[0]["content"] == "You are CodeKeep."
+    assert messages[0]["content"].startswith("You are CodeKeep.\n\n")
     assert messages[1] == {"role": "user", "content": "Where is handler defined?"}
-    assert "7 earlier rounds were removed" in messages[2]["content"]
-    assert "answered: handler is defined in m3.py" in messages[2]["content"]
-    assert [m["role"] for m in messages[3:]] == ["assistant", "tool"]
-    assert messages[3]["tool_calls"][0]["id"] == "call_7"
+    assert "7 earlier rounds were removed" in messages[0]["content"]
+    assert "answered: handler is defined in m3.py" in messages[0]["content"]
+    assert [m["role"] for m in messages[2:]] == ["assistant", "tool"]
+    assert messages[2]["tool_calls"][0]["id"] == "call_7"
     _pairs_intact(messages)
 
 
@@ -104,11 +104,14 @@ def test_escalates_when_the_chosen_level_still_does_not_fit():
     _pairs_intact(rendered.messages)
 
 
-def test_extra_system_messages_count_and_come_last():
+def test_extra_system_text_counts_and_joins_the_one_system_message():
     window = _window(0.5)
     rendered = window.render(["NUDGE: converge"])
-    assert rendered.messages[-1] == {"role": "system", "content": "NUDGE: converge"}
-    assert rendered.tokens == window.full_tokens + message_tokens(rendered.messages[-1])
+    assert [m["role"] for m in rendered.messages].count("system") == 1
+    assert rendered.messages[0]["role"] == "system"
+    assert rendered.messages[0]["content"].endswith("\n\nNUDGE: converge")
+    assert rendered.tokens == window.full_tokens + message_tokens(
+        {"role": "system", "content": "NUDGE: converge"})
 
 
 def test_a_round_whose_results_do_not_answer_its_calls_is_refused():
@@ -135,3 +138,15 @@ def test_model_table_overrides_from_ledger_settings_apply(tmp_path):
     with Ledger.open(tmp_path, settings, start_flusher=False) as ledger:
         assert window_for_model("my-local-coder", lookup=ledger.model_info) == 4096
         assert window_for_model("gpt-4o", lookup=ledger.model_info) == 128000
+
+
+def test_after_an_overflow_it_renders_more_compressed_and_by_the_real_window():
+    window = _window(0.5)
+    assert window.render().level == 0
+    assert window.compress_harder() and window.render().level == 1
+    window.resize(2048)
+    assert window.budget == 2048 - 256
+    window.calibrate(estimated=1000, counted=1500)  # the endpoint counts half as much again
+    assert window.render().budget == int((2048 - 256) / 1.5)
+    assert window.compress_harder() and window.compress_harder()
+    assert not window.compress_harder() and window.render().level == 3

@@ -8,7 +8,16 @@ from typing import Any
 
 import pytest
 
-from codekeep.testing.scripted_server import Reply, call, cut_off, say
+from codekeep.agent.model_client import ModelError
+from codekeep.testing.scripted_server import (
+    OVERFLOW_STYLES,
+    Reply,
+    ScriptedModelServer,
+    call,
+    cut_off,
+    prompt_tokens,
+    say,
+)
 from tests.agent.projects import BILLING
 
 NEW_BILLING = BILLING.replace('"""Sum the price of every item."""',
@@ -88,3 +97,49 @@ async def test_a_stream_that_ends_early_is_not_the_answer(harness, stream):
     result = await harness.run("What does compute_total do?", stream=stream)
     assert result.answer == "compute_total sums prices."
     assert len(harness.server.requests) == 2  # the broken reply was retried
+
+
+@pytest.mark.parametrize("style", sorted(OVERFLOW_STYLES))
+async def test_a_prompt_over_the_real_window_is_compressed_and_sent_again(
+        harness, stream, style):
+    # the model table says 8,192 tokens; the server holds 4,096 and says so its own way
+    with ScriptedModelServer(window=4096, overflow_style=style) as server:
+        server.push(call("read_file", {"path": "pkg/big.py"}),
+                    say("generated_function_7 is in pkg/big.py."))
+        result = await harness.run("Where is generated_function_7?", stream=stream,
+                                   base_url=server.base_url)
+        assert result.answer == "generated_function_7 is in pkg/big.py."
+        assert result.stop_reason == "answered"
+        refused = [b for b in server.requests if prompt_tokens(b) + b["max_tokens"] > 4096]
+        assert 1 <= len(refused) <= 2  # compressed and sent again, at most twice
+        if style not in ("ollama", "413"):  # it named its window: used from then on
+            assert server.requests[-1]["max_tokens"] == 512
+            server.push(say("again"))
+            await harness.run("And generated_function_8?", stream=stream,
+                              base_url=server.base_url)
+            assert prompt_tokens(server.requests[-1]) + server.requests[-1]["max_tokens"] \
+                <= 4096
+
+
+async def test_a_prompt_that_never_fits_fails_after_two_smaller_tries(harness, stream):
+    with ScriptedModelServer(window=200) as server:
+        with pytest.raises(ModelError, match="does not fit the model's context window"):
+            await harness.run("Where is generated_function_7?", stream=stream,
+                              base_url=server.base_url)
+        assert len(server.requests) == 3
+
+
+async def test_a_strict_chat_template_gets_one_system_message_and_no_null_content(
+        harness, stream):
+    with ScriptedModelServer(strict_messages=True) as server:
+        server.push(call("find_symbol", {"name": "compute_total"}),
+                    call("read_file", {"path": "pkg/billing.py"}),
+                    say("compute_total is in pkg/billing.py."))
+        result = await harness.run("Where is compute_total?", stream=stream,
+                                   base_url=server.base_url)
+    assert result.answer == "compute_total is in pkg/billing.py."
+    assert len(server.requests) == 3  # no refused request, no retry
+    for body in server.requests:
+        roles = [m["role"] for m in body["messages"]]
+        assert roles.count("system") == 1 and roles[0] == "system"
+        assert all(m.get("content") is not None for m in body["messages"])
