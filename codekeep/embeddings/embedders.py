@@ -14,14 +14,11 @@ recall, in the same request as the query.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
-
-import httpx
 
 from codekeep.embeddings.local_model import (
     MAX_TOKENS,
@@ -61,10 +58,14 @@ class EmbeddingClient:
             raise ValueError("embeddings need a url (memory.embeddings.url)")
         self.settings = settings
         self._endpoint = settings.endpoint
+        import httpx  # only a configured endpoint pays for it (a hook starts in ~100 ms)
+
         headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
         self._http = httpx.Client(timeout=settings.timeout, headers=headers)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        import httpx
+
         try:
             response = self._http.post(
                 self._endpoint,
@@ -186,6 +187,8 @@ class EmbeddingJob:
         """:meth:`run` on a thread of its own, given up after the endpoint's timeout: how a
         caller whose services live on one thread (the server's folder worker, which applies
         keystrokes) sends it without that thread ever waiting for the network."""
+        import asyncio  # only the server's callers await it
+
         timeout = self.client.timeout
         try:
             return await asyncio.wait_for(asyncio.to_thread(self.run), timeout)

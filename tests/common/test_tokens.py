@@ -104,3 +104,13 @@ def test_a_shipped_encoding_pickles_by_name() -> None:
     again = pickle.loads(pickle.dumps(encoding))
     assert again.name == "o200k_base"
     assert again.encode("def parse(text): ...") == encoding.encode("def parse(text): ...")
+
+
+def test_a_short_lived_process_can_estimate_without_loading_tiktoken() -> None:
+    """A hook process asks for estimates: it never imports tiktoken or builds a table."""
+    probe = ("import sys\nfrom codekeep.common import tokens\ntokens.estimate_only()\n"
+             "print(tokens.count_tokens('hello world, twelve chars').source,"
+             " 'tiktoken' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert done.stdout.split() == ["estimate", "False"]

@@ -92,6 +92,9 @@ def answer(event: str, root_option: str | None, stdin: IO[str] | None = None,
             raw = "" if source.isatty() else source.read()
             payload = parse_input(raw)
             root = workspace(named or payload.get("cwd"))
+            from codekeep.common.tokens import estimate_only
+
+            estimate_only()
             from codekeep.hosts.hooks.events import HANDLERS, HookCall
 
             handler = HANDLERS.get(event)
