@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -98,7 +99,15 @@ def apply(changes: Iterable[Change]) -> list[Path]:
         else:
             change.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(change.path, change.after.encode("utf-8"), keep_mode=True)
+            if change.before is None:  # a new file gets the mode any editor would give it
+                change.path.chmod(0o666 & ~_umask())
     return backups
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 #: The hosts' own config folders: emptied by an uninstall, they go (a workspace or home

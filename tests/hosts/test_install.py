@@ -176,3 +176,8 @@ def test_doctor_reports_each_hosts_scope_and_stale_paths(project: Path, home: Pa
     assert found["Gemini CLI"].detail.startswith(
         f"installed (user): MCP server in {home / '.gemini' / 'settings.json'}")
     assert found["Cursor"].detail == "not set up (codekeep install cursor)"
+
+
+def test_a_created_instruction_file_is_readable_like_any_other(project: Path, home: Path) -> None:
+    assert run("install", "gemini-cli", "--root", str(project)) == 0
+    assert (project / "GEMINI.md").stat().st_mode & 0o044 == 0o044

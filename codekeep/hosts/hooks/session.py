@@ -1,7 +1,7 @@
 """What one Claude Code session's hooks remember between calls, in
 ``.codekeep/sessions/claude-code/<session id>.json``: the last request, the user's
 corrections (re-injected after a compaction, which loses them), how often each file
-was read, which files changed, and how far the transcript was folded into the ledger."""
+was read, and which files changed."""
 
 from __future__ import annotations
 
@@ -51,7 +51,6 @@ class SessionState:
     corrections: list[str] = field(default_factory=list)
     reads: dict[str, int] = field(default_factory=dict)
     changed: list[str] = field(default_factory=list)
-    transcript_offset: int = 0
 
     @staticmethod
     def path(root: Path, session: str) -> Path:
