@@ -131,7 +131,8 @@ def test_install_session_hooks_memory_ledger_and_uninstall(project: Path, tmp_pa
     # Memory reached the model in the first request, fenced as data.
     first = request_text(requests[0])
     assert "<codekeep-memory" in first
-    assert "- Invoice totals round half-even, never half-up [fact; source: explicit_command; status: active]" in first
+    assert ("- Invoice totals round half-even, never half-up "
+            "[fact; source: explicit_command; status: active]") in first
 
     # The hooks fired: the prompt, the MCP call and the read are in the session's memory.
     from codekeep.ledger import Ledger
