@@ -12,7 +12,7 @@ ledger (the endpoint reports usage counted with tiktoken over exactly what it wa
 
 Target: code-map tokens <= 25 % of whole-file tokens. Prints ONE JSON object.
 
-``--scenario two-task`` (issue 11): does memory pay, and does the ledger tell the truth?
+``--scenario two-task``: does memory pay, and does the ledger tell the truth?
 On a real project installed from PyPI (``pathspec``, a CodeKeep dependency, copied from
 site-packages), task 1 explores how a gitignore pattern becomes a regular expression
 and learns (a finding noted, the task summary, what the user said); task 2 asks a
@@ -313,7 +313,7 @@ async def _task(root: Path, server: ScriptedModelServer, task: str) -> dict[str,
         memory.close()
         codemap.close()
     truth: dict[str, int] = {}
-    by_chars: dict[str, int] = {}  # the seed's weighting, for reference
+    by_chars: dict[str, int] = {}  # weighting by characters, for reference
     for body in server.requests[first:]:
         for path, tokens in carried_tokens(body, root).items():
             truth[path] = truth.get(path, 0) + tokens
@@ -369,7 +369,7 @@ async def _two_tasks(tmp: Path) -> dict[str, Any]:
         "task2Saving": round(saving, 4),
         "savingTarget": SAVING_TARGET,
         "byFileError": error,
-        # the same figures weighted by characters (the seed's rule) instead of tokens
+        # the same figures weighted by characters instead of tokens
         "byFileErrorCharWeighted": _error([first, remembered, fresh], "byChars"),
         "errorTarget": ERROR_TARGET,
         "meetsTarget": saving >= SAVING_TARGET and remembered["correct"] and fresh["correct"]

@@ -15,7 +15,7 @@ time of a fresh process for:
   ``codekeep/analysis/listings.py``; the tree is left alone for the settle time of a
   folder before the rounds start, as a tree between two edits is).
 
-Goals (issue 18): ``--no-refresh`` within 4x the floor, as typed within 6x (wall
+Goals: ``--no-refresh`` within 4x the floor, as typed within 6x (wall
 time). The CPU time of each process (user + system) is given too, with its ratio to the
 floor's: on a busy machine the wall times wait for a core, the CPU times much less.
 The load average at the end is in ``load``.

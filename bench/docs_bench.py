@@ -32,7 +32,7 @@ Latency: every question searched ``--rounds`` times in-process (``DocsIndex.sear
 limit 10, embedding the question included); p50/p95 in ms of wall-clock time and of this
 process's CPU time (on a shared, loaded machine the wall clock is mostly waiting for a
 core; ``load_1min`` says how loaded it was at the start and the end), next to the
-baseline's single FTS query. Goals (issue 16): hit@5 >= 0.95, hit@1 well above the
+baseline's single FTS query. Goals: hit@5 >= 0.95, hit@1 well above the
 baseline, search <= 30 ms on >= 150k lines of docs (``goals`` checks the configuration
 with embeddings when it ran: wall and CPU p95 apart).
 
@@ -134,7 +134,7 @@ QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("capture an integer id from the URL and pass it to the view",
      ("topics/http/urls.txt",)),
 ]
-# Added this session (issue 16, second round), reported apart so the 30 above stay
+# Added this session (second round), reported apart so the 30 above stay
 # comparable with earlier runs; written before any ranking change was tried on them.
 ADDED_QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("send a welcome message to a user's inbox when they sign up", ("topics/email.txt",)),
@@ -155,7 +155,7 @@ ADDED_QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("send a notification only once the database transaction has been committed",
      ("topics/db/transactions.txt",)),
 ]
-# Written in the third round (issue 16), before any change was tried on them, while the
+# Written in the third round, before any change was tried on them, while the
 # 42 above had been looked at many times; reported apart. The page-centroid ranking was
 # chosen with them in view (it helped all three sets), so a later change wants yet
 # another unseen set before it can claim to generalise.

@@ -27,7 +27,7 @@ Each round (so a busy machine slows both alike) runs, on the same tree:
 * ``codekeep index`` as typed (code map, then the docs knowledge base), wall only.
 
 Ratios are medians over rounds, wall against ctags' wall and CPU against ctags' CPU,
-with the load average at the start and end. Goal (issue 14): cold wall <= 4x ctags.
+with the load average at the start and end. Goal: cold wall <= 4x ctags.
 
 Usage: ``python bench/index_bench.py [--rounds 3] [--trees django,mixed] [--cache DIR]``.
 """

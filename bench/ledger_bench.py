@@ -2,7 +2,7 @@
 
 Prints ONE JSON object. References measured in the same run:
 * record: writing each call synchronously (one transaction per call through the same
-  store, what seed §8.1 warns against) on the same disk;
+  store) on the same disk;
 * report: the same aggregation computed from the raw rows instead of the roll-ups.
 
 ``record_us_amortised`` covers the whole life of each call: ``record()`` plus its share of
@@ -78,8 +78,8 @@ def fill(root: Path, records: int) -> dict[str, float]:
 
 
 def synchronous_reference(root: Path, records: int) -> float:
-    """µs per call when every call is written by itself (one transaction per call, the
-    design seed §8.1 moved away from), through the same store and roll-ups."""
+    """µs per call when every call is written by itself (one transaction per call),
+    through the same store and roll-ups."""
     ledger = Ledger.open(root / "sync", start_flusher=False)
     calls = [ledger.record(task_id="sync", call_type="plan", model="gpt-4o",
                            input_tokens=500 + index, output_tokens=50,

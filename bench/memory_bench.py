@@ -16,7 +16,7 @@ measured in the same run on the same file:
 * remember vs a bare ``INSERT`` of the same row into the memories table (one transaction);
 * recall vs a bare FTS5 ``MATCH ... ORDER BY bm25 LIMIT 10`` of the same query.
 
-Targets (issue 4): recall p95 ≤ 5 ms, remember p95 ≤ 10 ms.
+Targets: recall p95 ≤ 5 ms, remember p95 ≤ 10 ms.
 
 Each operation is timed ``--rounds`` times on fresh inputs; percentiles are those of the
 quietest round (a shared machine only adds time), ratios use the medians of all rounds.

@@ -96,7 +96,7 @@ def close_maps() -> None:
         _MAPS.popitem()[1].close()
 
 
-# Issue 13's goals for every language; ``python -m bench.refs_truth`` reports each.
+# The goals for every language; ``python -m bench.refs_truth`` reports each.
 GOALS = {"mean_recall": 0.90, "pooled_precision": 0.90, "resolved_right": 0.98}
 
 

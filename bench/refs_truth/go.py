@@ -1,5 +1,5 @@
 """Go: the code map's ``find_references`` against gopls on spf13/cobra + spf13/pflag
-(the module pair issue 13 measured) and gorilla/mux.
+and gorilla/mux.
 
 Sources are Debian's (``golang-github-spf13-cobra-dev``, ``golang-github-spf13-pflag-dev``,
 ``golang-github-gorilla-mux-dev``; the Go module proxy is not needed): they are copied
@@ -11,7 +11,7 @@ separately). The workspace is ``src/github.com``, so paths read
 
 gopls is driven over LSP on stdio (one workspace load for every symbol), asked for
 ``textDocument/references`` without the declaration. Symbols: a fixed list of the
-names issue 13 found confused, then, per project, exported definitions of non-test
+names once found confused, then, per project, exported definitions of non-test
 files sampled evenly per category (package functions, methods, types, interface
 methods).
 
@@ -37,7 +37,7 @@ PACKAGES = ("gopls", "golang-go", "golang-github-spf13-cobra-dev",
 DEBIAN_SOURCES = Path("/usr/share/gocode/src/github.com")
 # Sampled separately: the spf13 pair, and gorilla/mux.
 PROJECTS = {"spf13": ("spf13/cobra", "spf13/pflag"), "gorilla": ("gorilla/mux",)}
-# (Container.name or name, file) of the cases issue 13 reported.
+# (Container.name or name, file) of the cases once reported confused.
 NAMED = (
     ("MarkFlagDirname", "spf13/cobra/shell_completions.go"),
     ("Command.MarkFlagDirname", "spf13/cobra/shell_completions.go"),

@@ -1,13 +1,13 @@
 """Ledger accounting of one task: what each model call cost, what it was for, what it carried.
 
 The loop hands every attempt of every model call here. A call's input tokens are split
-over what its prompt actually carried (seed 004 §5.2, §7.3 problem 2): each file by
+over what its prompt actually carried: each file by
 the tokens of its text inside the prompt's tool results, the rest by the tokens of the
 system messages, the tool schemas and the conversation — all counted with the same
-tokenizer, then scaled to the provider's reported input. (The seed weighs by characters;
-tokens are what is billed, and code and JSON schemas differ by ~10 % in characters per
-token, which characters would misattribute.) The call
-type says what the call was for (seed 004 §5.1, §7.3 problem 3):
+tokenizer, then scaled to the provider's reported input. (Tokens, not characters: tokens are
+what is billed, and code and JSON schemas differ by ~10 % in characters per token,
+which characters would misattribute.) The call
+type says what the call was for:
 
 * ``generate_code`` — the model answered with a write;
 * ``read_code.file`` / ``.files`` / ``.directory`` — the prompt carries code read since

@@ -1,6 +1,6 @@
 """The message history the model sees, kept inside the model's context budget.
 
-Three levels of compression, chosen by how full the window is (seed 000, ContextWindow):
+Three levels of compression, chosen by how full the window is (ContextWindow):
 
 * L1 (60–80 %): tool results of old rounds are cut to their first lines; the last 4
   rounds stay whole.

@@ -1,4 +1,4 @@
-"""Multi-query expansion and HyDE for doc searches (seed 003 "RAG的检索方式"), through the ledger.
+"""Multi-query expansion and HyDE for doc searches, through the ledger.
 
 A question is often not worded the way the docs are ("run code before every request"
 vs *middleware*). With a model configured and ``docs.expand`` on, the question is first

@@ -1,4 +1,4 @@
-"""The exploration tracker: which phase the agent is in and when it moves on (seed 000).
+"""The exploration tracker: which phase the agent is in and when it moves on.
 
 The tracker does no work itself; it watches what each round produced (new information,
 submissions, searches) and moves the agent along its strategy's phase chain when the
@@ -41,7 +41,7 @@ SEARCH_TOOLS = frozenset({
 
 @dataclass(frozen=True, slots=True)
 class ExplorationBudget:
-    """Limits from the seed (24 iterations, search budget 18, grace 10, 10/8 submits,
+    """The limits (24 iterations, search budget 18, grace 10, 10/8 submits,
     3 idle rounds to exit) plus the convergence rule (3 rounds without new information
     after at least 10 rounds) and the nudge cadence."""
 
@@ -170,7 +170,7 @@ class ExplorationTracker:
         """The model answered in text. ``None`` means the answer ends the task.
 
         The bootstrap strategy treats a text answer during EXPLORE (nothing submitted
-        yet) as "the search is over" and moves to PRODUCE once, as the seed does.
+        yet) as "the search is over" and moves to PRODUCE once.
         """
         self.metrics.iteration += 1
         self.metrics.phase_rounds += 1

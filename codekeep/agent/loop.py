@@ -196,7 +196,7 @@ class _TaskRun:
             or window_for_model(self.client.model, loop.model.context_window,
                                 loop.ledger.model_info if loop.ledger is not None
                                 else model_info)
-        # seed 000: memory gets 12.5 % of the window, by default at most 4000 tokens
+        # memory gets 12.5 % of the window, by default at most 4000 tokens
         self.accounting = LedgerAccounting(loop.ledger, task_id, self.client.settings.stream)
         # the model writes summaries, distillations and extraction unless turned off
         self.writer = ModelWriter(self.client, self.accounting) if (

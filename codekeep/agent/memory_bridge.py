@@ -3,7 +3,7 @@
 At the start the task's text is recorded as a ``user_message`` event (so a preference
 the user stated can later be verified against their own words) and static memory goes
 into the system prompt; each round gets the working memory within what the static part
-left of the budget (seed 000, MemoryCoordinator). At the end the task's noted findings
+left of the budget (MemoryCoordinator). At the end the task's noted findings
 are offered to long-term memory, the task summary is written, and the conversation is
 mined for lasting facts (:mod:`codekeep.memory.extraction`).
 
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 # Runs a function where the workspace services live (the server's worker thread).
 ServicesRunner = Callable[[Callable[[], Any]], Awaitable[Any]]
-MEMORY_BUDGET_CAP = 4000  # seed 000: the coordinator's default total budget
+MEMORY_BUDGET_CAP = 4000  # the coordinator's default total budget
 
 
 class MemoryBridge:

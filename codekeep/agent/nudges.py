@@ -1,6 +1,6 @@
 """Nudges: short guidance injected as a system message before the next model call.
 
-Five kinds, by priority (seed 000, NudgeGenerator): force_exit > convergence >
+Five kinds, by priority (NudgeGenerator): force_exit > convergence >
 budget_warning > reflection > planning. At most one nudge is sent per round — the most
 urgent — because several competing instructions in one turn get ignored together.
 A nudge that lost to a more urgent one is not lost when its condition persists

@@ -1,4 +1,4 @@
-"""The system prompt, in the fixed sections of seed 003 (role, task, state, context, output).
+"""The system prompt, in fixed sections (role, task, state, context, output).
 
 A stable skeleton makes prompts comparable across runs and lets the model find the same
 kind of information in the same place every time.

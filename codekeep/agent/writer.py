@@ -1,5 +1,4 @@
-"""What the model writes for memory, when one is configured (seed 004 §3.2; seed 000
-ContextWindow L2; seed 002 §4e).
+"""What the model writes for memory, when one is configured.
 
 * **Summaries**: the model is asked for the strict template (files, operations,
   result); an answer missing a field, or naming a file that does not exist, is

@@ -1,4 +1,4 @@
-"""The cheaper read the code map offers instead of a whole file (seed 004 §5.2, §7.3).
+"""The cheaper read the code map offers instead of a whole file.
 
 A file the agent reads again and again usually means the map missed the symbol it
 needed: the ledger's re-read insight names that symbol and what reading only it costs.

@@ -1,7 +1,7 @@
 """``codekeep index|find|refs|related|search|symbols|map``: the code map from a shell.
 
 Text output reads like ``ctags -x`` plus ranges (1-based lines and columns, as compilers
-print them); ``--json`` gives the DESIGN.md shapes (LSP 0-based ranges, UTF-16 columns).
+print them); ``--json`` gives the shapes of docs/server.md (LSP 0-based ranges, UTF-16 columns).
 Query commands first bring the index up to date (a warm start only stats files), so the
 answers are never stale; ``--no-refresh`` skips that.
 """

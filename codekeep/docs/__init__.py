@@ -1,4 +1,4 @@
-"""The project knowledge base (issue 16, seed 003 RAG): the workspace's documentation,
+"""The project knowledge base: the workspace's documentation,
 chunked by structure, searched with BM25 fused with the code map and embeddings.
 
 Never imports ``server``, ``mcp`` or ``agent``; uses ``analysis`` for files and symbols.

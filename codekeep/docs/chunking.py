@@ -1,5 +1,5 @@
 """Structure-following chunks: one section per heading, long sections split on
-paragraph boundaries with a small overlap, code blocks never cut (seed 003 §知识库的创建).
+paragraph boundaries with a small overlap, code blocks never cut.
 
 Sizes are in estimated tokens (one per four characters, one per CJK character): the
 split only needs to be roughly even, and the estimate is fast enough for every keystroke

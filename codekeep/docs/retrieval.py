@@ -1,5 +1,5 @@
 """Ranking: FTS5 BM25 over weighted fields, fused by reciprocal rank with the code map
-and (when configured) embeddings (seed 003 "RAG的检索方式"; DESIGN.md memory retrieval).
+and (when configured) embeddings.
 
 Each source gives a ranking of chunk ids; each ranking votes for pages (``Σ 1 / (k +
 rank)`` over the rankings, the rank of a page being that of its first chunk), so a page

@@ -1,6 +1,5 @@
 """What the report tells a user to change: files read over and over, summaries that cost
-too much (seed 004 §5.2 "a file that burns tokens means the map missed a symbol",
-§7.1 problem 3 "summaries above 20 % of spend", §7.3 problem 2).
+too much.
 
 JSON (under ``rereads`` and ``warnings`` of the report; keys are a contract the editors
 read)::

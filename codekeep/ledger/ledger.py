@@ -1,7 +1,7 @@
 """The token ledger: every model call counted, attributed, budgeted and reported.
 
 ``record`` is on the agent's hot path, so it only computes and appends to an in-memory
-buffer (seed §8.1: writing synchronously per call made I/O the bottleneck). The buffer
+buffer. The buffer
 is written at least every ``flush_interval_s``: by the recording thread itself, in one
 batch, when it is busy (a background writer competing for the GIL with a busy recorder
 waits up to 5 ms for every row sqlite hands back, so it falls ever further behind), and

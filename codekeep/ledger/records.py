@@ -11,8 +11,7 @@ READ_SINGLE = "read_code.file"
 READ_SEVERAL = "read_code.files"
 READ_DIRECTORY = "read_code.directory"
 
-# "read_code" alone is split by how much was read (seed §7.3: a coarse "read code"
-# bucket hides whether the agent reads one file or sweeps whole directories).
+# "read_code" alone is split by how much was read.
 CALL_TYPES = (
     READ_SINGLE,
     READ_SEVERAL,

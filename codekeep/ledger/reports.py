@@ -91,7 +91,7 @@ _GROUP_TITLES = {"type": "call type", "file": "file", "task": "task", "day": "da
 
 
 def render_text(report: dict[str, Any]) -> str:
-    """The report as the table from the seed (§5.3) plus top files and budget state."""
+    """The report: the by-call-type table plus top files and budget state."""
     lines: list[str] = []
     header = [_GROUP_TITLES[report["groupBy"]], "calls", "input", "output", "cached", "cost $",
               "share"]

@@ -1,7 +1,6 @@
 """Task lifecycle: which task a call lands on.
 
-The rule (seed §7.4: a session that is never closed makes later calls land on the old
-task):
+The rule:
 
 * A task is *open* until it is ended (``TaskSession`` exit / :meth:`TaskTracker.end`) or
   has had no activity for ``timeout`` seconds (default 5 minutes); then it is closed for

@@ -9,7 +9,7 @@ The door serves the registry as it is, so a tool another area registers (``searc
   forge (temporary tools built for one task; a host composes tools itself) and
   ``note_finding`` (the scratchpad that feeds our agent's end-of-task summary).
 
-The default set is small (seed 003, progressive disclosure): the code map questions and
+The default set is small (progressive disclosure): the code map questions and
 memory; everything else is one ``load_tools`` away.
 """
 

@@ -1,6 +1,6 @@
 """CodeKeep memory: layered, scored, consolidated long-term memory tied to files and symbols.
 
-The public surface is :class:`MemoryService` (see ``team/CONTRACTS.md``) and the records
+The public surface is :class:`MemoryService` and the records
 it returns; everything else in this package is an implementation detail.
 """
 

@@ -1,4 +1,4 @@
-"""Keeping memory links true to the code map's live changes (seed 004 §7.4).
+"""Keeping memory links true to the code map's live changes.
 
 ``apply_code_changes`` takes the code map's ``ChangeSet`` duck-typed — memory must not
 import ``codekeep.analysis``. Used attributes (all optional): ``renamed_files:

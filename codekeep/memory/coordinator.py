@@ -1,4 +1,4 @@
-"""Splitting a token budget across memory layers by profile (seed 000 MemoryCoordinator).
+"""Splitting a token budget across memory layers by profile.
 
 Layers: ``long_term`` (recalled knowledge + validated preferences), ``session`` (recent
 summaries of other tasks), ``conversation`` (this task's own log: its summaries and

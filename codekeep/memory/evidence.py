@@ -1,8 +1,8 @@
 """Verifiable evidence: a quote counts only if it can be found where it claims to come from.
 
 Sources are a file under the workspace (``{"file": "src/a.py", "quote": "..."}``) or an
-event of the append-only stream (``{"event": 12, "quote": "..."}``). Matching follows
-seed 002 from strict to lenient: normalised substring (case and whitespace ignored),
+event of the append-only stream (``{"event": 12, "quote": "..."}``). Matching goes
+from strict to lenient: normalised substring (case and whitespace ignored),
 then a token fallback (every token of the quote appears in the source and there are at
 least two). A quote that cannot be verified is not evidence.
 """

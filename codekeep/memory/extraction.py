@@ -1,4 +1,4 @@
-"""Memory that learns from the conversation (seed 002 §4b, §4e; seed 004 §3.3).
+"""Memory that learns from the conversation.
 
 After a task (or on demand) its event stream — what the user asked (``user_message``
 events), what the tools observed, how it ended — is mined for lasting memories in two

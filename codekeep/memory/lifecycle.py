@@ -1,4 +1,4 @@
-"""Forgetting: demotion, archiving, disabling and the per-scope capacity (seed 000).
+"""Forgetting: demotion, archiving, disabling and the per-scope capacity.
 
 All time limits count from the last time a memory was *used*: seen again (reinforced)
 or returned by a recall, whichever is later. Preferences and notes are configuration
@@ -112,7 +112,7 @@ def maintain(store: MemoryStore, settings: MemorySettings, now: float) -> Mainte
 def enforce_capacity(store: MemoryStore, scope: str, capacity: int, now: float) -> int:
     """Archive the least valuable active memories over capacity.
 
-    Value is access_count × importance as in seed 000 (``least_valuable`` order).
+    Value is access_count × importance (``least_valuable`` order).
     """
     live = MemoryFilter(
         statuses=("active", "confirmed_resolved"), scope=scope, kinds=CAPACITY_KINDS

@@ -16,7 +16,7 @@ SCOPES = ("task", "project", "user", "team")
 # Scopes kept in this machine's SQLite; "team" lives in the team's PostgreSQL (codekeep.team).
 LOCAL_SCOPES = ("task", "project", "user")
 # The first letter of an id names its scope's database; "t" is the task scope's, so the
-# team's ids start with "g" (the seed's group scope).
+# team's ids start with "g".
 ID_PREFIXES = {"task": "t", "project": "p", "user": "u", "team": "g"}
 
 # Knowledge that lives across tasks and counts against the per-scope capacity.
@@ -28,9 +28,9 @@ RECALLABLE_STATUSES = ("active", "confirmed_resolved")
 MARKDOWN_SOURCE = "user_markdown"
 USER_SOURCES = ("user", MARKDOWN_SOURCE, "explicit_command")
 
-# Sources whose facts are *observations* until they recur (implicit extraction, seed 004 §3.3).
+# Sources whose facts are *observations* until they recur (implicit extraction).
 OBSERVING_SOURCES = ("summary", "automatic", "automatic_rule", "automatic_llm")
-# Sources of what the conversation extraction found (rule stage, model stage; seed 002 §4e).
+# Sources of what the conversation extraction found (rule stage, model stage).
 EXTRACTED_SOURCES = ("automatic_rule", "automatic_llm")
 # What a model asserts through ``remember`` (our agent, or an MCP host's model): no
 # evidence, no knowledge — without a verified quote it is only observed, and in the team

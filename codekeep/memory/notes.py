@@ -1,4 +1,4 @@
-"""``.codekeep/MEMORY.md``: the user's editable layer (seed 002 §4a, §4e).
+"""``.codekeep/MEMORY.md``: the user's editable layer.
 
 ``## Preferences`` holds ``key: value`` lines validated against the catalog; ``##
 Notes`` is free text kept exactly as written (each paragraph or bullet becomes one

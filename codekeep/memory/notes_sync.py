@@ -1,4 +1,4 @@
-"""Keeping ``.codekeep/MEMORY.md`` and the memory database in step (seed 002 §4e).
+"""Keeping ``.codekeep/MEMORY.md`` and the memory database in step.
 
 The file is the user's source of truth for the rows that came from it
 (``source = user_markdown``): a sync replaces exactly those — preferences by key,

@@ -1,4 +1,4 @@
-"""Retrieval scoring: ``score = 0.2·recency + 0.3·importance + 0.5·relevance`` (seed 000).
+"""Retrieval scoring: ``score = 0.2·recency + 0.3·importance + 0.5·relevance``.
 
 * recency    = exp(−ln2 · age_days / half_life), half-life 7 days, age measured from
                the last time the memory was seen (reinforced) or used (recalled);

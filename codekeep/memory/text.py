@@ -92,7 +92,7 @@ STOP_WORDS = frozenset(
         "per",
     ]
 )
-# Words that flip the meaning of a statement (English + the Chinese markers of seed 000).
+# Words that flip the meaning of a statement.
 _NEGATIONS_EN = frozenset(
     [
         "not",

@@ -1,4 +1,4 @@
-"""Working memory for one task: scratchpad, observation log, plan (seed 000 ActiveContext).
+"""Working memory for one task: scratchpad, observation log, plan.
 
 * The **scratchpad** holds findings the agent chose to note; it is never compressed and
   never slides out.

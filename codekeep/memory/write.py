@@ -46,7 +46,7 @@ LIVE_STATUSES = ("active", "observed", "confirmed_resolved")
 OBSERVED_KINDS = ("fact", "insight", "preference", "soft_preference")
 MAX_CONTENT_CHARS = 8_000
 _KEY_VALUE = re.compile(r"([a-z][a-z0-9_]*)\s*[:=]\s*(.+)")
-# Words that make a request a one-off, not a lasting preference (seed 002 §2c).
+# Words that make a request a one-off, not a lasting preference.
 TEMPORARY_MARKERS = ("this time", "for now", "just this once", "today only", "这次", "暂时")
 UNSUPPORTED_NOTE = (
     "observed, not knowledge: nothing backs it (quote a workspace file, or the user's own "
@@ -160,7 +160,7 @@ class WritePath:
             else "active"
         )
         if req.source in EXTRACTED_SOURCES and req.kind != "case":
-            # what extraction proposes is only as good as its quote (seed 002 §2b)
+            # what extraction proposes is only as good as its quote
             checked, problem = self.verifier.verify(req.evidence)
             if problem:
                 return req, f"rejected: unverifiable evidence: {problem}", ""
@@ -350,7 +350,7 @@ class WritePath:
             return WriteResult("SKIP", target.id, reason, redactions)
         fields: dict[str, Any] = {
             "last_seen_at": now,
-            # seen again: a memory with a lifetime gets its full lifetime back (seed 002)
+            # seen again: a memory with a lifetime gets its full lifetime back
             "expires_at": None
             if target.expires_at is None
             else now + (target.expires_at - target.last_seen_at),
@@ -394,15 +394,15 @@ class WritePath:
         return WriteResult(action, target.id, reason, redactions)
 
     def _count_support(self, store: WriteTarget, memory_id: str, task_id: str | None) -> int:
-        """1 when this sighting counts; the same task seen twice counts once (seed 002)."""
+        """1 when this sighting counts; the same task seen twice counts once."""
         if task_id is None:
             return 1
         return store.add_support(memory_id, task_id)
 
     def _needed(self, memory: Memory) -> int:
         """Sightings before an observed memory is knowledge: a fact a summary saw recur
-        ``promotion_count`` times (seed 004 §3.3); something extracted from what the user
-        said, once more in another task (seed 002 §4e: seen again)."""
+        ``promotion_count`` times; something extracted from what the user
+        said, once more in another task."""
         if memory.source in EXTRACTED_SOURCES:
             return self.settings.extraction_support
         return self.settings.promotion_count
@@ -513,7 +513,7 @@ def _redact_evidence(evidence: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _case_fingerprint(evidence: dict[str, Any] | None) -> str:
-    """Cases are the same case when their verified evidence is the same (seed 002)."""
+    """Cases are the same case when their verified evidence is the same."""
     basis = "|".join(
         sorted(
             f"{i.get('file', i.get('event'))}:{i.get('quote', '')}"

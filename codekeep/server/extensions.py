@@ -33,7 +33,7 @@ CustomHandler = Callable[["CodeKeepServer", dict[str, Any]], Awaitable[Any]]
 
 def custom_request(server: CodeKeepServer, name: str) -> Callable[[CustomHandler], CustomHandler]:
     """Register ``handler(server, params: dict)`` as request ``codekeep/<name>`` and as
-    command ``codekeep.<name>`` with dots all the way, as DESIGN.md names commands
+    command ``codekeep.<name>`` with dots all the way, as docs/server.md names commands
     (``memory/recall`` -> ``codekeep.memory.recall``); its one argument is the same object."""
 
     def decorator(handler: CustomHandler) -> CustomHandler:

@@ -38,8 +38,7 @@ class DocsSettings:
     # BM25 column weights: document title, words of the path, heading path, body.
     weights: tuple[float, float, float, float] = (4.0, 2.0, 3.0, 1.0)
     rrf_k: int = 10
-    # Candidates taken from each ranking before fusion, per result asked for (seed 003's
-    # candidate_pool_multiplier).
+    # Candidates taken from each ranking before fusion, per result asked for.
     pool_multiplier: int = 4
     min_pool: int = 40
     per_page: int = 1  # chunks of one page before the other pages had their turn

@@ -1,4 +1,4 @@
-"""Every threshold of the memory system in one place (values from the seed documents).
+"""Every threshold of the memory system in one place.
 
 Tests build a ``MemorySettings`` to change a threshold or inject a clock; nothing else
 in the package hard-codes these numbers. Only fields declared with ``setting`` /
@@ -16,7 +16,7 @@ from typing import Literal
 from codekeep.settings.fields import section, setting
 
 DAY = 86_400.0
-SUMMARY_THRESHOLD_TOKENS = 8_000  # seed 004 §3.2: summarise a backlog above this
+SUMMARY_THRESHOLD_TOKENS = 8_000  # summarise a backlog above this
 
 
 Provider = Literal["endpoint", "local"]
@@ -74,7 +74,7 @@ class MemorySettings:
     negative_factor: float = 0.5
     # layers
     summary_threshold_tokens: int = setting(
-        "Unsummarised event tokens of a task that trigger a summary (seed 004 §3.2).",
+        "Unsummarised event tokens of a task that trigger a summary.",
         default=SUMMARY_THRESHOLD_TOKENS, minimum=1)
     summary_min_ratio: float = 3.0
     promotion_count: int = 5

@@ -1,4 +1,4 @@
-"""The team database (``codekeep.team``; issue 17, docs/team.md).
+"""The team database (``codekeep.team``, docs/team.md).
 
 This section is the one place the team database is configured: the DSN comes from the
 settings layers (``CODEKEEP_TEAM_DSN``, the editor's ``codekeep.team.dsn``, ``[team]

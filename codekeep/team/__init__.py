@@ -1,4 +1,4 @@
-"""Team memory and the team ledger on PostgreSQL (issue 17, docs/team.md).
+"""Team memory and the team ledger on PostgreSQL (docs/team.md).
 
 One developer's CodeKeep lives in per-workspace SQLite; a team shares a PostgreSQL
 database named by the settings tree's ``team.dsn`` (``CODEKEEP_TEAM_DSN`` /

@@ -1,8 +1,7 @@
 """The tool registry: every tool declared once, exported to the model per capability.
 
 Built-in tools are registered at start-up; forged tools are registered as temporary
-entries with an expiry time and disappear on their own (TemporaryToolRegistry in the
-seed design).
+entries with an expiry time and disappear on their own.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cost follows the text: every call is billed to what its prompt carried (seed 004 §5.2).
+"""Cost follows the text: every call is billed to what its prompt carried.
 
 Expected figures are recomputed from the requests the scripted server received
 (:mod:`codekeep.testing.truth` reads them against the files on disk), never from the

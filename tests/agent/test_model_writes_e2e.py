@@ -1,4 +1,4 @@
-"""The model writes what the seeds say a model writes: template summaries (with a retry
+"""The model writes what docs/memory.md says a model writes: template summaries (with a retry
 and the rule fallback), level-2 distillation, the extraction's model stage — each call
 in the task's ledger; and the task's answer never depends on them."""
 

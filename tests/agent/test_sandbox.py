@@ -1,4 +1,4 @@
-"""Tests the agent writes and then runs cannot reach what the tools refuse (issue 19).
+"""Tests the agent writes and then runs cannot reach what the tools refuse.
 
 The agent, against the scripted model, writes ``test_probe.py`` and runs the allowed
 ``pytest`` on it. The test tries every way out: a canary file outside the workspace,

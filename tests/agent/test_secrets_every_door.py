@@ -1,4 +1,4 @@
-"""No secret reaches a file, whichever door it came through (issue 19, secrets class).
+"""No secret reaches a file, whichever door it came through (secrets class).
 
 Every format of the corpus is planted through memory's remember (project and user
 scope), the ledger with content storage on, and the agent against the scripted model:

@@ -1,6 +1,6 @@
 """Go member calls judged by the receiver's declared type (go_scopes.py, go_types.py).
 
-One small module per defect class issue 13 found against gopls: each asserts the uses
+One small module per defect class once found against gopls: each asserts the uses
 ``find_references`` reports, with their labels, as (path, 0-based line, label).
 """
 

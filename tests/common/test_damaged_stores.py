@@ -1,4 +1,4 @@
-"""Damaged databases through the real command line (issue 19, damaged-database class).
+"""Damaged databases through the real command line (damaged-database class).
 
 Each case writes garbage over one real page of a store and then runs ``codekeep`` as a
 user does. The index is a cache: it is rebuilt. Memory and the ledger hold what cannot

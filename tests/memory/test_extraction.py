@@ -1,4 +1,4 @@
-"""Memory learns from the conversation: rule stage, model stage, the gate (seed 002 §4e)."""
+"""Memory learns from the conversation: rule stage, model stage, the gate."""
 
 from __future__ import annotations
 

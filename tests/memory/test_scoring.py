@@ -15,7 +15,7 @@ def test_recency_halves_every_seven_days() -> None:
     assert recency(0, 7) == 1.0
     assert recency(7 * DAY, 7) == pytest.approx(0.5)
     assert recency(14 * DAY, 7) == pytest.approx(0.25)
-    assert recency(30 * DAY, 7) == pytest.approx(0.0513, abs=1e-4)  # seed 000: "≈ 0.05"
+    assert recency(30 * DAY, 7) == pytest.approx(0.0513, abs=1e-4)  # 30 days old: ≈ 0.05
 
 
 def test_importance_maps_one_to_ten_onto_zero_to_one() -> None:

@@ -1,4 +1,4 @@
-"""Folders added and removed at run time (issue 19, processes).
+"""Folders added and removed at run time (processes).
 
 A real ``codekeep serve``: the filesystem root and a home directory are refused with a
 message (nothing is created there); a big folder removed while its cold index runs

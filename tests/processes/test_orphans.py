@@ -1,4 +1,4 @@
-"""Killed mid cold index, nothing of CodeKeep outlives its process (issue 19, processes).
+"""Killed mid cold index, nothing of CodeKeep outlives its process (processes).
 
 ``codekeep index`` (fork workers) and ``codekeep serve`` (workers from a fork server,
 plus the resource tracker) are killed with SIGKILL while their worker processes parse.

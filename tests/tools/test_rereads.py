@@ -1,4 +1,4 @@
-"""read_file does not ship a range twice (seed 004 §6.2), through the real pipeline."""
+"""read_file does not ship a range twice, through the real pipeline."""
 
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ class PromptContext(Reading, TaskMemory):
         for recalled in self.recall(query, limit=20, kinds=kinds, embedded=embedded):
             memory = recalled.memory
             if memory.kind == "soft_preference" and self._covered_by_slot(memory, chosen):
-                continue  # a hard preference already decides this (seed 002 §4c)
+                continue  # a hard preference already decides this
             lines.append(render_memory_line(memory))
         return lines
 

@@ -15,7 +15,7 @@ Order = Literal["recent", "least_valuable"]
 
 ORDER_BY: dict[Order, str] = {
     "recent": "last_seen_at DESC",
-    # seed 000's value (access_count × importance), access counted from 1 so that
+    # a memory's value (access_count × importance), access counted from 1 so that
     # never-recalled memories still differ by importance instead of all tying at 0
     "least_valuable": "(access_count + 1) * importance ASC, last_seen_at ASC",
 }

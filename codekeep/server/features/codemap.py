@@ -1,4 +1,4 @@
-"""The ``codekeep/*`` code-map requests of DESIGN.md (each also a ``codekeep.<name>``
+"""The ``codekeep/*`` code-map requests of docs/server.md (each also a ``codekeep.<name>``
 command): findSymbol, findReferences, findRelated, searchSymbols, repoMap, indexStatus.
 
 Multi-root: name-based queries ask every folder and merge; results carry URIs.

@@ -1,4 +1,4 @@
-"""Repeated reads are not paid twice (seed 004 §6.2): the earlier result is pointed at.
+"""Repeated reads are not paid twice: the earlier result is pointed at.
 
 * ``read_file`` of a range an earlier read of this task already put in the context,
   while the file is unchanged (same bytes) and that result is still whole in what the

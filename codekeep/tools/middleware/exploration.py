@@ -1,8 +1,8 @@
 """Exploration signal: did this call show the agent something it had not seen in this task?
 
-New files, new search patterns and new queries count as new information (the seed's
-SignalDetector); the agent's exploration tracker uses ``result.new_information`` and
-the ``unique_*`` sets to decide when exploring has stopped paying off.
+New files, new search patterns and new queries count as new information; the agent's
+exploration tracker uses ``result.new_information`` and the ``unique_*`` sets to decide when
+exploring has stopped paying off.
 """
 
 from __future__ import annotations

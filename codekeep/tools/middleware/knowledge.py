@@ -1,4 +1,4 @@
-"""What memory knows rides along with reads and lookups (seed 004 §4.4, §6.2).
+"""What memory knows rides along with reads and lookups.
 
 Before reading a file again the agent should see what earlier tasks found in it: a
 ``read_file`` result gets the memories linked to that file (facts, cases, notes, with
