@@ -216,3 +216,19 @@ def test_stop_and_session_end_fold_the_transcript_into_the_ledger_once(project: 
     assert report["total"]["calls"] == 2
     assert report["total"]["outputTokens"] == 12
     assert not log_lines(project)
+
+
+def test_a_codekeep_tool_answer_notes_the_files_it_carried(project: Path) -> None:
+    answer = json.dumps({"tool": "find_symbol", "ok": True, "data": {"symbols": [
+        {"id": "src/billing.py::total", "path": "src/billing.py", "line": 1}]}})
+    used = event("PostToolUse", project, tool_name="mcp__codekeep__find_symbol",
+                 tool_input={"name": "total"},
+                 tool_response=[{"type": "text", "text": answer}], tool_use_id="toolu_3")
+    assert hook("PostToolUse", used, project)[:2] == (0, "")
+    memory = MemoryService.open(project)
+    try:
+        [noted] = memory.events.events(f"claude-code:{SESSION}")
+    finally:
+        memory.close()
+    assert (noted.event_type, noted.summary, noted.files) == (
+        "search", "find_symbol name=total", ["src/billing.py"])

@@ -8,6 +8,7 @@ others answer nothing and only record.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -181,9 +182,35 @@ def tool_used(call: HookCall) -> dict[str, Any]:
                                      data={"command": command[:500],
                                            "exit_code": _exit_code(call.payload)})
     elif tool.startswith("mcp__codekeep__"):
+        files = sorted({p for p in map(call.relative, _paths_in(call.payload.get("tool_response")))
+                        if p})[:20]
         call.memory.record_event(call.task, "search", f"{tool.removeprefix('mcp__codekeep__')} "
-                                 f"{_brief(arguments)}"[:300])
+                                 f"{_brief(arguments)}"[:300], files=files)
     return {}
+
+
+def _paths_in(response: Any) -> list[str]:
+    """The ``path`` values of a CodeKeep tool's answer (its JSON, as text blocks or
+    parsed): the files whose code the answer carried into the context."""
+    if isinstance(response, str):
+        try:
+            response = json.loads(response)
+        except ValueError:
+            return []
+    found: list[str] = []
+    if isinstance(response, dict):
+        value = response.get("path")
+        if isinstance(value, str):
+            found.append(value)
+        for item in response.values():
+            found += _paths_in(item) if isinstance(item, (dict, list)) else []
+    elif isinstance(response, list):
+        for item in response:
+            if isinstance(item, dict) and item.get("type") == "text":
+                found += _paths_in(item.get("text"))
+            elif isinstance(item, (dict, list)):
+                found += _paths_in(item)
+    return found
 
 
 def _exit_code(payload: dict[str, Any]) -> int | None:
