@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
-
-from lsprotocol import types
 
 from codekeep.agent.model_client import ModelError
 from codekeep.agent.runner import build_loop
@@ -38,6 +35,7 @@ from codekeep.memory import MemoryService
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import RequestFailed, custom_request, target_folder
+from codekeep.server.progress import WorkDoneProgress
 from codekeep.settings.agent import ModelNotConfigured
 
 logger = logging.getLogger(__name__)
@@ -45,62 +43,25 @@ logger = logging.getLogger(__name__)
 CAPABILITIES = ("explore", "chat", "edit")
 
 
-class _Progress:
-    """Work-done progress for one task; silent when the client cannot show it."""
-
-    def __init__(self, server: CodeKeepServer, task: str) -> None:
-        self._server = server
-        self._title = f"CodeKeep agent: {task[:60]}"
-        self._token = f"codekeep-agent-{uuid.uuid4().hex[:8]}"
-        self._active = False
-
-    async def begin(self, on_cancel: Callable[[], object]) -> None:
-        """Start showing progress; the client's cancel button calls ``on_cancel``."""
-        window = self._server.client_capabilities.window
-        if window is None or not window.work_done_progress:
-            return
-        try:
-            await self._server.work_done_progress.create_async(self._token)
-        except Exception as error:  # the client refused the token: run without progress
-            logger.info("client refused a progress token: %s", error)
-            return
-        self._active = True
-        # pygls cancels the token's future on window/workDoneProgress/cancel
-        cancelled = self._server.work_done_progress.tokens[self._token]
-        cancelled.add_done_callback(lambda future: on_cancel() if future.cancelled() else None)
-        self._server.work_done_progress.begin(
-            self._token, types.WorkDoneProgressBegin(title=self._title, cancellable=True)
-        )
-
-    def report(self, payload: dict[str, Any], detail: str = "") -> None:
-        """"EXPLORE · step 2/24", plus " · find_symbol" while a tool call of it runs."""
-        if self._active:
-            message = f"{payload['phase']} · step {payload['step']}/{payload['maxSteps']}"
-            message += f" · {detail}" if detail else ""
-            percentage = min(100, payload["step"] * 100 // max(1, payload["maxSteps"]))
-            self._server.work_done_progress.report(
-                self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
-            )
-
-    def end(self, message: str) -> None:
-        if self._active:
-            self._active = False
-            self._server.work_done_progress.end(
-                self._token, types.WorkDoneProgressEnd(message=message)
-            )
+def _report_step(progress: WorkDoneProgress, payload: dict[str, Any],
+                 detail: str = "") -> None:
+    """"EXPLORE · step 2/24", plus " · find_symbol" while a tool call of it runs."""
+    message = f"{payload['phase']} · step {payload['step']}/{payload['maxSteps']}"
+    message += f" · {detail}" if detail else ""
+    progress.report(message, min(100, payload["step"] * 100 // max(1, payload["maxSteps"])))
 
 
 def _event_sink(
-    server: CodeKeepServer, progress: _Progress
+    server: CodeKeepServer, progress: WorkDoneProgress
 ) -> Callable[[str, dict[str, Any]], None]:
     def on_event(kind: str, payload: dict[str, Any]) -> None:
         if kind == "progress":
             if payload.get("done"):
                 progress.end(f"{payload['stopReason']} after {payload['step']} steps")
             else:
-                progress.report(payload)
+                _report_step(progress, payload)
         elif kind == "tool":  # each call as it happens, so the editor can follow along
-            progress.report(payload, payload["name"])
+            _report_step(progress, payload, payload["name"])
         elif kind == "nudge":
             server.protocol.notify(
                 "codekeep/nudge",
@@ -146,7 +107,7 @@ def register(server: CodeKeepServer) -> None:
             raise RequestFailed(str(error)) from None
         docs = await handle.run(lambda services: services.docs)
         async with held_stores(handle) as (codemap, memory, ledger):
-            progress = _Progress(ls, task)
+            progress = WorkDoneProgress(ls, "agent", f"CodeKeep agent: {task[:60]}")
             running = asyncio.current_task()
             assert running is not None  # pygls runs every async handler as a task
             event_loop = asyncio.get_running_loop()
