@@ -22,7 +22,7 @@ from codekeep.hosting.heap import release_free_memory
 from codekeep.hosting.workspaces import WorkspaceHandle, WorkspaceUnavailable
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
-from codekeep.server.extensions import custom_request
+from codekeep.server.extensions import CustomHandler, custom_request
 from codekeep.server.features.navigation import references_of
 from codekeep.server.symbols import cursor, symbols_at
 from codekeep.services import WorkspaceServices
@@ -73,170 +73,169 @@ def symbols_json(
     return [symbol.to_json(handle.root, encoding) for symbol in symbols]
 
 
-def register(server: CodeKeepServer) -> None:
-    @custom_request(server, "findSymbol")
-    async def find_symbol(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        name = p.required_str(params, "name")
-        kind = p.optional_str(params, "kind")
-        limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT)
-        encoding = ls.encoding
-        found = await every_folder(ls, lambda s: s.codemap.find_symbol(name, kind, limit))
-        symbols = [
-            item for handle, symbols in found for item in symbols_json(handle, symbols, encoding)
-        ]
-        return {"symbols": symbols[:limit]}
+async def find_symbol(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    name = p.required_str(params, "name")
+    kind = p.optional_str(params, "kind")
+    limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT)
+    encoding = ls.encoding
+    found = await every_folder(ls, lambda s: s.codemap.find_symbol(name, kind, limit))
+    symbols = [
+        item for handle, symbols in found for item in symbols_json(handle, symbols, encoding)
+    ]
+    return {"symbols": symbols[:limit]}
 
-    @custom_request(server, "findReferences")
-    async def find_references(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT)
-        encoding = ls.encoding
-        symbol_id = p.optional_str(params, "symbolId")
-        name = p.optional_str(params, "name")
-        if symbol_id is None and name is None:
-            return await references_at_position(ls, params, limit, encoding)
-        found = await every_folder(
-            ls, lambda s: s.codemap.find_references(symbol_id=symbol_id, name=name, limit=limit)
-        )
-        references = [
-            ref.to_json(handle.root, encoding) for handle, (refs, _total) in found for ref in refs
-        ]
-        return {"references": references[:limit], "total": sum(total for _h, (_r, total) in found)}
 
-    async def references_at_position(
-        ls: CodeKeepServer, params: dict[str, Any], limit: int | None, encoding: Encoding
-    ) -> dict[str, Any]:
-        if "uri" not in params:
-            raise p.InvalidParams("give 'symbolId', 'name', or 'uri' with 'position'")
-        uri = p.required_str(params, "uri")
-        line, character = p.position(params)
-        located = ls.locate(uri)
-        if located is None:
-            return not_found(outside(uri), references=[], total=0)
-        handle, path = located
+async def find_references(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT)
+    encoding = ls.encoding
+    symbol_id = p.optional_str(params, "symbolId")
+    name = p.optional_str(params, "name")
+    if symbol_id is None and name is None:
+        return await references_at_position(ls, params, limit, encoding)
+    found = await every_folder(
+        ls, lambda s: s.codemap.find_references(symbol_id=symbol_id, name=name, limit=limit)
+    )
+    references = [
+        ref.to_json(handle.root, encoding) for handle, (refs, _total) in found for ref in refs
+    ]
+    return {"references": references[:limit], "total": sum(total for _h, (_r, total) in found)}
 
-        def find(services: WorkspaceServices) -> dict[str, Any]:
-            at = cursor(services.codemap, path, line, character, encoding)
-            if at is None:
-                return not_found(past_end(uri, line), references=[], total=0)
-            targets = symbols_at(services.codemap, path, *at)
-            if not targets:
-                return not_found("no symbol at this position", references=[], total=0)
-            refs, total = references_of(services, targets, limit)
-            return {"references": [r.to_json(handle.root, encoding) for r in refs], "total": total}
 
-        return await handle.run(find)
+async def references_at_position(
+    ls: CodeKeepServer, params: dict[str, Any], limit: int | None, encoding: Encoding
+) -> dict[str, Any]:
+    if "uri" not in params:
+        raise p.InvalidParams("give 'symbolId', 'name', or 'uri' with 'position'")
+    uri = p.required_str(params, "uri")
+    line, character = p.position(params)
+    located = ls.locate(uri)
+    if located is None:
+        return not_found(outside(uri), references=[], total=0)
+    handle, path = located
 
-    @custom_request(server, "findRelated")
-    async def find_related(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        uri = p.required_str(params, "uri")
-        line, _character = p.position(params)  # validated; only the line matters here
-        encoding = ls.encoding
-        empty: dict[str, Any] = {"symbol": None, "calls": [], "calledBy": [], "related": [],
-                                 "documentedIn": []}
-        located = ls.locate(uri)
-        if located is None:
-            return not_found(outside(uri), **empty)
-        handle, path = located
+    def find(services: WorkspaceServices) -> dict[str, Any]:
+        at = cursor(services.codemap, path, line, character, encoding)
+        if at is None:
+            return not_found(past_end(uri, line), references=[], total=0)
+        targets = symbols_at(services.codemap, path, *at)
+        if not targets:
+            return not_found("no symbol at this position", references=[], total=0)
+        refs, total = references_of(services, targets, limit)
+        return {"references": [r.to_json(handle.root, encoding) for r in refs], "total": total}
 
-        def relate(services: WorkspaceServices) -> dict[str, Any]:
-            try:
-                related = services.codemap.find_related(path, line)
-            except CodeMapError as error:  # a file the index does not hold, a line past the end
-                return not_found(str(error), **empty)
-            links = services.docs.links(related.symbol) if related.symbol else []
-            return {**related.to_json(handle.root, encoding),
-                    "documentedIn": [link.to_json(handle.root) for link in links]}
+    return await handle.run(find)
 
-        return await handle.run(relate)
 
-    @custom_request(server, "searchSymbols")
-    async def search_symbols(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        query = p.required_str(params, "query")
-        limit = (
-            p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT) or DEFAULT_SEARCH_LIMIT
-        )
-        encoding = ls.encoding
-        found = await every_folder(ls, lambda s: s.codemap.search_symbols(query, limit))
-        scored = [
-            {**symbol.to_json(handle.root, encoding), "score": round(score, 4)}
-            for handle, results in found
-            for symbol, score in results
-        ]
-        scored.sort(key=lambda item: -item["score"])
-        return {"symbols": scored[:limit]}
+async def find_related(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    uri = p.required_str(params, "uri")
+    line, _character = p.position(params)  # validated; only the line matters here
+    encoding = ls.encoding
+    empty: dict[str, Any] = {"symbol": None, "calls": [], "calledBy": [], "related": [],
+                             "documentedIn": []}
+    located = ls.locate(uri)
+    if located is None:
+        return not_found(outside(uri), **empty)
+    handle, path = located
 
-    @custom_request(server, "repoMap")
-    async def repo_map(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        tokens = p.optional_int(params, "tokens", minimum=1, maximum=MAX_MAP_TOKENS)
-        budget = tokens or DEFAULT_MAP_TOKENS
-        empty: dict[str, Any] = {"text": "", "tokens": 0, "files": []}
-        focus: dict[WorkspaceHandle, list[str]] = {}
-        for uri in p.optional_str_list(params, "focus"):
-            located = ls.locate(uri)
-            if located is None:
-                return not_found(f"focus: {outside(uri)}", **empty)
-            focus.setdefault(located[0], []).append(located[1])
-        handles = list(focus) or list(ls.workspaces)
-        if not handles:
-            return not_found("no workspace folder is open", **empty)
-        share = max(1, budget // len(handles))
+    def relate(services: WorkspaceServices) -> dict[str, Any]:
         try:
-            maps = await asyncio.gather(
-                *(
-                    handle.run(
-                        functools.partial(map_of, budget=share, focus=focus.get(handle, []))
-                    )
-                    for handle in handles
-                )
-            )
-        except CodeMapError as error:  # a focus file the index does not hold
-            return not_found(f"focus: {error}", **empty)
-        if len(handles) == 1:
-            return maps[0].to_json()
-        return {
-            "text": "\n".join(
-                f"# {h.root.name}\n{m.text}" for h, m in zip(handles, maps, strict=True)
-            ),
-            "tokens": sum(m.tokens for m in maps),
-            "files": [
-                f"{h.root.name}/{f}" for h, m in zip(handles, maps, strict=True) for f in m.files
-            ],
-        }
+            related = services.codemap.find_related(path, line)
+        except CodeMapError as error:  # a file the index does not hold, a line past the end
+            return not_found(str(error), **empty)
+        links = services.docs.links(related.symbol) if related.symbol else []
+        return {**related.to_json(handle.root, encoding),
+                "documentedIn": [link.to_json(handle.root) for link in links]}
 
-    @custom_request(server, "indexStatus")
-    async def index_status(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        found = await every_folder(ls, lambda s: s.codemap.status())
-        folders = []
-        for handle, status in found:
-            entry = status.to_json()
-            # Ready only once the background index of this session has finished.
-            entry["ready"] = bool(entry["ready"]) and handle.progress.ready
-            entry.update(
-                uri=path_to_uri(handle.root),
-                indexed=handle.progress.done,
-                toIndex=handle.progress.total,
-                error=handle.progress.error,
+    return await handle.run(relate)
+
+
+async def search_symbols(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    query = p.required_str(params, "query")
+    limit = (
+        p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT) or DEFAULT_SEARCH_LIMIT
+    )
+    encoding = ls.encoding
+    found = await every_folder(ls, lambda s: s.codemap.search_symbols(query, limit))
+    scored = [
+        {**symbol.to_json(handle.root, encoding), "score": round(score, 4)}
+        for handle, results in found
+        for symbol, score in results
+    ]
+    scored.sort(key=lambda item: -item["score"])
+    return {"symbols": scored[:limit]}
+
+
+async def repo_map(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    tokens = p.optional_int(params, "tokens", minimum=1, maximum=MAX_MAP_TOKENS)
+    budget = tokens or DEFAULT_MAP_TOKENS
+    empty: dict[str, Any] = {"text": "", "tokens": 0, "files": []}
+    focus: dict[WorkspaceHandle, list[str]] = {}
+    for uri in p.optional_str_list(params, "focus"):
+        located = ls.locate(uri)
+        if located is None:
+            return not_found(f"focus: {outside(uri)}", **empty)
+        focus.setdefault(located[0], []).append(located[1])
+    handles = list(focus) or list(ls.workspaces)
+    if not handles:
+        return not_found("no workspace folder is open", **empty)
+    share = max(1, budget // len(handles))
+    try:
+        maps = await asyncio.gather(
+            *(
+                handle.run(
+                    functools.partial(map_of, budget=share, focus=focus.get(handle, []))
+                )
+                for handle in handles
             )
-            folders.append(entry)
-        answered = {handle.root for handle, _status in found}
-        broken = [
-            {"uri": path_to_uri(handle.root), "ready": False, "error": handle.open_error}
-            for handle in ls.workspaces
-            if handle.root not in answered
-        ]
-        languages: dict[str, int] = {}
-        for entry in folders:
-            for language, count in entry["languages"].items():
-                languages[language] = languages.get(language, 0) + count
-        return {
-            "files": sum(f["files"] for f in folders),
-            "symbols": sum(f["symbols"] for f in folders),
-            "references": sum(f["references"] for f in folders),
-            "languages": languages,
-            "pending": sum(f["pending"] for f in folders),
-            "ready": bool(folders) and all(f["ready"] for f in folders),
-            "folders": folders + broken,
-        }
+        )
+    except CodeMapError as error:  # a focus file the index does not hold
+        return not_found(f"focus: {error}", **empty)
+    if len(handles) == 1:
+        return maps[0].to_json()
+    return {
+        "text": "\n".join(
+            f"# {h.root.name}\n{m.text}" for h, m in zip(handles, maps, strict=True)
+        ),
+        "tokens": sum(m.tokens for m in maps),
+        "files": [
+            f"{h.root.name}/{f}" for h, m in zip(handles, maps, strict=True) for f in m.files
+        ],
+    }
+
+
+async def index_status(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    found = await every_folder(ls, lambda s: s.codemap.status())
+    folders = []
+    for handle, status in found:
+        entry = status.to_json()
+        # Ready only once the background index of this session has finished.
+        entry["ready"] = bool(entry["ready"]) and handle.progress.ready
+        entry.update(
+            uri=path_to_uri(handle.root),
+            indexed=handle.progress.done,
+            toIndex=handle.progress.total,
+            error=handle.progress.error,
+        )
+        folders.append(entry)
+    answered = {handle.root for handle, _status in found}
+    broken = [
+        {"uri": path_to_uri(handle.root), "ready": False, "error": handle.open_error}
+        for handle in ls.workspaces
+        if handle.root not in answered
+    ]
+    languages: dict[str, int] = {}
+    for entry in folders:
+        for language, count in entry["languages"].items():
+            languages[language] = languages.get(language, 0) + count
+    return {
+        "files": sum(f["files"] for f in folders),
+        "symbols": sum(f["symbols"] for f in folders),
+        "references": sum(f["references"] for f in folders),
+        "languages": languages,
+        "pending": sum(f["pending"] for f in folders),
+        "ready": bool(folders) and all(f["ready"] for f in folders),
+        "folders": folders + broken,
+    }
 
 
 def map_of(services: WorkspaceServices, budget: int, focus: list[str]) -> RepoMap:
@@ -244,3 +243,18 @@ def map_of(services: WorkspaceServices, budget: int, focus: list[str]) -> RepoMa
         return services.codemap.repo_map(budget, focus)
     finally:
         release_free_memory()  # ranking every symbol and reference churned ~100 MB
+
+
+REQUESTS: tuple[tuple[str, CustomHandler], ...] = (
+    ("findSymbol", find_symbol),
+    ("findReferences", find_references),
+    ("findRelated", find_related),
+    ("searchSymbols", search_symbols),
+    ("repoMap", repo_map),
+    ("indexStatus", index_status),
+)
+
+
+def register(server: CodeKeepServer) -> None:
+    for name, handler in REQUESTS:
+        custom_request(server, name)(handler)
