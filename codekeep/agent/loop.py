@@ -44,15 +44,19 @@ from codekeep.agent.exploration import (
 )
 from codekeep.agent.memory_bridge import MEMORY_BUDGET_CAP, MemoryBridge, ServicesRunner
 from codekeep.agent.model_client import ChatResponse, ContextOverflow, ModelClient, ModelError
-from codekeep.agent.nudges import Nudge, NudgeGenerator
+from codekeep.agent.nudges import Nudge, NudgeGenerator, NudgeType
 from codekeep.agent.overflow import learn_window, learned_window
 from codekeep.agent.prompts import system_prompt
 from codekeep.agent.replies import (
+    EMPTY_NUDGE,
     MAX_CUT_OFF_REASKS,
+    REFUSAL_NUDGE,
     cut_off_answer,
     cut_off_assistant,
     cut_off_call,
     marked_cut_off,
+    no_answer,
+    refused,
 )
 from codekeep.agent.tool_arguments import parse_tool_arguments
 from codekeep.agent.writer import ModelWriter
@@ -74,7 +78,7 @@ MAX_OVERFLOW_RETRIES = 2
 DISTIL_MIN_TOKENS = 1_000
 
 # Stop reasons of a task that ended without a complete answer: the CLI exits non-zero.
-UNFINISHED_STOPS = frozenset({"cut_off"})
+UNFINISHED_STOPS = frozenset({"cut_off", "no_answer", "refused", "model_error"})
 
 # capability -> (exploration strategy, memory coordinator profile)
 CAPABILITY_PLANS: dict[str, tuple[str, str]] = {
@@ -213,6 +217,7 @@ class _TaskRun:
         # what the next request tells the model about the previous reply (cut off ...)
         self.notice = ""
         self.cut_offs = 0  # cut-off replies in a row
+        self.nudged_for_answer = False  # an empty or refusing reply was asked again once
         self.stop_override: str | None = None  # a stop reason the round decided itself
         # each reply's output allowance: the setting, else the room the window keeps
         self.output_allowance = loop.model.max_output_tokens or output_reserve(
@@ -240,6 +245,8 @@ class _TaskRun:
         except ModelError as exc:
             stop_reason = "model_error"
             await self.memory.record_event("failed", str(exc), self._files())
+            # the request and the failure stay on record
+            await self.memory.close_failed(self._structured_summary(str(exc), stop_reason))
             raise
         finally:
             self.accounting.close()
@@ -346,6 +353,9 @@ class _TaskRun:
                           carriage: Carriage) -> str | None:
         assert self.window is not None
         self._record(response.attempts, response, rendered, kind, carriage)
+        declined = refused(response)
+        if declined is not None or not response.content.strip():
+            return await self._no_answer_round(response, declined)
         transition = self.tracker.record_text_response()
         await self._drain_budget_events()
         if transition is None or self.tracker.metrics.iteration >= \
@@ -354,6 +364,27 @@ class _TaskRun:
             return response.content
         self.window.add_round(response.assistant_message())
         self.pending = transition
+        return None
+
+    async def _no_answer_round(self, response: ChatResponse, declined: str | None
+                                ) -> str | None:
+        """An empty or refusing reply is no answer: asked again once with a nudge, then
+        the task ends saying so (never with ``""`` as its answer)."""
+        assert self.window is not None
+        self.pending = self.tracker.record_round(RoundSignal())
+        await self._drain_budget_events()
+        outcome = "refused" if declined is not None else "no_answer"
+        if self.nudged_for_answer or \
+                self.tracker.metrics.iteration >= self.tracker.budget.max_iterations:
+            self.stop_override = outcome
+            return no_answer(outcome, declined)
+        self.nudged_for_answer = True
+        if declined is not None:
+            self.window.add_round(response.assistant_message())
+        nudge = Nudge(NudgeType.REFUSAL, REFUSAL_NUDGE) if declined is not None \
+            else Nudge(NudgeType.EMPTY_REPLY, EMPTY_NUDGE)
+        await self._send_nudge(nudge)
+        self.notice = nudge.text
         return None
 
     async def _cut_off_round(self, response: ChatResponse, rendered: Rendered, kind: str,
@@ -505,9 +536,12 @@ class _TaskRun:
                               *(t.target.value for t in self.tracker.transitions)])
         files = ", ".join(sorted(m.unique_files)[:20]) or "none"
         task = self.task if len(self.task) <= 500 else self.task[:500] + " …"
+        said = (f"Answer (the model's, unchecked): {answer[:1500]}"
+                if stop_reason not in UNFINISHED_STOPS
+                else f"Answer: none complete ({stop_reason})")
         return (f"Task: {task}\nCapability: {self.capability}; phases: {phases}; "
                 f"stopped: {stop_reason}\nModel calls: {m.iteration}; tool calls: "
-                f"{len(self.tool_calls)}\nFiles examined: {files}\nAnswer: {answer[:1500]}")
+                f"{len(self.tool_calls)}\nFiles examined: {files}\n{said}")
 
     # ------------------------------------------------------------------ helpers
 

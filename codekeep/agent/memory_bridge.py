@@ -107,6 +107,17 @@ class MemoryBridge:
         except Exception:  # reporting the original failure matters more
             log.exception("could not record %s for %s", event_type, self.task_id)
 
+    async def close_failed(self, summary: str) -> None:
+        """A task whose model failed: summarise what it asked and how it failed (the
+        rule-based summary: the model is what failed), so the request is not lost."""
+        memory = self.memory
+        if memory is None:
+            return
+        try:
+            await self.on_services(lambda: memory.end_task(self.task_id, summary))
+        except Exception:  # reporting the original failure matters more
+            log.exception("could not close the failed task %s", self.task_id)
+
     async def after_round(self) -> None:
         """Write a summary when the backlog is due (3× the model call's real cost)."""
         memory, writer = self.memory, self.writer

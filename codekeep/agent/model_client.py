@@ -111,6 +111,7 @@ class ChatResponse:
     stream: bool
     model: str
     attempts: list[Attempt] = field(default_factory=list)
+    refusal: str | None = None  # OpenAI's ``message.refusal``: the model declined
 
     @property
     def latency_ms(self) -> float:
@@ -327,6 +328,7 @@ def _parse_json_response(raw: bytes, model: str) -> ChatResponse:
         usage=Usage.from_json(payload.get("usage")),
         stream=False,
         model=str(payload.get("model") or model),
+        refusal=message.get("refusal") or None,
     )
 
 
@@ -347,6 +349,7 @@ class _PartialCall:
 async def _read_stream(reply: httpx.Response, model: str) -> ChatResponse:
     """Accumulate SSE deltas: content, tool calls by index, finish reason, final usage."""
     content: list[str] = []
+    refusal: list[str] = []
     calls: dict[int, _PartialCall] = {}
     finish_reason: str | None = None
     usage: Usage | None = None
@@ -376,6 +379,8 @@ async def _read_stream(reply: httpx.Response, model: str) -> ChatResponse:
             delta = choice.get("delta") or {}
             if delta.get("content"):
                 content.append(delta["content"])
+            if delta.get("refusal"):
+                refusal.append(delta["refusal"])
             for part in delta.get("tool_calls") or []:
                 partial = calls.setdefault(int(part.get("index", len(calls))), _PartialCall())
                 partial.id = part.get("id") or partial.id
@@ -393,4 +398,5 @@ async def _read_stream(reply: httpx.Response, model: str) -> ChatResponse:
         ToolCall(partial.id or f"call_{index}", partial.name, "".join(partial.arguments))
         for index, partial in sorted(calls.items())
     ]
-    return ChatResponse("".join(content), tool_calls, finish_reason, usage, True, reported_model)
+    return ChatResponse("".join(content), tool_calls, finish_reason, usage, True, reported_model,
+                        refusal="".join(refusal) or None)

@@ -22,6 +22,9 @@ class NudgeType(StrEnum):
     BUDGET_WARNING = "budget_warning"
     REFLECTION = "reflection"
     PLANNING = "planning"
+    # reactive, not chosen by priority: the previous reply was empty or declined the task
+    EMPTY_REPLY = "empty_reply"
+    REFUSAL = "refusal"
 
 
 PRIORITY = (NudgeType.FORCE_EXIT, NudgeType.CONVERGENCE, NudgeType.BUDGET_WARNING,

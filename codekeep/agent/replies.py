@@ -10,9 +10,42 @@ read in each case; the loop decides when they apply.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from codekeep.agent.model_client import ChatResponse
+
+# A reply that says it will not do the task, as models word it (short replies only: a
+# long answer that apologises for something is still an answer).
+_REFUSAL = re.compile(
+    r"^\W*(?:i'?m sorry|sorry|i apologi[sz]e|unfortunately)?[,.!\s]*(?:but\s+)?"
+    r"(?:i\s+(?:can(?:no|')t|cannot|am not able to|am unable to|won'?t|will not)"
+    r"\s+(?:help|assist|comply)\b"
+    r"|i'?m (?:not able|unable) to (?:help|assist|comply))", re.IGNORECASE)
+_REFUSAL_MAX_CHARS = 300
+EMPTY_NUDGE = ("Your previous reply was empty. Answer the task in plain text, or call one "
+               "of your tools to find what you need.")
+REFUSAL_NUDGE = ("Your previous reply declined the task. It is a coding task in the "
+                 "developer's own workspace: do it with your tools, or say in one sentence "
+                 "what exactly stops you.")
+
+
+def refused(response: ChatResponse) -> str | None:
+    """The refusal a reply without tool calls carries, or None."""
+    if response.refusal:
+        return response.refusal
+    text = response.content.strip()
+    if text and len(text) <= _REFUSAL_MAX_CHARS and _REFUSAL.search(text):
+        return text
+    return None
+
+
+def no_answer(kind: str, text: str | None) -> str:
+    """The task's answer when the model gave none, or refused twice: never ``""``."""
+    if kind == "refused":
+        return f"The model refused the task: {text}"
+    return "The model gave no answer (its replies were empty)."
+
 
 # A cut-off reply is asked again at most this often in a row (each time with a larger
 # output allowance where the endpoint's window has room), then the task stops.

@@ -66,6 +66,7 @@ class Reply:
     stream: bool | None = None
     finish_reason: str | None = None
     ends_early: bool = False
+    refusal_text: str | None = None  # OpenAI's ``refusal`` field instead of content
 
     @property
     def natural_finish(self) -> str:
@@ -353,6 +354,8 @@ def _call_id(reply_call: ScriptedCall, index: int) -> str:
 
 def _completion(model: str, body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+    if reply.refusal_text:
+        message["refusal"] = reply.refusal_text
     if reply.tool_calls:
         message["tool_calls"] = [
             {"id": _call_id(c, i), "type": "function",
@@ -384,6 +387,7 @@ def _stream_chunks(model: str, body: Mapping[str, Any], reply: Reply,
 
     chunks = [chunk({"role": "assistant", "content": ""})]
     chunks += [chunk({"content": piece}) for piece in _pieces(reply.content)]
+    chunks += [chunk({"refusal": piece}) for piece in _pieces(reply.refusal_text or "")]
     for index, scripted in enumerate(reply.tool_calls):
         chunks.append(chunk({"tool_calls": [{"index": index, "id": _call_id(scripted, index),
                                              "type": "function",

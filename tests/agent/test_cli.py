@@ -141,3 +141,14 @@ def test_agent_command_never_runs_a_write_cut_off_at_the_output_limit(
     assert "[cut off:" in done.stdout and "no file was changed" in done.stdout
     assert "stopped: cut_off" in done.stderr
     assert re.search(r"^  write_file -> cut_off", done.stderr, re.M)
+
+
+@pytest.mark.slow
+def test_agent_command_never_reports_an_empty_reply_as_an_answer(
+        workspace: Path, model_server: ScriptedModelServer):
+    model_server.push(say(""), say(""))
+    done = _codekeep("agent", "What does compute_total do?", "--root", str(workspace),
+                     "--model", "scripted-model", "--base-url", model_server.base_url, env={})
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.strip() == "The model gave no answer (its replies were empty)."
+    assert "stopped: no_answer" in done.stderr

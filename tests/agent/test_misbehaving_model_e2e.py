@@ -15,6 +15,7 @@ from codekeep.testing.scripted_server import (
     ScriptedModelServer,
     call,
     cut_off,
+    http_error,
     prompt_tokens,
     say,
 )
@@ -143,3 +144,41 @@ async def test_a_strict_chat_template_gets_one_system_message_and_no_null_conten
         roles = [m["role"] for m in body["messages"]]
         assert roles.count("system") == 1 and roles[0] == "system"
         assert all(m.get("content") is not None for m in body["messages"])
+
+
+async def test_an_empty_reply_is_asked_again_once_then_said_to_be_no_answer(harness, stream):
+    harness.server.push(say(""), say("compute_total sums prices."))
+    result = await harness.run("What does compute_total do?", stream=stream)
+    assert result.answer == "compute_total sums prices." and result.finished
+    nudged = harness.server.requests[1]["messages"][0]["content"]
+    assert "Your previous reply was empty" in nudged
+    harness.server.push(say(""), say("  "))
+    result = await harness.run("What does compute_total do?", stream=stream)
+    assert result.answer == "The model gave no answer (its replies were empty)."
+    assert (result.stop_reason, result.finished) == ("no_answer", False)
+
+
+@pytest.mark.parametrize("reply", [
+    say("I'm sorry, but I can't help with that."),
+    Reply(refusal_text="I can't assist with that request."),
+], ids=["worded", "refusal-field"])
+async def test_a_refusal_is_asked_again_once_then_reported(harness, stream, reply):
+    harness.server.push(reply, reply)
+    result = await harness.run("What does compute_total do?", stream=stream)
+    assert (result.stop_reason, result.finished) == ("refused", False)
+    assert result.answer.startswith("The model refused the task: I")
+    assert "declined the task" in harness.server.requests[1]["messages"][0]["content"]
+    assert [n["type"] for n in result.nudges][-1] == "refusal"
+
+
+async def test_what_a_task_leaves_in_memory_is_history_not_knowledge(harness, stream):
+    harness.server.push(say(""), say(""))
+    empty = await harness.run("What does compute_total do?", stream=stream)
+    harness.server.push(http_error(401, "invalid api key"))
+    with pytest.raises(ModelError):
+        await harness.run("Rename compute_total to total_of.", stream=stream)
+    summaries = {m.content: m for m in harness.memory.list(kinds=["summary"])}
+    (of_empty,) = [m for m in summaries.values() if m.task_id == empty.task_id]
+    assert "Answer: none complete (no_answer)" in of_empty.content
+    assert all(m.confidence < 1.0 for m in summaries.values())
+    assert any("Rename compute_total to total_of." in text for text in summaries)  # kept

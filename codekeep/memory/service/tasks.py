@@ -14,6 +14,10 @@ from codekeep.memory.service.core import ServiceCore
 from codekeep.memory.working import WorkingMemory
 from codekeep.memory.write import WriteRequest
 
+# A task summary records what a task did and what its model answered: the answer is the
+# model's word, so the summary is history to recall, never knowledge at full confidence.
+SUMMARY_CONFIDENCE = 0.6
+
 
 class TaskMemory(ServiceCore):
     def record_event(
@@ -78,7 +82,8 @@ class TaskMemory(ServiceCore):
             "project",
             WriteRequest(
                 content, "summary", importance=3, files=files,
-                source="model_summary" if model_summary else "summary", task_id=task_id
+                source="model_summary" if model_summary else "summary",
+                confidence=SUMMARY_CONFIDENCE, task_id=task_id
             ),
         )
         if result.id is None:
