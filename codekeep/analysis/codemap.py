@@ -108,6 +108,7 @@ class CodeMap:
         self._documents: dict[str, Document] = {}
         self._listeners: list[Listener] = []
         self._names: NameIndex | None = None
+        self._names_building: set[str] | None = None  # touched while prepare_search builds
         self._searched = False
         self._graph = ImportGraph(store, registry)
         self._ranker = RepoRanker(store, self._graph)
@@ -348,7 +349,7 @@ class CodeMap:
         if not results:
             return
         self._store.insert_files(results)
-        if self._listeners or self._names is not None:
+        if self._listeners or self._tracking_names():
             for result in results:
                 assert result.encoded is not None
                 added = FileFacts(tuple(map(symbol_fact, result.encoded.symbols)), (), ())
@@ -574,8 +575,43 @@ class CodeMap:
 
     def _name_index(self) -> NameIndex:
         if self._names is None:
-            self._names = NameIndex.from_counts(self._store.symbol_name_counts())
+            self._names = NameIndex(self._store.symbol_names(), exists=self._store.defines)
         return self._names
+
+    def prepare_search(self) -> None:
+        """Build the in-memory name index now, for a long-lived code map (the server,
+        once its index is built): the names are read under the lock, the index is built
+        outside it (queries and edits go on meanwhile; the names they touch are handed
+        to it after), so no search ever waits seconds for it."""
+        with self._lock:
+            if self._names is not None or self._names_building is not None:
+                return
+            names = list(self._store.symbol_names())
+            self._names_building = set()
+        index: NameIndex | None = None
+        try:
+            index = NameIndex(names, exists=self._store.defines)
+        finally:
+            with self._lock:
+                touched, self._names_building = self._names_building or set(), None
+                if index is not None and self._names is None:
+                    for name in touched:  # the store decides whether a touched name exists
+                        index.add(name)
+                    self._names, self._searched = index, True
+
+    def _tracking_names(self) -> bool:
+        return self._names is not None or self._names_building is not None
+
+    def _names_changed(self, removed: Sequence[str], added: Sequence[str]) -> None:
+        """Tell the name index (or the one being built) which names were touched."""
+        if self._names is not None:
+            for name in removed:
+                self._names.remove(name)
+            for name in added:
+                self._names.add(name)
+        elif self._names_building is not None:
+            self._names_building.update(removed)
+            self._names_building.update(added)
 
     # ---- live updates ------------------------------------------------------------
     def open_document(self, path: str, text: str) -> ChangeSet:
@@ -761,17 +797,13 @@ class CodeMap:
         """Symbols added/removed by id; built when the caller or a subscriber reads them."""
         changes = ChangeSet()
         build = build or bool(self._listeners)
-        if not build and self._names is None:
+        if not build and not self._tracking_names():
             return changes
         old_part, new_part = differing(before.symbols, after.symbols)
         old = {s.qual: s for s in old_part}
         new = {s.qual: s for s in new_part}
         gone, came = old.keys() - new.keys(), new.keys() - old.keys()
-        if self._names is not None:
-            for qual in gone:
-                self._names.remove(old[qual].name)
-            for qual in came:
-                self._names.add(new[qual].name)
+        self._names_changed([old[q].name for q in gone], [new[q].name for q in came])
         if build:
             changes.removed = [self._writer.to_symbol(path, language, old[q]) for q in gone]
             changes.added = [self._writer.to_symbol(path, language, new[q]) for q in came]
@@ -783,9 +815,7 @@ class CodeMap:
             return ChangeSet()
         removed = self._store.symbols_in_file(path)
         self._store.delete_file(row.id)
-        if self._names is not None:
-            for symbol in removed:
-                self._names.remove(symbol.name)
+        self._names_changed([symbol.name for symbol in removed], [])
         self._graph.invalidate()
         self._ranker.invalidate()
         return ChangeSet(removed=removed, deleted_files=[path])

@@ -9,11 +9,16 @@ and ``getUser`` because its letters fall on word starts and runs of those words.
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
-from collections.abc import Callable, Iterable
-from typing import Protocol
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from codekeep.common.sqlite import like_escape
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # How many candidates get the full (Python) alignment score; the rest of a huge candidate
 # set (one- or two-letter queries) is ranked by the cheap substring score alone.
@@ -130,81 +135,151 @@ def _grouped(names: Iterable[str], keep: Callable[[str], bool]) -> Candidates:
     return {lower: groups[lower] for lower in sorted(groups)}
 
 
+# A name's bytes (UTF-8) as a bit set: a-z, 0-9 and "_" a bit each, any other byte folded
+# into the bits left. A name holds a query as a subsequence only if it holds all of its
+# bytes, so comparing bit sets (numpy, over every name at once) leaves the regex few names.
+_OWN_BITS = b"abcdefghijklmnopqrstuvwxyz0123456789_"
+_BYTE_BITS = [0 if byte == 10 else 1 << (_OWN_BITS.index(byte) if byte in _OWN_BITS else
+                                         len(_OWN_BITS) + byte % (64 - len(_OWN_BITS)))
+              for byte in range(256)]
+
+
+def letter_mask(text: str) -> int:
+    mask = 0
+    for byte in set(text.encode("utf-8", "surrogatepass")):
+        mask |= _BYTE_BITS[byte]
+    return mask
+
+
+def _line_masks(blob: str) -> np.ndarray[Any, np.dtype[np.uint64]]:
+    """:func:`letter_mask` of every line of ``blob`` (each ends with a newline), at once."""
+    import numpy as np
+
+    data = np.frombuffer(blob.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    if not len(data):
+        return np.zeros(0, dtype=np.uint64)
+    ends = np.flatnonzero(data == 10)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    bits = np.array(_BYTE_BITS, dtype=np.uint64)[data]
+    return np.bitwise_or.reduceat(bits, starts)
+
+
+class _Lines(Sequence[str]):
+    """The i-th name of the blob, for bisecting it without a list of every name."""
+
+    def __init__(self, blob: str, starts: np.ndarray[Any, np.dtype[np.int64]]):
+        self._blob, self._starts = blob, starts
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._blob[int(self._starts[index]):int(self._starts[index + 1]) - 1]
+
+
 class NameIndex:
-    """The distinct symbol names in memory, searchable fuzzily; rebuilt lazily after
-    changes. What a long-lived code map (the server) searches with."""
+    """The distinct symbol names in memory, searchable fuzzily: what a long-lived code map
+    (the server) searches with.
 
-    def __init__(self, names: Iterable[str] = ()):
-        self._counts: dict[str, int] = {}
-        for name in names:
-            self.add(name)
-        self._blob: str | None = None
-        self._line_starts: list[int] = []
-        self._lines: list[str] = []  # lower-cased name per line of the blob
-        self._originals: dict[str, list[str]] = {}
+    Compact, because a kernel-sized index holds millions of names: one string of the
+    lower-cased names in sorted order (a line each), numpy arrays of where each line
+    starts and of its letters' bit set, and the original spellings only of the names
+    that are not lower case already: no Python object per name. Edits do not rebuild
+    it: a name defined or undefined since (``add``, ``remove``) is kept aside, and when
+    it is a candidate ``exists`` decides (the store, which holds the edit already;
+    without one, the count of ``names`` and of the edits).
+    """
 
-    @classmethod
-    def from_counts(cls, counts: dict[str, int]) -> NameIndex:
-        """An index of names defined ``counts[name]`` times (one dict, no per-name calls:
-        a one-shot ``codekeep search`` builds it for ~50k names)."""
-        index = cls()
-        index._counts = {name: count for name, count in counts.items() if count > 0}
-        return index
+    def __init__(self, names: Iterable[str] = (),
+                 exists: Callable[[str], bool] | None = None):
+        import numpy as np
+
+        # (whole-list operations where it can: a kernel's millions of names are built
+        # in a few passes, not a loop of dictionary updates per name)
+        every = list(names)
+        counts = Counter(every) if exists is None else Counter[str]()
+        # (a store's names are distinct already)
+        unique = list(dict.fromkeys(every)) if exists is None else every
+        lowered = list(map(str.lower, unique))
+        ordered = sorted(set(lowered))
+        mixed: dict[str, list[str]] = {
+            lower: [] for name, lower in zip(unique, lowered, strict=True) if name != lower}
+        for name, lower in zip(unique, lowered, strict=True):
+            if lower in mixed:
+                mixed[lower].append(name)
+        self._mixed = mixed  # the spellings of the names not written in lower case
+        self._blob = "\n".join(ordered) + "\n" if ordered else ""
+        starts = np.zeros(len(ordered) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered)) + 1,
+                  out=starts[1:])
+        self._starts = starts
+        self._masks = _line_masks(self._blob)
+        self._lines = _Lines(self._blob, starts)
+        self._touched: dict[str, int] = {}  # name -> definitions added minus removed since
+        self._exists = exists or (
+            lambda name: counts.get(name, 0) + self._touched.get(name, 0) > 0)
 
     def add(self, name: str) -> None:
-        count = self._counts.get(name, 0)
-        self._counts[name] = count + 1
-        if count == 0:
-            self._blob = None
+        self._touched[name] = self._touched.get(name, 0) + 1
 
     def remove(self, name: str) -> None:
-        count = self._counts.get(name, 0)
-        if count <= 1:
-            if self._counts.pop(name, None) is not None:
-                self._blob = None
-        else:
-            self._counts[name] = count - 1
-
-    def _build(self) -> str:
-        if self._blob is None:
-            originals: dict[str, list[str]] = {}
-            for name in self._counts:
-                originals.setdefault(name.lower(), []).append(name)
-            self._originals = originals
-            self._lines = sorted(originals)
-            self._line_starts = []
-            offset = 0
-            for line in self._lines:
-                self._line_starts.append(offset)
-                offset += len(line) + 1
-            self._blob = "\n".join(self._lines)
-        return self._blob
-
-    def candidates(self, q: str) -> Candidates:
-        blob = self._build()
-        if "\n" in q:
-            return {}
-        found: dict[str, None] = {}
-        for match in _subsequence_pattern(q).finditer(blob):
-            found[match.group(0)] = None
-        return {lower: self._originals[lower] for lower in found}
-
-    def typo_candidates(self, q: str) -> Candidates:
-        self._build()
-        lo = bisect.bisect_left(self._lines, q[0])
-        hi = bisect.bisect_left(self._lines, chr(ord(q[0]) + 1))
-        bucket = "\n".join(self._lines[lo:hi])
-        found: dict[str, None] = {}
-        for i in range(1, len(q)):
-            for match in _subsequence_pattern(q[:i] + q[i + 1:]).finditer(bucket):
-                found[match.group(0)] = None
-        return {lower: self._originals[lower] for lower in sorted(found)}
+        self._touched[name] = self._touched.get(name, 0) - 1
 
     def search(self, query: str, limit: int | None) -> list[tuple[str, float]]:
         """Best-first (name, score) pairs (``limit`` None: every match)."""
-        if not self._counts:
-            return []
         return rank(query, limit, self)
+
+    def _spellings(self, lowers: Iterable[str], matches: Callable[[str], bool]) -> Candidates:
+        """The candidates: the base's lower-cased names ``lowers`` and the names touched
+        since whose lower case ``matches``, in sorted order, without the names gone."""
+        found = {lower: self._mixed.get(lower, [lower]) for lower in lowers}
+        if not self._touched:
+            return found
+        for name in self._touched:
+            lower = name.lower()
+            if matches(lower) and name not in found.get(lower, ()):
+                found[lower] = [*found.get(lower, ()), name]
+        kept: Candidates = {}
+        for lower in sorted(found):
+            names = [name for name in found[lower]
+                     if name not in self._touched or self._exists(name)]
+            if names:
+                kept[lower] = names
+        return kept
+
+    def candidates(self, q: str) -> Candidates:
+        if "\n" in q:
+            return {}
+        import numpy as np
+
+        wanted = np.uint64(letter_mask(q))
+        rows = np.flatnonzero((self._masks & wanted) == wanted)
+        starts, ends = self._starts[rows].tolist(), (self._starts[rows + 1] - 1).tolist()
+        blob = self._blob
+        text = "\n".join([blob[a:b] for a, b in zip(starts, ends, strict=True)])
+        pattern = _subsequence_pattern(q)
+        lowers = dict.fromkeys(match.group(0) for match in pattern.finditer(text))
+        return self._spellings(lowers, lambda lower: pattern.match(lower) is not None)
+
+    def typo_candidates(self, q: str) -> Candidates:
+        lo = bisect.bisect_left(self._lines, q[0])
+        hi = bisect.bisect_left(self._lines, chr(ord(q[0]) + 1))
+        bucket = self._blob[int(self._starts[lo]):int(self._starts[hi])]
+        variants = [_subsequence_pattern(q[:i] + q[i + 1:]) for i in range(1, len(q))]
+        found: dict[str, None] = {}
+        for variant in variants:
+            for match in variant.finditer(bucket):
+                found[match.group(0)] = None
+        return self._spellings(sorted(found), lambda lower: lower.startswith(q[0]) and any(
+            v.match(lower) for v in variants))
 
 
 class NamesLike(Protocol):
@@ -257,8 +332,9 @@ def rank(query: str, limit: int | None, source: NameSource) -> list[tuple[str, f
     scored: list[tuple[str, float]] = []
     if len(lowers) > FULL_SCORE_LIMIT:
         # Cheap pre-ranking: contiguous matches first, shorter names first.
-        lowers.sort(key=lambda lower: (q not in lower, len(lower)))
-        lowers = lowers[:FULL_SCORE_LIMIT]
+        # (as sorting all of them and keeping the first: the same names, in the same order)
+        lowers = heapq.nsmallest(FULL_SCORE_LIMIT, lowers,
+                                 key=lambda lower: (q not in lower, len(lower)))
     for lower in lowers:
         for name in found[lower]:
             value = score(query.strip(), name)

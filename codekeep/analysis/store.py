@@ -14,7 +14,7 @@ import contextlib
 import json
 import math
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -594,8 +594,15 @@ class IndexStore:
             "SELECT facts FROM imports WHERE file_id = ?", (file_id,)).fetchone()
         return decode_imports(row[0]) if row else []
 
-    def symbol_name_counts(self) -> dict[str, int]:
-        return dict(self.conn.execute("SELECT name, COUNT(*) FROM symbols GROUP BY name"))
+    def symbol_names(self) -> Iterator[str]:
+        """Every distinct symbol name, streamed (a kernel's index holds millions)."""
+        for (name,) in self.conn.execute("SELECT DISTINCT name FROM symbols"):
+            yield name
+
+    def defines(self, name: str) -> bool:
+        """Is any symbol named ``name``?"""
+        return self.conn.execute("SELECT 1 FROM symbols WHERE name = ? LIMIT 1",
+                                 (name,)).fetchone() is not None
 
     def walk_listings(self) -> str | None:
         """What the last complete walk remembered (see analysis.listings), if anything."""

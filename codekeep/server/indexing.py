@@ -69,4 +69,10 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
     reporter.end(f"{stats.files} files, {stats.symbols} symbols")
     # after the progress has ended: the editor shows "ready" without waiting for it
     await asyncio.to_thread(release_free_memory)  # the index churned far more than it keeps
+    # the fuzzy search's names, off every request: no workspace/symbol waits for them
+    try:
+        codemap = await handle.run(lambda services: services.codemap)
+        await asyncio.to_thread(codemap.prepare_search)
+    except Exception:  # the folder closed meanwhile …: searches build it when asked
+        logger.exception("preparing the symbol search of %s failed", handle.root)
     return stats

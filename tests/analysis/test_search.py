@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -154,3 +154,27 @@ def test_the_first_search_asks_sqlite_and_finds_exactly_what_memory_finds(
         one_shot = open_map(root)
         assert one_shot.search_symbols(query, limit=5) == found, query
         assert one_shot._names is None
+
+
+def test_a_search_index_built_off_the_lock_hears_of_the_edits_made_meanwhile(
+    workspace: WriteFiles, open_map: Callable[..., CodeMap], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server builds the name index once its index is done, while edits go on: a
+    name defined meanwhile is found, a name removed meanwhile is not."""
+    import codekeep.analysis.codemap as codemap_module
+
+    root = workspace({"a.py": "def old_handler():\n    pass\n", "b.py": "def keep_me(): pass\n"})
+    codemap = open_map(root)
+    codemap.index()
+
+    def built_while_editing(names: Iterable[str], exists: Callable[[str], bool]) -> NameIndex:
+        listed = list(names)  # read before the edit, as prepare_search does
+        (root / "a.py").write_text("def new_handler():\n    pass\n")
+        codemap.refresh_file("a.py")
+        return NameIndex(listed, exists)
+
+    monkeypatch.setattr(codemap_module, "NameIndex", built_while_editing)
+    codemap.prepare_search()
+    assert codemap._names is not None
+    assert [s.name for s, _ in codemap.search_symbols("handler")] == ["new_handler"]
+    assert [s.name for s, _ in codemap.search_symbols("kpme")] == ["keep_me"]
