@@ -65,9 +65,10 @@ class StdioClient:
     """Just enough JSON-RPC to drive a server: requests, notifications, and polite
     answers to the server's own requests (progress tokens, configuration)."""
 
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env,
         )
         self._ids = itertools.count(1)
 
