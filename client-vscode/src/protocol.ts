@@ -1,5 +1,5 @@
 /**
- * The wire contract with `codekeep serve` (section Server), in one place so a
+ * The wire contract with `codekeep serve` (docs/server.md), in one place so a
  * renamed method or field is a one-line change. Pure types: no `vscode` import, so the
  * unit tests can load every module that depends on them.
  */

@@ -41,6 +41,7 @@ from codekeep.settings.agent import ModelNotConfigured
 logger = logging.getLogger(__name__)
 
 CAPABILITIES = ("explore", "chat", "edit")
+NUDGE_NOTIFICATION = "codekeep/nudge"
 
 
 def _report_step(progress: WorkDoneProgress, payload: dict[str, Any],
@@ -64,7 +65,7 @@ def _event_sink(
             _report_step(progress, payload, payload["name"])
         elif kind == "nudge":
             server.protocol.notify(
-                "codekeep/nudge",
+                NUDGE_NOTIFICATION,
                 {"taskId": payload["taskId"], "type": payload["type"], "text": payload["text"]},
             )
 
@@ -85,6 +86,7 @@ async def held_stores(
 
 
 def register(server: CodeKeepServer) -> None:
+    server.client_notifications.append(NUDGE_NOTIFICATION)
     @custom_request(server, "agent/model")
     async def model(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
         settings = target_folder(ls, params).settings.agent  # that folder's layers

@@ -13,13 +13,24 @@ local ok, status = pcall(require, 'codekeep.status')
 return {
   cmd = { 'codekeep', 'serve' },
   filetypes = {
-    'python', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact',
-    'go', 'rust', 'java', 'c', 'cpp', 'cs', 'ruby', 'php',
+    'python',
+    'javascript',
+    'javascriptreact',
+    'typescript',
+    'typescriptreact',
+    'go',
+    'rust',
+    'java',
+    'c',
+    'cpp',
+    'cs',
+    'ruby',
+    'php',
   },
   root_markers = { '.codekeep', '.git', 'pyproject.toml', 'package.json', 'go.mod', 'Cargo.toml' },
   settings = {
     codekeep = {
-      exclude = {},          -- extra gitignore-style globs, e.g. { 'generated/', '*.pb.go' }
+      exclude = {}, -- extra gitignore-style globs, e.g. { 'generated/', '*.pb.go' }
       maxFileSize = 1048576, -- bytes; larger files are not indexed
       -- languages = { 'python', 'go' },  -- index only these (default: all)
     },
@@ -28,7 +39,9 @@ return {
   before_init = function(params, config)
     -- Send the settings with initialize too, so the first index already honours them.
     params.initializationOptions = vim.tbl_deep_extend(
-      'keep', params.initializationOptions or {}, (config.settings or {}).codekeep or {}
+      'keep',
+      params.initializationOptions or {},
+      (config.settings or {}).codekeep or {}
     )
   end,
 }

@@ -2,6 +2,7 @@
 --- task; its `$/progress` (each step and tool call) and nudges are written into a
 --- scratch buffer as they come, the answer follows. One task at a time.
 local core = require('codekeep')
+local methods = require('codekeep.methods')
 local scratch = require('codekeep.scratch')
 local status = require('codekeep.status')
 
@@ -50,14 +51,25 @@ local function answer_lines(result)
   local stop = core.str(result.stopReason) and (' · stop: ' .. result.stopReason) or ''
   vim.list_extend(lines, {
     '',
-    ('Task %s · %s · %s · %s tokens%s'):format(tostring(result.taskId),
-      plural(tonumber(result.iterations) or 0, 'iteration'), plural(#calls, 'tool call'),
-      core.count(tonumber(result.tokens) or 0), stop),
+    ('Task %s · %s · %s · %s tokens%s'):format(
+      tostring(result.taskId),
+      plural(tonumber(result.iterations) or 0, 'iteration'),
+      plural(#calls, 'tool call'),
+      core.count(tonumber(result.tokens) or 0),
+      stop
+    ),
   })
   for index, call in ipairs(calls) do
     local files = type(call.files) == 'table' and table.concat(call.files, ', ') or ''
-    table.insert(lines, ('%d. %s %s%s'):format(index, tostring(call.name),
-      tostring(call.outcome), files ~= '' and (' · ' .. files) or ''))
+    table.insert(
+      lines,
+      ('%d. %s %s%s'):format(
+        index,
+        tostring(call.name),
+        tostring(call.outcome),
+        files ~= '' and (' · ' .. files) or ''
+      )
+    )
   end
   return lines
 end
@@ -65,25 +77,36 @@ end
 --- Watch the client while the task runs: a server that dies never answers.
 local function watch(run)
   run.timer = vim.uv.new_timer()
-  run.timer:start(WATCH_MS, WATCH_MS, vim.schedule_wrap(function()
-    if M.running == run and run.client:is_stopped() then
-      core.notify('CodeKeep agent: the language server stopped; the task was interrupted',
-        levels.ERROR)
-      finish({ '', 'Interrupted: the language server stopped.' })
-    end
-  end))
+  run.timer:start(
+    WATCH_MS,
+    WATCH_MS,
+    vim.schedule_wrap(function()
+      if M.running == run and run.client:is_stopped() then
+        core.notify(
+          'CodeKeep agent: the language server stopped; the task was interrupted',
+          levels.ERROR
+        )
+        finish({ '', 'Interrupted: the language server stopped.' })
+      end
+    end)
+  )
 end
 
 function M.run(task)
   task = vim.trim(task or '')
   if task == '' then
-    core.notify('CodeKeep: :CodeKeepAgent needs a task, e.g. :CodeKeepAgent where is the '
-      .. 'ledger flushed?', levels.WARN)
+    core.notify(
+      'CodeKeep: :CodeKeepAgent needs a task, e.g. :CodeKeepAgent where is the '
+        .. 'ledger flushed?',
+      levels.WARN
+    )
     return
   end
   if M.running then
-    core.notify('CodeKeep: an agent task is already running (:CodeKeepAgentCancel stops it)',
-      levels.WARN)
+    core.notify(
+      'CodeKeep: an agent task is already running (:CodeKeepAgentCancel stops it)',
+      levels.WARN
+    )
     return
   end
   local client = core.client(0)
@@ -93,41 +116,56 @@ function M.run(task)
   local uri = core.project_uri(client, 0)
   local run = { task = task, client = client }
   M.running = run
-  local sent = status.with_task(function(task_id)
-    if M.running ~= run then
-      return -- cancelled before it started
-    end
-    run.buf = scratch.open(BUFFER, {
-      '# CodeKeep agent: ' .. task, '', ('Task %s · %s'):format(task_id,
-        core.options.agent_capability), '', '## Steps', '',
-    }, 'markdown')
-    local params = { task = task, taskId = task_id, capability = core.options.agent_capability,
-      uri = uri }
-    run.request_id = core.request('codekeep/agent/run', params, function(result)
-      if M.running == run then
-        finish(answer_lines(result))
-        core.notify(('CodeKeep agent: done (%s, %s tokens)'):format(
-          plural(tonumber(result.iterations) or 0, 'iteration'),
-          core.count(tonumber(result.tokens) or 0)))
+  local sent = status.with_task(
+    function(task_id)
+      if M.running ~= run then
+        return -- cancelled before it started
       end
-    end, {
-      client = client,
-      on_error = function(message)
+      run.buf = scratch.open(BUFFER, {
+        '# CodeKeep agent: ' .. task,
+        '',
+        ('Task %s · %s'):format(task_id, core.options.agent_capability),
+        '',
+        '## Steps',
+        '',
+      }, 'markdown')
+      local params = {
+        task = task,
+        taskId = task_id,
+        capability = core.options.agent_capability,
+        uri = uri,
+      }
+      run.request_id = core.request(methods.requests.agent_run, params, function(result)
         if M.running == run then
-          finish({ '', 'Failed: ' .. message })
+          finish(answer_lines(result))
+          core.notify(
+            ('CodeKeep agent: done (%s, %s tokens)'):format(
+              plural(tonumber(result.iterations) or 0, 'iteration'),
+              core.count(tonumber(result.tokens) or 0)
+            )
+          )
         end
-      end,
-    })
-    if run.request_id then
-      watch(run)
-    else
-      M.running = nil
+      end, {
+        client = client,
+        on_error = function(message)
+          if M.running == run then
+            finish({ '', 'Failed: ' .. message })
+          end
+        end,
+      })
+      if run.request_id then
+        watch(run)
+      else
+        M.running = nil
+      end
+    end,
+    client,
+    function()
+      if M.running == run then
+        M.running = nil
+      end
     end
-  end, client, function()
-    if M.running == run then
-      M.running = nil
-    end
-  end)
+  )
   if not sent and M.running == run then
     M.running = nil
   end
@@ -163,7 +201,9 @@ end
 function M.on_nudge(nudge)
   if M.running then
     local text = ('nudge (%s): %s'):format(tostring(nudge.type), tostring(nudge.text))
-    append(vim.tbl_map(function(line) return '> ' .. line end, scratch.lines(text)))
+    append(vim.tbl_map(function(line)
+      return '> ' .. line
+    end, scratch.lines(text)))
   end
 end
 

@@ -1,6 +1,7 @@
 --- The code map in Neovim: find / references / related / search fill the quickfix list,
 --- the repository map opens in a scratch buffer.
 local core = require('codekeep')
+local methods = require('codekeep.methods')
 local scratch = require('codekeep.scratch')
 
 local M = {}
@@ -11,11 +12,13 @@ function M.items(entries, client, label)
   for _, entry in ipairs(entries) do
     local range = entry.selectionRange or entry.range
     local item = vim.lsp.util.locations_to_items(
-      { { uri = entry.uri, range = range } }, client.offset_encoding
+      { { uri = entry.uri, range = range } },
+      client.offset_encoding
     )[1]
     if entry.name and entry.kind then
       local signature = entry.signature ~= vim.NIL and entry.signature or ''
-      item.text = (label or '') .. (signature ~= '' and signature or (entry.kind .. ' ' .. entry.name))
+      item.text = (label or '')
+        .. (signature ~= '' and signature or (entry.kind .. ' ' .. entry.name))
     elseif label then
       item.text = label .. (item.text or '')
     end
@@ -77,12 +80,17 @@ local function symbol_query(method, key, value, usage, title)
 end
 
 function M.find(name)
-  symbol_query('codekeep/findSymbol', 'name', name,
-    ':CodeKeepFind needs a symbol name, e.g. :CodeKeepFind total_area', 'CodeKeep find ')
+  symbol_query(
+    methods.requests.find_symbol,
+    'name',
+    name,
+    ':CodeKeepFind needs a symbol name, e.g. :CodeKeepFind total_area',
+    'CodeKeep find '
+  )
 end
 
 function M.references(params)
-  core.request('codekeep/findReferences', params, function(result, client)
+  core.request(methods.requests.find_references, params, function(result, client)
     local title = ('CodeKeep references (%d)'):format(result.total or 0)
     M.show(title, M.items(result.references or {}, client))
   end)
@@ -106,7 +114,7 @@ function M.related()
   if not params then
     return
   end
-  core.request('codekeep/findRelated', params, function(result)
+  core.request(methods.requests.find_related, params, function(result)
     local items = {}
     if result.symbol and result.symbol ~= vim.NIL then
       vim.list_extend(items, M.items({ result.symbol }, client, 'this: '))
@@ -119,8 +127,13 @@ function M.related()
 end
 
 function M.search(query)
-  symbol_query('codekeep/searchSymbols', 'query', query,
-    ':CodeKeepSearch needs a query, e.g. :CodeKeepSearch totar', 'CodeKeep search ')
+  symbol_query(
+    methods.requests.search_symbols,
+    'query',
+    query,
+    ':CodeKeepSearch needs a query, e.g. :CodeKeepSearch totar',
+    'CodeKeep search '
+  )
 end
 
 function M.map(tokens)
@@ -129,29 +142,44 @@ function M.map(tokens)
   if tokens ~= '' then
     local count = tonumber(tokens)
     if not count or count < 1 or count % 1 ~= 0 then
-      core.notify('CodeKeep: :CodeKeepMap takes a token budget, e.g. :CodeKeepMap 2000',
-        vim.log.levels.WARN)
+      core.notify(
+        'CodeKeep: :CodeKeepMap takes a token budget, e.g. :CodeKeepMap 2000',
+        vim.log.levels.WARN
+      )
       return
     end
     params = { tokens = count }
   end
-  core.request('codekeep/repoMap', params, function(result)
+  core.request(methods.requests.repo_map, params, function(result)
     scratch.open('codekeep://repo-map', scratch.lines(result.text))
   end)
 end
 
 --- :CodeKeepReindex — bring every folder's index up to date with the disk now.
 function M.reindex()
-  core.request('codekeep/reindex', vim.empty_dict(), function(result)
+  core.request(methods.requests.reindex, vim.empty_dict(), function(result)
     for _, folder in ipairs(type(result.folders) == 'table' and result.folders or {}) do
       local name = vim.fn.fnamemodify(vim.uri_to_fname(folder.uri), ':t')
       if core.str(folder.error) then
-        core.notify(('CodeKeep: reindexing %s failed: %s'):format(name, folder.error),
-          vim.log.levels.ERROR)
+        core.notify(
+          ('CodeKeep: reindexing %s failed: %s'):format(name, folder.error),
+          vim.log.levels.ERROR
+        )
       else
-        core.notify(('CodeKeep: %s reindexed: %d files (%d parsed, %d unchanged, %d removed), '
-          .. '%d symbols in %.1f s'):format(name, folder.files or 0, folder.parsed or 0,
-          folder.unchanged or 0, folder.removed or 0, folder.symbols or 0, folder.seconds or 0))
+        core.notify(
+          (
+            'CodeKeep: %s reindexed: %d files (%d parsed, %d unchanged, %d removed), '
+            .. '%d symbols in %.1f s'
+          ):format(
+            name,
+            folder.files or 0,
+            folder.parsed or 0,
+            folder.unchanged or 0,
+            folder.removed or 0,
+            folder.symbols or 0,
+            folder.seconds or 0
+          )
+        )
       end
     end
   end)

@@ -2,6 +2,7 @@
 --- quickfix list (<CR> opens the section at its first line); the current file is the
 --- search's focus, as in VS Code.
 local core = require('codekeep')
+local methods = require('codekeep.methods')
 local codemap = require('codekeep.codemap')
 local scratch = require('codekeep.scratch')
 
@@ -16,15 +17,15 @@ end
 
 function M.search(query)
   local client
-  query, client = codemap.asked(query,
-    ':CodeKeepDocs needs a question, e.g. :CodeKeepDocs how do we deploy')
+  query, client =
+    codemap.asked(query, ':CodeKeepDocs needs a question, e.g. :CodeKeepDocs how do we deploy')
   if not client then
     return
   end
   -- the current file's symbols lift the sections that name them
   local uri = core.project_uri(client, 0)
   local params = { query = query, focus = uri and { uri } or nil }
-  core.request('codekeep/docs/search', params, function(result)
+  core.request(methods.requests.docs_search, params, function(result)
     local items = {}
     for _, found in ipairs(type(result.results) == 'table' and result.results or {}) do
       table.insert(items, {

@@ -1,5 +1,6 @@
 --- :checkhealth codekeep — the executable and its version, the server running and
 --- attached, the index and its counts, the agent's model, the databases.
+local methods = require('codekeep.methods')
 local M = {}
 local health = vim.health
 local TIMEOUT_MS = 5000
@@ -14,7 +15,7 @@ local function check_executable(clients)
   local cmd = server_command()
   if type(cmd) ~= 'table' then
     if cmd == nil then
-      health.error('no configuration: is editors/neovim on \'runtimepath\'? (lsp/codekeep.lua)')
+      health.error("no configuration: is editors/neovim on 'runtimepath'? (lsp/codekeep.lua)")
     else
       health.info('the server is reached through a function (e.g. vim.lsp.rpc.connect)')
     end
@@ -22,9 +23,10 @@ local function check_executable(clients)
   end
   local path = vim.fn.exepath(cmd[1])
   if path == '' then
-    health.error(('%s not found on PATH'):format(cmd[1]),
-      { 'pip install codekeep (in the Python environment on PATH)',
-        "or point vim.lsp.config('codekeep', { cmd = {...} }) at it" })
+    health.error(('%s not found on PATH'):format(cmd[1]), {
+      'pip install codekeep (in the Python environment on PATH)',
+      "or point vim.lsp.config('codekeep', { cmd = {...} }) at it",
+    })
     return
   end
   health.ok(('executable: %s (%s)'):format(path, table.concat(cmd, ' ')))
@@ -36,8 +38,11 @@ local function check_executable(clients)
     if done.code == 0 then
       health.ok('version: ' .. vim.trim(done.stdout or ''))
     else
-      health.warn('version: unknown (`codekeep --version` failed: ' .. vim.trim(
-        (done.stderr or ''):match('[^\n]*') or '') .. ')')
+      health.warn(
+        'version: unknown (`codekeep --version` failed: '
+          .. vim.trim((done.stderr or ''):match('[^\n]*') or '')
+          .. ')'
+      )
     end
   end
 end
@@ -53,7 +58,7 @@ local function request(client, method, params)
 end
 
 local function check_index(client)
-  local status, err = request(client, 'codekeep/indexStatus')
+  local status, err = request(client, methods.requests.index_status)
   if not status then
     health.error('index: ' .. err)
     return
@@ -63,8 +68,12 @@ local function check_index(client)
     table.insert(languages, ('%s %s'):format(name, files))
   end
   table.sort(languages)
-  local counts = ('%d files, %d symbols, %d references (%s)'):format(status.files or 0,
-    status.symbols or 0, status.references or 0, table.concat(languages, ', '))
+  local counts = ('%d files, %d symbols, %d references (%s)'):format(
+    status.files or 0,
+    status.symbols or 0,
+    status.references or 0,
+    table.concat(languages, ', ')
+  )
   if status.ready then
     health.ok('index ready: ' .. counts)
   else
@@ -73,15 +82,16 @@ local function check_index(client)
 end
 
 local function check_model(client)
-  local model, err = request(client, 'codekeep/agent/model')
+  local model, err = request(client, methods.requests.agent_model)
   if not model then
     health.warn('agent model: ' .. err)
   elseif model.configured then
     health.ok(('agent model: %s at %s'):format(model.model, model.baseUrl))
   else
-    health.warn('agent model: none configured (:CodeKeepAgent cannot run; everything else works)',
-      { 'set CODEKEEP_MODEL (and CODEKEEP_BASE_URL for a non-OpenAI endpoint)',
-        "or settings = { codekeep = { agent = { model = '…', baseUrl = '…' } } }" })
+    health.warn('agent model: none configured (:CodeKeepAgent cannot run; everything else works)', {
+      'set CODEKEEP_MODEL (and CODEKEEP_BASE_URL for a non-OpenAI endpoint)',
+      "or settings = { codekeep = { agent = { model = '…', baseUrl = '…' } } }",
+    })
   end
 end
 
@@ -90,13 +100,24 @@ local function check_databases(client)
   local root = require('codekeep').root(client)
   local cache = 'a cache: move it away and the server builds it again'
   local probes = {
-    { file = 'index.db', method = 'codekeep/indexStatus', advice = cache },
-    { file = 'memory.db', method = 'codekeep/memory/list', params = { limit = 1 },
-      advice = 'stop the server and run `codekeep memory list --repair` (keeps every readable row)' },
-    { file = 'ledger.db', method = 'codekeep/ledger/budget',
-      advice = 'stop the server and run `codekeep ledger report --repair` (keeps every readable row)' },
-    { file = 'docs.db', method = 'codekeep/docs/search', params = { query = 'readme', limit = 1 },
-      advice = cache },
+    { file = 'index.db', method = methods.requests.index_status, advice = cache },
+    {
+      file = 'memory.db',
+      method = methods.requests.memory_list,
+      params = { limit = 1 },
+      advice = 'stop the server and run `codekeep memory list --repair` (keeps every readable row)',
+    },
+    {
+      file = 'ledger.db',
+      method = methods.requests.ledger_budget,
+      advice = 'stop the server and run `codekeep ledger report --repair` (keeps every readable row)',
+    },
+    {
+      file = 'docs.db',
+      method = methods.requests.docs_search,
+      params = { query = 'readme', limit = 1 },
+      advice = cache,
+    },
   }
   for _, probe in ipairs(probes) do
     local path = vim.fs.joinpath(root, '.codekeep', probe.file)
@@ -113,8 +134,7 @@ local function check_databases(client)
     elseif err then
       health.error(('%s: the server cannot use it: %s'):format(path, err))
     else
-      health.ok(('%s: SQLite, %d bytes, in use by the server'):format(path,
-        vim.fn.getfsize(path)))
+      health.ok(('%s: SQLite, %d bytes, in use by the server'):format(path, vim.fn.getfsize(path)))
     end
   end
 end
@@ -129,16 +149,23 @@ function M.check()
   end, vim.lsp.get_clients({ name = 'codekeep' }))
   check_executable(clients)
   if #clients == 0 then
-    health.warn('server: not running',
-      { "open a file of a project (or :lua vim.lsp.enable('codekeep')) to start it" })
+    health.warn(
+      'server: not running',
+      { "open a file of a project (or :lua vim.lsp.enable('codekeep')) to start it" }
+    )
     return
   end
   for _, client in ipairs(clients) do
     local buffers = vim.tbl_count(client.attached_buffers)
-    local here = client.attached_buffers[vim.api.nvim_get_current_buf()] and ', this buffer'
-      or ''
-    health.ok(('server running (client %d, root %s, %d buffers attached%s)'):format(client.id,
-      require('codekeep').root(client), buffers, here))
+    local here = client.attached_buffers[vim.api.nvim_get_current_buf()] and ', this buffer' or ''
+    health.ok(
+      ('server running (client %d, root %s, %d buffers attached%s)'):format(
+        client.id,
+        require('codekeep').root(client),
+        buffers,
+        here
+      )
+    )
     check_index(client)
     check_model(client)
     check_databases(client)

@@ -1,6 +1,7 @@
 --- The token ledger in Neovim: the report in a scratch buffer and the budgets of the
 --- editor's task and of the day.
 local core = require('codekeep')
+local methods = require('codekeep.methods')
 local scratch = require('codekeep.scratch')
 local status = require('codekeep.status')
 
@@ -18,13 +19,15 @@ local VIEWS = {
 function M.report(arg)
   local view = VIEWS[vim.trim(arg or '')]
   if not view then
-    core.notify(("CodeKeep: :CodeKeepLedger takes task, day or file (got '%s')"):format(
-      vim.trim(arg)), levels.WARN)
+    core.notify(
+      ("CodeKeep: :CodeKeepLedger takes task, day or file (got '%s')"):format(vim.trim(arg)),
+      levels.WARN
+    )
     return
   end
   status.with_task(function(task)
     local params = { groupBy = view.group_by, taskId = view.own_task and task or nil }
-    core.request('codekeep/ledger/report', params, function(report)
+    core.request(methods.requests.ledger_report, params, function(report)
       if view.own_task then
         status.apply_budget(report.budget)
       end
@@ -55,8 +58,12 @@ local function said(state, what)
   if type(state) ~= 'table' then
     return what .. ' removed'
   end
-  return ('%s set to %s tokens (%s used, %d %%)'):format(what, core.count(state.limit),
-    core.count(state.used), math.floor(state.ratio * 100 + 0.5))
+  return ('%s set to %s tokens (%s used, %d %%)'):format(
+    what,
+    core.count(state.limit),
+    core.count(state.used),
+    math.floor(state.ratio * 100 + 0.5)
+  )
 end
 
 --- :CodeKeepBudget {tokens} [daily]
@@ -69,14 +76,14 @@ function M.budget(args)
     return
   end
   if daily then
-    core.request('codekeep/ledger/budget', { daily = tokens }, function(state)
+    core.request(methods.requests.ledger_budget, { daily = tokens }, function(state)
       status.apply_budget(state)
       core.notify('CodeKeep: ' .. said(state.daily, 'daily budget'))
     end)
     return
   end
   status.with_task(function(task)
-    core.request('codekeep/ledger/budget', { taskId = task, limit = tokens }, function(state)
+    core.request(methods.requests.ledger_budget, { taskId = task, limit = tokens }, function(state)
       status.apply_budget(state)
       core.notify('CodeKeep: ' .. said(state.task, 'budget of task ' .. task))
     end)
@@ -98,12 +105,23 @@ function M.record(args)
   end
   local call_type = words[4] or 'other'
   status.with_task(function(task)
-    local params = { taskId = task, model = words[1], callType = call_type,
-                     inputTokens = input, outputTokens = output }
-    core.request('codekeep/ledger/record', params, function(stored)
-      core.notify(('CodeKeep: recorded %s tokens (%s, %s) on task %s'):format(
-        core.count(input + output), call_type, words[1], tostring(stored.taskId)))
-      core.request('codekeep/ledger/budget', { taskId = task }, status.apply_budget)
+    local params = {
+      taskId = task,
+      model = words[1],
+      callType = call_type,
+      inputTokens = input,
+      outputTokens = output,
+    }
+    core.request(methods.requests.ledger_record, params, function(stored)
+      core.notify(
+        ('CodeKeep: recorded %s tokens (%s, %s) on task %s'):format(
+          core.count(input + output),
+          call_type,
+          words[1],
+          tostring(stored.taskId)
+        )
+      )
+      core.request(methods.requests.ledger_budget, { taskId = task }, status.apply_budget)
     end)
   end)
 end

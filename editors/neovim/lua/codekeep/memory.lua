@@ -3,6 +3,7 @@
 --- under the cursor), the team's memories (a team database configured: docs/team.md)
 --- and MEMORY.md, whose unusable lines the server shows as diagnostics.
 local core = require('codekeep')
+local methods = require('codekeep.methods')
 local codemap = require('codekeep.codemap')
 local scratch = require('codekeep.scratch')
 
@@ -23,8 +24,8 @@ end
 --- "CodeKeep memory REINFORCE m1a2: same content seen again · linked to pkg/a.py". The
 --- text is not repeated: it may hold a secret the server redacted (messages are kept).
 local function remembered(result, links)
-  local action, id, reason = core.str(result.action) or '?', core.str(result.id),
-    core.str(result.reason)
+  local action, id, reason =
+    core.str(result.action) or '?', core.str(result.id), core.str(result.reason)
   local message = 'CodeKeep memory ' .. action .. (id and (' ' .. id) or '')
   if reason then
     message = message .. ': ' .. reason
@@ -39,8 +40,13 @@ end
 --- Remember ``text`` in ``scope`` (project, or team: the team database), linked to the
 --- current file and the symbol under the cursor.
 local function remember_in(text, scope, command)
-  local content, client = codemap.asked(text, ('%s needs the text to remember, e.g. %s tests '
-    .. 'run with pytest -q'):format(command, command))
+  local content, client = codemap.asked(
+    text,
+    ('%s needs the text to remember, e.g. %s tests ' .. 'run with pytest -q'):format(
+      command,
+      command
+    )
+  )
   if not client then
     return
   end
@@ -49,7 +55,7 @@ local function remember_in(text, scope, command)
   local links = {}
 
   local function send()
-    core.request('codekeep/memory/remember', params, function(result)
+    core.request(methods.requests.remember, params, function(result)
       core.notify(remembered(result, links))
     end, { quiet_reason = true })
   end
@@ -60,7 +66,7 @@ local function remember_in(text, scope, command)
   params.uri, params.files = uri, { uri }
   table.insert(links, vim.fn.fnamemodify(vim.uri_to_fname(uri), ':.'))
   local position = vim.lsp.util.make_position_params(0, client.offset_encoding).position
-  core.request('codekeep/findRelated', { uri = uri, position = position }, function(related)
+  core.request(methods.requests.find_related, { uri = uri, position = position }, function(related)
     if type(related.symbol) == 'table' and related.symbol.id then
       params.symbols = { related.symbol.id }
       table.insert(links, related.symbol.id)
@@ -86,17 +92,27 @@ local function memory_line(memory)
   local text = scratch.one_line(memory.content)
   local tail = #flags > 0 and ('  [' .. table.concat(flags, ', ') .. ']') or ''
   if memory.scope == 'team' then
-    tail = tail .. ' (team' .. (core.str(memory.author) and (' · by ' .. memory.author) or '')
+    tail = tail
+      .. ' (team'
+      .. (core.str(memory.author) and (' · by ' .. memory.author) or '')
       .. ')'
   end
-  return ('%5.2f  %-15s %s%s'):format(tonumber(memory.score) or 0, tostring(memory.kind), text, tail)
+  return ('%5.2f  %-15s %s%s'):format(
+    tonumber(memory.score) or 0,
+    tostring(memory.kind),
+    text,
+    tail
+  )
 end
 
 local function render(buf)
   local view = views[buf]
   local lines = {
-    ('%s: %d %s'):format(view.title, #view.memories,
-      #view.memories == 1 and 'memory' or 'memories'),
+    ('%s: %d %s'):format(
+      view.title,
+      #view.memories,
+      #view.memories == 1 and 'memory' or 'memories'
+    ),
     '<CR> opens a linked file · :CodeKeepNotThis ranks the memory lower · :CodeKeepForget drops it'
       .. ' · :CodeKeepPromote shares it with the team',
     '',
@@ -118,8 +134,7 @@ local function row_under_cursor()
   local view = views[vim.api.nvim_get_current_buf()]
   local row = view and view.rows[vim.api.nvim_win_get_cursor(0)[1]]
   if not row then
-    core.notify('CodeKeep: put the cursor on a memory in the :CodeKeepRecall buffer',
-      levels.WARN)
+    core.notify('CodeKeep: put the cursor on a memory in the :CodeKeepRecall buffer', levels.WARN)
   end
   return row, view
 end
@@ -142,27 +157,40 @@ show = function(name, view)
   local buf = scratch.open(name, {})
   views[buf] = view
   render(buf)
-  vim.keymap.set('n', '<CR>', core.guard(open_linked),
-    { buffer = buf, desc = 'CodeKeep: open the linked file' })
+  vim.keymap.set(
+    'n',
+    '<CR>',
+    core.guard(open_linked),
+    { buffer = buf, desc = 'CodeKeep: open the linked file' }
+  )
 end
 
 function M.recall(query)
   local client
-  query, client = codemap.asked(query,
-    ':CodeKeepRecall needs a query, e.g. :CodeKeepRecall how do I run the tests')
+  query, client = codemap.asked(
+    query,
+    ':CodeKeepRecall needs a query, e.g. :CodeKeepRecall how do I run the tests'
+  )
   if not client then
     return
   end
-  local params = { query = query, limit = core.options.recall_limit,
-                   uri = core.project_uri(client, 0) }
-  core.request('codekeep/memory/recall', params, function(result)
+  local params = {
+    query = query,
+    limit = core.options.recall_limit,
+    uri = core.project_uri(client, 0),
+  }
+  core.request(methods.requests.recall, params, function(result)
     local memories = type(result.memories) == 'table' and result.memories or {}
     if #memories == 0 then
       core.notify(('CodeKeep: nothing remembered about %s'):format(quote(query, 50)))
       return
     end
-    show(RECALL_BUFFER, { title = 'CodeKeep recall ' .. quote(query, 50), query = query,
-                          memories = memories, root = core.root(client) })
+    show(RECALL_BUFFER, {
+      title = 'CodeKeep recall ' .. quote(query, 50),
+      query = query,
+      memories = memories,
+      root = core.root(client),
+    })
   end)
 end
 
@@ -174,15 +202,18 @@ function M.team()
     return
   end
   local params = { scope = 'team', limit = 200, uri = core.project_uri(client, 0) }
-  core.request('codekeep/memory/list', params, function(result)
+  core.request(methods.requests.memory_list, params, function(result)
     local memories = type(result.memories) == 'table' and result.memories or {}
     if #memories == 0 then
-      core.notify('CodeKeep: the team has no memories yet (:CodeKeepRememberTeam, '
-        .. ':CodeKeepPromote)')
+      core.notify(
+        'CodeKeep: the team has no memories yet (:CodeKeepRememberTeam, ' .. ':CodeKeepPromote)'
+      )
       return
     end
-    show(TEAM_BUFFER, { title = 'CodeKeep team memories', memories = memories,
-                        root = core.root(client) })
+    show(
+      TEAM_BUFFER,
+      { title = 'CodeKeep team memories', memories = memories, root = core.root(client) }
+    )
   end)
 end
 
@@ -201,10 +232,14 @@ local function on_memory(method, id, done, params, options)
     end
     id, memory = row.memory.id, row.memory
   elseif view then
-    memory = vim.iter(view.memories):find(function(m) return m.id == id end)
+    memory = vim.iter(view.memories):find(function(m)
+      return m.id == id
+    end)
   end
-  params = params or { reason = view and view.query
-                                 and ('from :CodeKeepRecall ' .. quote(view.query, 50)) }
+  params = params
+    or {
+      reason = view and view.query and ('from :CodeKeepRecall ' .. quote(view.query, 50)),
+    }
   params.id = id
   core.request(method, params, function(result)
     if result.ok == false then
@@ -219,7 +254,7 @@ local function on_memory(method, id, done, params, options)
 end
 
 function M.not_this(id)
-  on_memory('codekeep/memory/notThis', id, function(memory_id, memory)
+  on_memory(methods.requests.not_this, id, function(memory_id, memory)
     local flags = memory and type(memory.flags) == 'table' and memory.flags or {}
     if memory and not vim.tbl_contains(flags, 'not this') then
       memory.flags = vim.list_extend(flags, { 'not this' })
@@ -230,9 +265,11 @@ end
 
 function M.forget(id)
   local view = views[vim.api.nvim_get_current_buf()]
-  on_memory('codekeep/memory/forget', id, function(memory_id, memory)
+  on_memory(methods.requests.forget, id, function(memory_id, memory)
     if view and memory then
-      view.memories = vim.tbl_filter(function(m) return m ~= memory end, view.memories)
+      view.memories = vim.tbl_filter(function(m)
+        return m ~= memory
+      end, view.memories)
     end
     core.notify(('CodeKeep: forgot memory %s'):format(memory_id))
   end)
@@ -241,7 +278,7 @@ end
 --- :CodeKeepPromote [id] — share a project or user memory with the team (the server
 --- screens and redacts it again; the team row records who promoted it).
 function M.promote(id)
-  on_memory('codekeep/memory/promote', id, function(memory_id, _, result)
+  on_memory(methods.requests.promote, id, function(memory_id, _, result)
     local message, level = remembered(result, {})
     core.notify(message:gsub('^CodeKeep memory', 'CodeKeep: ' .. memory_id .. ' →', 1), level)
   end, { to = 'team' }, { quiet_reason = true })
@@ -255,7 +292,7 @@ function M.notes()
   if not client then
     return
   end
-  core.request('codekeep/memory/notes', { uri = core.project_uri(client, 0) }, function(result)
+  core.request(methods.requests.notes, { uri = core.project_uri(client, 0) }, function(result)
     vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(result.uri)))
     local buf = vim.api.nvim_get_current_buf()
     if not vim.lsp.buf_is_attached(buf, client.id) then
@@ -263,10 +300,18 @@ function M.notes()
     end
     local invalid = type(result.invalid) == 'table' and #result.invalid or 0
     if result.created then
-      core.notify('CodeKeep: created .codekeep/MEMORY.md from the template; saving it updates memory')
+      core.notify(
+        'CodeKeep: created .codekeep/MEMORY.md from the template; saving it updates memory'
+      )
     elseif invalid > 0 then
-      core.notify(('CodeKeep: %d %s of MEMORY.md %s not used (see the diagnostics)'):format(
-        invalid, invalid == 1 and 'line' or 'lines', invalid == 1 and 'is' or 'are'), levels.WARN)
+      core.notify(
+        ('CodeKeep: %d %s of MEMORY.md %s not used (see the diagnostics)'):format(
+          invalid,
+          invalid == 1 and 'line' or 'lines',
+          invalid == 1 and 'is' or 'are'
+        ),
+        levels.WARN
+      )
     end
   end, { client = client })
 end

@@ -3,6 +3,7 @@
 --- `$/progress`. Budget crossings and nudges reach the user through vim.notify at a level
 --- that matches their severity.
 local core = require('codekeep')
+local methods = require('codekeep.methods')
 
 local S = {
   task = nil, ---@type string|nil  the editor's task (its name: continuations T#2 are T)
@@ -57,11 +58,15 @@ end
 --- Returns the request id (nil: nothing sent, already said why); on_error runs if the
 --- request fails.
 function S.with_task(fn, client, on_error)
-  return core.request('codekeep/ledger/task',
-    S.task and { taskId = S.task } or vim.empty_dict(), function(reply)
+  return core.request(
+    methods.requests.ledger_task,
+    S.task and { taskId = S.task } or vim.empty_dict(),
+    function(reply)
       S.apply_task(reply)
       fn(S.task, reply)
-    end, { client = client, on_error = on_error })
+    end,
+    { client = client, on_error = on_error }
+  )
 end
 
 function S.budget_message(event)
@@ -134,10 +139,10 @@ end
 
 --- Handlers for the client config (lsp/codekeep.lua uses them).
 S.handlers = {
-  ['codekeep/budget'] = function(...)
+  [methods.notifications.budget] = function(...)
     core.guard(S.on_budget)(...)
   end,
-  ['codekeep/nudge'] = function(...)
+  [methods.notifications.nudge] = function(...)
     core.guard(S.on_nudge)(...)
   end,
   ['window/showMessage'] = S.on_show_message,
@@ -150,7 +155,7 @@ function S.on_attach(client)
     return
   end
   S.started[client.id] = true
-  core.request('codekeep/indexStatus', vim.empty_dict(), function(status)
+  core.request(methods.requests.index_status, vim.empty_dict(), function(status)
     if status.ready then
       S.index, S.percent = 'ready', nil
     elseif S.index ~= 'indexing' then -- keep the percentage progress already gave
@@ -161,8 +166,12 @@ function S.on_attach(client)
   S.with_task(function(task, reply)
     local budget = core.options.task_budget
     if budget and type((reply.budget or {}).task) ~= 'table' then -- the task has none yet
-      core.request('codekeep/ledger/budget', { taskId = task, limit = budget }, S.apply_budget,
-        { client = client })
+      core.request(
+        methods.requests.ledger_budget,
+        { taskId = task, limit = budget },
+        S.apply_budget,
+        { client = client }
+      )
     end
   end, client)
 end
@@ -202,8 +211,14 @@ function S.line()
   end
   local budget = S.budget
   if budget and budget.limit and budget.limit > 0 then
-    table.insert(parts, ('%s/%s tok%s'):format(core.short_count(budget.used),
-      core.short_count(budget.limit), budget.daily and '/day' or ''))
+    table.insert(
+      parts,
+      ('%s/%s tok%s'):format(
+        core.short_count(budget.used),
+        core.short_count(budget.limit),
+        budget.daily and '/day' or ''
+      )
+    )
   end
   if S.agent then
     table.insert(parts, 'agent ' .. S.agent)
