@@ -34,25 +34,39 @@ from typing import Any
 @dataclass(frozen=True, slots=True)
 class SecretKind:
     """One credential format. ``key_material`` marks what no redaction makes safe to keep
-    alongside the text (a private key block): memory rejects it outright."""
+    alongside the text (a private key block): memory rejects it outright.
+
+    The patterns are compiled when first needed and kept (:func:`compiled`): compiling
+    the whole table cost every process ~20 ms at import, and most scans never get past
+    the needles of most kinds."""
 
     name: str
-    regex: re.Pattern[str]
+    pattern: str
+    flags: int = 0
     key_material: bool = False
     needles: tuple[str, ...] = ()  # lower-case; every match holds one (empty: no test)
-    gate: re.Pattern[str] | None = None  # every match also matches this
+    gate_pattern: str | None = None  # every match also matches this
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return compiled(self.pattern, self.flags)
 
     def may_occur(self, text: str, folded: str) -> bool:
         """False only when ``regex`` cannot match ``text`` (``folded``: its casefold)."""
         if self.needles and not any(needle in folded for needle in self.needles):
             return False
-        return self.gate is None or self.gate.search(text) is not None
+        return (self.gate_pattern is None
+                or compiled(self.gate_pattern, self.flags).search(text) is not None)
+
+
+@functools.cache  # our own cache: ``re``'s holds 512 patterns and a server uses more
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
 
 
 def _kind(name: str, pattern: str, flags: int = 0, *, key_material: bool = False,
           needles: tuple[str, ...] = (), gate: str | None = None) -> SecretKind:
-    return SecretKind(name, re.compile(pattern, flags), key_material, needles,
-                      re.compile(gate, flags) if gate is not None else None)
+    return SecretKind(name, pattern, flags, key_material, needles, gate)
 
 
 # Not part of a token: the characters around a prefixed token must not extend it.
@@ -172,14 +186,14 @@ TABLE: tuple[SecretKind, ...] = (
 )
 
 # Values an assignment may hold that are not secrets: placeholders, references, flags.
-_NOT_A_VALUE = re.compile(
+_NOT_A_VALUE = (  # compiled on first use, as the table's patterns
     r"(?i)^(?:true|false|null|none|nil|yes|no|on|off|required|optional|string|str|bytes"
     r"|\*+|x{3,}|\.{3}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\([^)]*\)s"
     r"|\[REDACTED.*|(?:os|self|settings|config|env|process|cls|args)\..*)$"
 )
 
 # Key names whose value is a secret in structured data (tool arguments, env variables).
-_SECRET_NAME = re.compile(
+_SECRET_NAME = (
     r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|auth|credential"
     r"|private[_-]?key|access[_-]?key|(?:^|[_.-])key(?:s?$|[_.-]))"
 )
@@ -205,7 +219,7 @@ def _secret_span(match: re.Match[str]) -> tuple[int, int] | None:
     """The part of ``match`` to hide, or None when the value is a placeholder."""
     for name, index in match.re.groupindex.items():
         if name.startswith("secret") and match.start(index) != -1:
-            if _NOT_A_VALUE.match(match.group(index)):
+            if compiled(_NOT_A_VALUE).match(match.group(index)):
                 return None
             return match.span(index)
     return match.span()
@@ -262,7 +276,7 @@ def _redact_short(text: str) -> str:
 
 def is_secret_name(name: str) -> bool:
     """A field or environment variable name that says its value is a secret."""
-    return bool(_SECRET_NAME.search(name))
+    return bool(compiled(_SECRET_NAME).search(name))
 
 
 def redact_value(value: Any) -> Any:

@@ -112,7 +112,7 @@ def session_start(call: HookCall) -> dict[str, Any]:
     lines = [fence.plain_line(f"{key} = {value}", "preference") for key, value in
              sorted(chosen.items())]
     sections.append(("Preferences", [line for line in lines if line]))
-    active = [m for m in memory.list(kinds=_START_KINDS, statuses=("active",), limit=200)
+    active = [m for m in memory.list(kinds=_START_KINDS, statuses=("active",), limit=80)
               if fence.injectable(m)]
     notes = [m for m in active if m.source == MARKDOWN_SOURCE]
     others = sorted((m for m in active if m.source != MARKDOWN_SOURCE),
