@@ -80,6 +80,44 @@ class Carriage:
                    frozenset(path for per_call in (fresh or {}).values() for path in per_call))
 
 
+# The least reply allowance a call is sent with, whatever little a budget has left.
+MIN_REPLY_TOKENS = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """The tightest token budget in force for a task (its own or the day's)."""
+
+    used: int
+    limit: int
+    hard: bool
+
+    @property
+    def spent(self) -> bool:
+        return self.used >= self.limit
+
+    def refusal(self, cost: int) -> str | None:
+        """Why a call costing about ``cost`` tokens may not be sent, or None."""
+        if self.used + cost <= self.limit:
+            return None
+        return (f"the token budget has no room for it (used {self.used:,} of "
+                f"{self.limit:,}; this call needs about {cost:,})")
+
+    def reply_allowance(self, want: int, prompt_tokens: int) -> int:
+        """``want``, bounded by what the budget leaves after the prompt."""
+        return min(want, max(MIN_REPLY_TOKENS, self.limit - self.used - prompt_tokens))
+
+
+def budget_room(ledger: Ledger | None, task_id: str | None) -> Room | None:
+    """The budget a call for ``task_id`` must fit (None: no budget in force)."""
+    if ledger is None or task_id is None:
+        return None
+    state = ledger.budget_state(task_id)
+    rooms = [Room(int(b["used"]), int(b["limit"]), bool(b["hardStop"]))
+             for b in (state.get("task"), state.get("daily")) if b]
+    return min(rooms, key=lambda r: r.limit - r.used, default=None)
+
+
 class LedgerAccounting:
     """Opens the task on the ledger, records every attempt, relays budget crossings."""
 
@@ -105,6 +143,10 @@ class LedgerAccounting:
 
         self._listener = listener
         ledger.subscribe(listener)
+
+    def room(self) -> Room | None:
+        """The budget this task's next call must fit (asked before every call)."""
+        return budget_room(self.ledger, self.task)
 
     def close(self) -> None:
         ledger = self.ledger

@@ -17,7 +17,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from codekeep.agent.accounting import completion_text, prompt_text
+from codekeep.agent.accounting import (
+    MIN_REPLY_TOKENS,
+    budget_room,
+    completion_text,
+    prompt_text,
+)
+from codekeep.agent.context_window import message_tokens
 from codekeep.agent.model_client import Attempt, ChatResponse, ModelClient, ModelError
 from codekeep.ledger import BudgetExceeded, Ledger
 from codekeep.settings.docs import Expansion
@@ -26,6 +32,7 @@ log = logging.getLogger(__name__)
 
 MAX_QUERIES = 3
 CALL_TYPE = "other"
+EXPANSION_ALLOWANCE = 512  # three queries or one paragraph
 
 PROMPTS = {
     "multi-query": (
@@ -58,8 +65,16 @@ async def expand_question(question: str, mode: Expansion, client: ModelClient,
     for strategy in strategies:
         messages = [{"role": "system", "content": PROMPTS[strategy]},
                     {"role": "user", "content": question}]
+        prompt = sum(message_tokens(m) for m in messages)
+        room = budget_room(ledger, task_id)  # asked first: past the budget nothing is sent
+        refusal = room.refusal(prompt + MIN_REPLY_TOKENS) if room is not None else None
+        if refusal is not None:
+            expanded.errors.append(f"{strategy}: not sent: {refusal}")
+            continue
         try:
-            response = await client.complete(messages, tool_choice=None)
+            response = await client.complete(
+                messages, tool_choice=None, max_tokens=None if room is None
+                else room.reply_allowance(EXPANSION_ALLOWANCE, prompt))
         except ModelError as error:
             _record(ledger, task_id, client.model, error.attempts, None, messages)
             log.warning("docs %s expansion failed: %s", strategy, error)

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from codekeep.agent.accounting import Carriage, LedgerAccounting, call_type
+from codekeep.agent.accounting import Carriage, LedgerAccounting, Room, call_type
 from codekeep.agent.context_window import (
     ContextWindow,
     Rendered,
@@ -218,6 +218,7 @@ class _TaskRun:
         self.notice = ""
         self.cut_offs = 0  # cut-off replies in a row
         self.nudged_for_answer = False  # an empty or refusing reply was asked again once
+        self.wrapped_up = False  # the one call a soft budget allows past 100 % was made
         self.stop_override: str | None = None  # a stop reason the round decided itself
         # each reply's output allowance: the setting, else the room the window keeps
         self.output_allowance = loop.model.max_output_tokens or output_reserve(
@@ -289,7 +290,14 @@ class _TaskRun:
                   self.notice]
         self.notice = ""
         reserved = token_len(json.dumps(tools))
-        await self._distil(extras, reserved)
+        room = self.accounting.room()  # asked before anything is sent
+        if room is not None and room.spent:
+            if room.hard or self.wrapped_up:  # hard: nothing more; soft: one wrap-up only
+                self.stop_override = "token_budget"
+                return self._budget_answer(room)
+            self.wrapped_up = True
+        else:
+            await self._distil(extras, reserved)
         for overflows in range(MAX_OVERFLOW_RETRIES + 1):
             rendered = self.window.render(extras, reserved=reserved)
             self.ctx.state.in_context = set(rendered.whole)
@@ -299,9 +307,11 @@ class _TaskRun:
                                              "budget": rendered.budget})
             carriage = Carriage.of(rendered.messages, tools, rendered.carried, rendered.fresh)
             try:
+                allowance = self.output_allowance if room is None else \
+                    room.reply_allowance(self.output_allowance, rendered.tokens + reserved)
                 response = await self.client.complete(rendered.messages, tools,
                                                       self.tracker.tool_choice,
-                                                      max_tokens=self.output_allowance)
+                                                      max_tokens=allowance)
                 break
             except ContextOverflow as exc:
                 self._record(exc.attempts, None, rendered, "other", carriage)
@@ -571,6 +581,11 @@ class _TaskRun:
             return ""
         recent = self.window.rounds[-5:]
         return "\n".join(f"- {r.distilled()}" for r in recent)
+
+    def _budget_answer(self, room: Room) -> str:
+        return (f"Stopped: the token budget is spent ({room.used:,} of {room.limit:,} "
+                "tokens) before a final answer. What was found:\n"
+                + (self._findings() or "- nothing"))
 
     def _fallback_answer(self) -> str:
         return ("Stopped after the iteration limit without a final answer. What was found:\n"

@@ -23,13 +23,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from codekeep.agent.accounting import Carriage, LedgerAccounting
+from codekeep.agent.accounting import MIN_REPLY_TOKENS, Carriage, LedgerAccounting
 from codekeep.agent.context_window import Round
 from codekeep.agent.model_client import ChatResponse, ModelClient, ModelError
 from codekeep.common.tokens import token_len
 
 log = logging.getLogger(__name__)
 
+# The reply allowance of a memory call (summary, distillation, extraction answer).
+WRITER_ALLOWANCE = 1024
 # Until a summary call ran: its instructions plus a short answer.
 SUMMARY_COST_ESTIMATE = 300
 DISTIL_INSTRUCTIONS = (
@@ -50,16 +52,29 @@ class Written:
 class ModelWriter:
     """Model calls that write for memory, billed to the task's ledger."""
 
-    def __init__(self, client: ModelClient, accounting: LedgerAccounting) -> None:
+    def __init__(self, client: ModelClient, accounting: LedgerAccounting,
+                 allowance: int = WRITER_ALLOWANCE) -> None:
         self.client = client
         self.accounting = accounting
+        self.allowance = allowance  # a summary or distillation is short
         self.summary_cost = SUMMARY_COST_ESTIMATE
 
     async def ask(self, messages: Sequence[Mapping[str, Any]], kind: str) -> Written:
-        """One call without tools; its cost is recorded whatever happens."""
+        """One call without tools, if the task's budget has room for it (asked first:
+        past a budget, or when it would not fit, nothing is sent); its cost is recorded
+        whatever happens, and its reply's allowance is bounded by the budget."""
         carriage = Carriage.of(messages, (), {})
+        prompt = sum(carriage.overhead.values())
+        room = self.accounting.room()
+        allowance = self.allowance
+        if room is not None:
+            refusal = room.refusal(prompt + MIN_REPLY_TOKENS)
+            if refusal is not None:
+                return Written(None, f"not sent: {refusal}")
+            allowance = room.reply_allowance(allowance, prompt)
         try:
-            response = await self.client.complete([dict(m) for m in messages], (), None)
+            response = await self.client.complete([dict(m) for m in messages], (), None,
+                                                  max_tokens=allowance)
         except ModelError as exc:
             self.accounting.record(exc.attempts, None, self.client.model, kind, carriage,
                                    messages)

@@ -179,3 +179,43 @@ async def test_an_endpoint_timing_out_on_extraction_loses_nothing(harness):
         "package_manager: pnpm", "test_command: pnpm test:unit"}
     rows = harness.ledger_rows(result.task_id)
     assert [(row["call_type"], row["input_tokens"]) for row in rows][-1] == ("other", 0)
+
+
+SPENT = {"prompt_tokens": 400, "completion_tokens": 50}
+
+
+async def test_a_budget_binds_the_memory_calls_after_the_answer(harness):
+    harness.server.set_responder(router(
+        [call("read_file", {"path": "pkg/billing.py"}, usage=SPENT),
+         say("compute_total sums prices.", usage=SPENT)]))
+    result = await harness.run(PNPM + " What does compute_total do?", token_budget=1000)
+    assert kinds_of(harness.server.requests) == ["loop", "loop"]  # no summary, no extraction
+    assert result.tokens == 900 and result.answer == "compute_total sums prices."
+    reasons = [r["reason"] for r in result.extracted["rejected"]]
+    assert any(r.startswith("not sent: the token budget has no room") for r in reasons)
+    first = harness.server.requests[0]
+    assert first["max_tokens"] <= 1000  # each reply's allowance is bounded by the budget
+
+
+async def test_past_a_hard_budget_nothing_more_is_sent(harness):
+    harness.ledger.set_budget(daily=500, hard_stop=True)
+    harness.server.set_responder(router(
+        [call("find_symbol", {"name": "compute_total"}, usage=SPENT),
+         call("read_file", {"path": "pkg/billing.py"}, usage=SPENT),
+         say("never asked", usage=SPENT)]))
+    result = await harness.run("What does compute_total do?")
+    assert kinds_of(harness.server.requests) == ["loop", "loop"]
+    assert result.stop_reason == "token_budget"
+    assert result.answer.startswith("Stopped: the token budget is spent (900 of 500 tokens)")
+
+
+async def test_past_a_soft_budget_only_the_one_wrap_up_call_runs(harness):
+    harness.server.set_responder(router(
+        [call("find_symbol", {"name": "compute_total"}, usage=SPENT),
+         call("read_file", {"path": "pkg/billing.py"}, usage=SPENT),
+         call("read_file", {"path": "pkg/checkout.py"}, usage=SPENT),  # ignores "tools off"
+         say("never asked", usage=SPENT)]))
+    result = await harness.run("What does compute_total do?", token_budget=800)
+    assert kinds_of(harness.server.requests) == ["loop", "loop", "loop"]
+    assert harness.server.requests[2]["tool_choice"] == "none"  # the wrap-up
+    assert result.stop_reason == "token_budget"
