@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 
 from codekeep import __version__
 from codekeep.cli.options import fail
-from codekeep.common.workspace import resolve_root
+from codekeep.common.workspace import refusal, resolve_root
 
 
 def command_modules() -> list[ModuleType]:
@@ -130,11 +130,16 @@ def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> i
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
-    root = getattr(args, "root", None)
-    if root is not None and not Path(root).expanduser().is_dir():
-        # Checked once for every group: a typo in --root must not create a new
-        # .codekeep/ (and its parent folders) somewhere and store things there.
-        return fail(f"workspace root is not a directory: {resolve_root(root)}")
+    if hasattr(args, "root"):
+        # Checked once for every group, before any work: a typo in --root must not
+        # create a new .codekeep/ (and its parent folders) somewhere, and no command
+        # indexes the filesystem root or a home folder (the language server refuses
+        # them with the same message).
+        root = args.root
+        if root is not None and not Path(root).expanduser().is_dir():
+            return fail(f"workspace root is not a directory: {resolve_root(root)}")
+        if (message := refusal(resolve_root(root))) is not None:
+            return fail(message)
     quick = leave_at_once and getattr(args, "read_only", False)
     if quick:
         gc.disable()  # a query's objects live until it ends: collecting them is waste

@@ -21,9 +21,50 @@ def resolve_root(root: str | os.PathLike[str] | None = None) -> Path:
     return Path(root if root is not None else os.getcwd()).expanduser().resolve()
 
 
+class RootRefused(ValueError):
+    """A folder no door works in (the filesystem root, a home directory); the message
+    is the one every door shows."""
+
+
+def too_wide(root: Path) -> str | None:
+    """Why ``root`` is no project folder (the filesystem root, a home directory), or None.
+
+    Indexing one would walk the whole machine or a person's every file, create
+    ``/.codekeep`` or ``~/.codekeep``, and keep workers busy for minutes.
+    """
+    if root == Path(root.anchor):
+        return "the filesystem root"
+    homes = {Path.home().resolve(), Path("/root")}
+    if root in homes or root.parent == Path("/home"):
+        return "a home directory"
+    return None
+
+
+def refusal(root: Path) -> str | None:
+    """What every door (CLI, language server, MCP, agent) says about a folder it will
+    not work in, or None for a project folder: one check and one message, so no door
+    indexes ``/`` or a home folder that another refuses."""
+    why = too_wide(root)
+    if why is None:
+        return None
+    return (f"CodeKeep does not index {root}: it is {why}. Open the project folder "
+            "itself (the one holding its code) instead.")
+
+
+def check_root(root: Path) -> Path:
+    """``root``, or :class:`RootRefused` with :func:`refusal`'s message."""
+    message = refusal(root)
+    if message is not None:
+        raise RootRefused(message)
+    return root
+
+
 def state_dir(root: Path) -> Path:
-    """Create (if needed) and return ``<root>/.codekeep`` with its ``.gitignore``."""
-    directory = root / STATE_DIR_NAME
+    """Create (if needed) and return ``<root>/.codekeep`` with its ``.gitignore``.
+
+    Every store opens its database here, so a door that forgot to check its folder
+    still cannot create ``/.codekeep`` or ``~/.codekeep`` (:class:`RootRefused`)."""
+    directory = check_root(root) / STATE_DIR_NAME
     directory.mkdir(parents=True, exist_ok=True)
     gitignore = directory / ".gitignore"
     if not gitignore.exists():

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from codekeep.analysis.discovery import IgnoreRules
 from codekeep.analysis.model import ChangeSet
+from codekeep.common.workspace import check_root
 from codekeep.hosting.watcher import DiskChangeQueue, FolderWatcher
 from codekeep.hosting.workspaces import IndexProgress, WorkspaceHandle
 from codekeep.services import WorkspaceServices
@@ -40,7 +41,7 @@ class WorkspaceHost:
     """
 
     def __init__(self, root: Path, answer_chars: int) -> None:
-        self.root = root.resolve()
+        self.root = check_root(root.resolve())  # RootRefused: not / nor a home folder
         # The same layers as every door (user and project config files, environment);
         # MCP hosts send no settings of their own. Problems go to the log (stderr).
         layers = load_settings(self.root)

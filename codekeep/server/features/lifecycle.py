@@ -16,7 +16,7 @@ from lsprotocol import types
 from codekeep.analysis.discovery import IgnoreRules
 from codekeep.analysis.model import IndexStats
 from codekeep.common.uris import path_to_uri, uri_to_path
-from codekeep.common.workspace import resolve_root
+from codekeep.common.workspace import refusal, resolve_root
 from codekeep.hosting.watcher import DiskChange, DiskChangeQueue, FolderWatcher, OpKind
 from codekeep.hosting.workspaces import WorkspaceHandle, WorkspaceUnavailable
 from codekeep.server.app import CodeKeepServer
@@ -59,9 +59,7 @@ class Session:
         if not root.is_dir():  # a stale folder in the editor's workspace file
             logger.warning("workspace folder %s does not exist; skipped", root)
             return None
-        if (why := too_wide(root)) is not None:
-            message = (f"CodeKeep does not index {root}: it is {why}. Open the project "
-                       "folder itself (the one holding its code) instead.")
+        if (message := refusal(root)) is not None:
             logger.warning("%s", message)
             self.server.window_show_message(
                 types.ShowMessageParams(type=types.MessageType.Warning, message=message))
@@ -103,20 +101,6 @@ class Session:
         """Before the databases close: no more watcher events, no more indexing."""
         if self.watcher is not None:
             self.watcher.stop()
-
-
-def too_wide(root: Path) -> str | None:
-    """Why ``root`` is no project folder (the filesystem root, a home directory), or None.
-
-    Indexing one would walk the whole machine or a person's every file, create
-    ``/.codekeep`` or ``~/.codekeep``, and keep workers busy for minutes.
-    """
-    if root == Path(root.anchor):
-        return "the filesystem root"
-    homes = {Path.home().resolve(), Path("/root")}
-    if root in homes or root.parent == Path("/home"):
-        return "a home directory"
-    return None
 
 
 def folder_roots(params: types.InitializeParams) -> list[Path]:
