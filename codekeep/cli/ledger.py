@@ -34,7 +34,7 @@ from codekeep.common.workspace import state_dir
 if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
     from codekeep.ledger import BudgetEvent, Ledger
-    from codekeep.ledger.importers import LogScan
+    from codekeep.ledger.fold import FoldResult
     from codekeep.team.ledger import TeamLedger
 
 ORDER = 60
@@ -321,36 +321,38 @@ def _budget(ledger: Ledger, args: argparse.Namespace) -> int:
     return 0
 
 
-Importer = tuple[
-    Callable[[], Path], Callable[[Path], list[Path]], Callable[[list[Path]], "LogScan"]
-]
-
-
-def _importers() -> dict[str, Importer]:
-    """agent -> (default log directory, files below a source, reader)"""
-    from codekeep.ledger import claude_code_log_files, read_claude_code_logs
-    from codekeep.ledger.codex_logs import codex_log_files, codex_sessions_dir, read_codex_logs
-    from codekeep.ledger.importers import CLAUDE_PROJECTS
+def _importers() -> dict[str, tuple[Callable[[], Path], Callable[[Path], list[Path]],
+                                      Callable[[Ledger, Path], FoldResult]]]:
+    """agent -> (default log directory, files below a source, fold of one file)"""
+    from codekeep.ledger.codex_logs import codex_log_files, codex_sessions_dir
+    from codekeep.ledger.fold import fold_codex, fold_file
+    from codekeep.ledger.importers import CLAUDE_PROJECTS, ClaudeTranscript, claude_code_log_files
 
     return {
-        "claude-code": (lambda: CLAUDE_PROJECTS, claude_code_log_files, read_claude_code_logs),
-        "codex": (codex_sessions_dir, codex_log_files, read_codex_logs),
+        "claude-code": (lambda: CLAUDE_PROJECTS, claude_code_log_files,
+                        lambda ledger, path: fold_file(ledger, path, ClaudeTranscript)),
+        "codex": (codex_sessions_dir, codex_log_files, fold_codex),
     }
 
 
 def _import(ledger: Ledger, args: argparse.Namespace) -> int:
-    default_source, log_files, read_logs = _importers()[args.agent]
+    from codekeep.ledger.fold import FoldResult
+
+    default_source, log_files, fold = _importers()[args.agent]
     source = args.source or default_source()
     if not source.exists():
         return fail(f"{source} does not exist")
-    scan = read_logs(log_files(source))
-    result = ledger.import_calls(scan.calls)
-    summary = {"files": scan.files, "imported": result.imported,
-               "duplicates": result.duplicates, "skipped": scan.skipped}
+    result = FoldResult()
+    for path in log_files(source):
+        result.add(fold(ledger, path))
+    summary = {"files": result.files, "imported": result.calls,
+               "duplicates": result.duplicates + result.grown, "errors": result.errors,
+               "skipped": result.skipped}
     if args.json:
         emit_json(summary)
     else:
-        skipped = "".join(f"; skipped {count} {reason}" for reason, count in scan.skipped.items())
-        print(f"imported {result.imported:,} calls from {scan.files} files "
-              f"({result.duplicates:,} already imported{skipped})")
+        skipped = "".join(f"; skipped {count} {reason}" for reason, count in result.skipped.items())
+        errors = f", {result.errors:,} error events" if result.errors else ""
+        print(f"imported {result.calls:,} calls{errors} from {result.files} files "
+              f"({result.duplicates + result.grown:,} already imported{skipped})")
     return 0

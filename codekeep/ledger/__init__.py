@@ -1,7 +1,7 @@
 """Token ledger: every model call counted, attributed to task, call type and file,
 held against budgets and reported. See :class:`Ledger`."""
 
-from codekeep.ledger.importers import LogScan, claude_code_log_files, read_claude_code_logs
+from codekeep.ledger.importers import LogScan, claude_code_log_files
 from codekeep.ledger.ledger import ImportedCall, ImportResult, Ledger, TaskSession
 from codekeep.ledger.prices import ModelInfo, Price, model_info
 from codekeep.ledger.records import (
@@ -10,6 +10,7 @@ from codekeep.ledger.records import (
     BudgetEvent,
     BudgetExceeded,
     CallRecord,
+    ErrorEvent,
 )
 from codekeep.settings.ledger import LedgerSettings
 
@@ -19,6 +20,7 @@ __all__ = [
     "BudgetEvent",
     "BudgetExceeded",
     "CallRecord",
+    "ErrorEvent",
     "ImportResult",
     "ImportedCall",
     "Ledger",
@@ -29,5 +31,4 @@ __all__ = [
     "TaskSession",
     "claude_code_log_files",
     "model_info",
-    "read_claude_code_logs",
 ]

@@ -5,8 +5,9 @@ Weights are characters: a file weighs the characters of its text present in the 
 out of the context weighs nothing), and whatever else the prompt holds goes to named
 overhead buckets — the system prompt (with memory and nudges), the tool schemas, and
 the conversation (the task, the model's own messages, tool output that is not file
-text). Largest-remainder rounding makes the integer parts sum exactly to the total, so
-the by-file report (files + buckets) adds up to the by-type report.
+text); for another host's calls, whose logs do not break the prompt down, the rest is
+one bucket, the host's context. Largest-remainder rounding makes the integer parts sum
+exactly to the total, so the by-file report (files + buckets) adds up to the by-type report.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ OVERHEAD_BUCKETS = {
     "system": "<system prompt>",
     "tools": "<tool schemas>",
     "conversation": "<conversation>",
+    # Another host's prompt beyond the files it carried (its logs do not break it down).
+    "context": "<host context>",
 }
+CONTEXT_KEY = OVERHEAD_BUCKETS["context"]
 _BUCKET_KEYS = frozenset(OVERHEAD_BUCKETS.values())
 
 

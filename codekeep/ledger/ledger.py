@@ -19,24 +19,45 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from codekeep.common.secrets import redact_text
 from codekeep.common.workspace import state_dir
-from codekeep.ledger.attribution import is_overhead, normalise_path, overhead_keys, split_tokens
+from codekeep.ledger.attribution import (
+    CONTEXT_KEY,
+    is_overhead,
+    normalise_path,
+    overhead_keys,
+    split_tokens,
+)
 from codekeep.ledger.budgets import DAILY, DAILY_KEY, DAY, TASK, BudgetTracker, UsageKey, event_for
 from codekeep.ledger.counting import resolve_usage
 from codekeep.ledger.days import SECONDS_PER_DAY, Window, day_of, day_start
 from codekeep.ledger.insight import REREAD_TASKS, Suggester, rereads, summary_warnings
-from codekeep.ledger.prices import ModelInfo, ModelTable
-from codekeep.ledger.records import BudgetEvent, BudgetExceeded, CallRecord, classify_call_type
+from codekeep.ledger.prices import Bill, ModelInfo, ModelTable
+from codekeep.ledger.records import (
+    BudgetEvent,
+    BudgetExceeded,
+    CallRecord,
+    ErrorEvent,
+    classify_call_type,
+)
 from codekeep.ledger.reports import build_report
-from codekeep.ledger.store import GROUP_COLUMNS, Budget, Claim, LedgerStore, TaskRow
+from codekeep.ledger.store import (
+    GROUP_COLUMNS,
+    Advance,
+    Budget,
+    Claim,
+    FoldCounts,
+    LedgerStore,
+    LogMark,
+    TaskRow,
+)
 from codekeep.ledger.tasks import TaskTracker
 from codekeep.settings.ledger import LedgerSettings
 
@@ -52,18 +73,41 @@ BudgetListener = Callable[[BudgetEvent], None]
 
 @dataclass(frozen=True, slots=True)
 class ImportedCall:
-    """A call read from another agent's usage log (see :mod:`codekeep.ledger.importers`)."""
+    """A call read from another agent's usage log (see :mod:`codekeep.ledger.importers`).
+
+    ``files`` maps each file whose text the prompt carried to its weight (tokens), the
+    rest of the prompt weighs ``context`` (its system prompt, tool schemas and
+    conversation, which the log does not break down): the input is split over both as
+    for our own agent's calls, and each part is billed its share of the input's cost.
+    """
 
     source_id: str        # stable id in the source log: importing twice adds nothing
     ts: float
     task_id: str
     session_id: str
     model: str
-    input_tokens: int
-    output_tokens: int
-    cached_tokens: int
+    bill: Bill
+    reasoning_tokens: int = 0  # thinking, part of the output
     call_type: str = "other"
-    cache_write_tokens: int = 0  # input written to the prompt cache (part of input_tokens)
+    files: Mapping[str, int] = field(default_factory=dict)
+    fresh: frozenset[str] = frozenset()  # files whose text this call's prompt carries first
+
+    @property
+    def input_tokens(self) -> int:
+        return self.bill.input_tokens
+
+    @property
+    def output_tokens(self) -> int:
+        return self.bill.output_tokens
+
+
+@dataclass(slots=True)
+class LogRead:
+    """What a log reader found past a fold's mark (see :meth:`Ledger.fold`)."""
+
+    calls: list[ImportedCall] = field(default_factory=list)
+    errors: list[ErrorEvent] = field(default_factory=list)
+    mark: LogMark | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +133,7 @@ class _Batch:
 @dataclass(frozen=True, slots=True)
 class ImportResult:
     imported: int
-    duplicates: int
+    duplicates: int  # seen before (those with more output than booked added only that)
 
 
 class Ledger:
@@ -195,7 +239,7 @@ class Ledger:
             raise ValueError("retry and latency_ms must not be negative")
         price = info.price
         file_tokens = split_tokens(usage.input_tokens, file_chars)
-        cost = price.cost(usage.input_tokens, usage.output_tokens, usage.cached_tokens)
+        cost = info.cost(Bill(usage.input_tokens, usage.output_tokens, usage.cached_tokens))
         with self._lock:
             if self._closed:
                 raise RuntimeError("the ledger is closed")
@@ -209,7 +253,7 @@ class Ledger:
                 cached_tokens=usage.cached_tokens, reasoning_tokens=usage.reasoning_tokens,
                 token_source=usage.source, files=file_chars, file_tokens=file_tokens,
                 cost_usd=cost, price_input=price.input, price_output=price.output,
-                price_cached=price.cached,
+                price_cached=price.cached, priced=info.priced,
                 latency_ms=float(latency_ms), retry=int(retry), stream=bool(stream),
                 fresh=frozenset(self._paths.get(p) or normalise_path(p, self.root)
                                 for p in fresh) & file_chars.keys(),
@@ -369,37 +413,78 @@ class Ledger:
         """Store calls from another agent's log as they happened (no budgets, no lifecycle).
 
         Each call is priced with today's table and its ``source_id`` remembered, so
-        importing the same log again adds nothing.
+        importing the same log again adds nothing (a call seen again with more output,
+        a later snapshot of a streamed answer, adds only that growth).
         """
-        unique = {call.source_id: call for call in calls}
-        seen = self._store.already_imported(list(unique))
-        fresh = [call for source_id, call in unique.items() if source_id not in seen]
-        records = [self._imported_record(call) for call in fresh]
-        spans: dict[str, list[float]] = defaultdict(list)
-        for record in records:
-            spans[record.task_id].append(record.ts)
-        tasks = [TaskRow(task, None, min(stamps), max(stamps), max(stamps))
-                 for task, stamps in spans.items()]
-        self._store.write(records, tasks, imported_ids=[call.source_id for call in fresh])
+        counts = self.fold(None, lambda _mark: LogRead(calls=list(calls)))
+        return ImportResult(counts.new, counts.duplicates + counts.grown)
+
+    def fold(self, source: str | None, read: Callable[[LogMark | None], LogRead]
+             ) -> FoldCounts:
+        """Book what ``read`` finds past ``source``'s mark (a log file's path), exactly once.
+
+        ``read`` runs inside the write transaction with the mark the last fold left (None
+        the first time) and returns the calls, error events and the new mark, so two
+        processes folding one log at once never both book a line (see
+        :meth:`LedgerStore.fold`).
+        """
+        tasks: set[str] = set()
+
+        def advance(mark: LogMark | None) -> Advance:
+            log = read(mark)
+            tasks.update(call.task_id for call in log.calls)
+            return Advance([(call.source_id, self._imported_record(call)) for call in log.calls],
+                           log.errors, log.mark)
+
+        counts = self._store.fold(source, advance)
         with self._lock:
-            self._budgets.forget(spans)
-        return ImportResult(len(fresh), len(unique) - len(fresh))
+            self._budgets.forget(tasks)
+        return counts
+
+    def record_error(self, *, task_id: str | None, model: str, kind: str, detail: str,
+                     session_id: str | None = None) -> ErrorEvent:
+        """Book a request that got no answer (``kind`` ``connection`` or ``api``): an error
+        event, not a call, so reports say "3 failed connections" instead of counting
+        three calls of 0 tokens."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the ledger is closed")
+            now = self._clock()
+            task = self._tasks.resolve(task_id, now)
+        event = ErrorEvent(source_id=f"{self._id_prefix}{next(self._ids):x}", ts=now,
+                           task_id=task, session_id=session_id or self.session_id,
+                           model=model, kind=kind, detail=detail[:500])
+        self.flush()  # the task row first, so a task report finds the event
+        self._store.record_error(event)
+        return event
 
     def _imported_record(self, call: ImportedCall) -> CallRecord:
-        usage = resolve_usage(encoding="", input_tokens=call.input_tokens,
-                              output_tokens=call.output_tokens, cached_tokens=call.cached_tokens,
-                              reasoning_tokens=0, prompt_text=None, completion_text=None)
-        price = self._models.lookup(call.model).price
+        bill = call.bill
+        info = self._models.lookup(call.model)
+        price = info.price
+        cost = info.cost(bill)
+        weights = self._normalise_files(call.files)
+        carried = sum(weights.values())
+        if weights:
+            weights[CONTEXT_KEY] = max(0, bill.input_tokens - carried)
+        file_tokens = split_tokens(bill.input_tokens, weights)
+        input_cost = cost - info.cost(Bill(0, bill.output_tokens, fast=bill.fast,
+                                           us_only=bill.us_only))
+        file_costs = {path: input_cost * tokens / bill.input_tokens
+                      for path, tokens in file_tokens.items()} if bill.input_tokens else {}
         return CallRecord(
             id=f"{self._id_prefix}{next(self._ids):x}", ts=call.ts, day=day_of(call.ts),
             task_id=call.task_id, task_root=call.task_id,
-            session_id=call.session_id, call_type=classify_call_type(call.call_type, 0),
-            model=call.model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
-            cached_tokens=usage.cached_tokens, reasoning_tokens=0, token_source="provider",
-            files={}, file_tokens={},
-            cost_usd=price.cost(usage.input_tokens, usage.output_tokens, usage.cached_tokens,
-                                call.cache_write_tokens),
-            price_input=price.input, price_output=price.output, price_cached=price.cached,
+            session_id=call.session_id, call_type=classify_call_type(call.call_type,
+                                                                     len(call.files)),
+            model=call.model, input_tokens=bill.input_tokens, output_tokens=bill.output_tokens,
+            cached_tokens=bill.cached_tokens,
+            reasoning_tokens=min(call.reasoning_tokens, bill.output_tokens),
+            token_source="provider", files=weights, file_tokens=file_tokens,
+            file_costs=file_costs, cost_usd=cost, price_input=price.input,
+            price_output=price.output, price_cached=price.cached, priced=info.priced,
+            fresh=frozenset(self._paths.get(p) or normalise_path(p, self.root)
+                            for p in call.fresh) & weights.keys(),
         )
 
     # -- persistence ------------------------------------------------------------------

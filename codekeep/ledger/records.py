@@ -67,6 +67,9 @@ class CallRecord:
     retry: int = 0
     stream: bool = False
     fresh: frozenset[str] = frozenset()  # files whose text this call newly read (a read)
+    counted: bool = True           # False: the growth of a call booked before (no new call)
+    priced: bool = True            # False: the model table has no price for this model
+    file_costs: dict[str, float] = field(default_factory=dict)  # path -> USD (else input price)
     prompt_text: str | None = field(default=None, repr=False)
     completion_text: str | None = field(default=None, repr=False)
 
@@ -86,7 +89,34 @@ class CallRecord:
             "price": {"input": self.price_input, "output": self.price_output,
                       "cached": self.price_cached},
             "latencyMs": self.latency_ms, "retry": self.retry, "stream": self.stream,
+            "priced": self.priced,
         }
+
+
+ERROR_KINDS = {"connection": ("failed connection", "failed connections"),
+               "api": ("API error", "API errors")}
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    """A model request that got no answer: a failed connection or an API error.
+
+    Booked apart from calls (no tokens, no call count), so a run against an unreachable
+    endpoint reads "3 failed connections", not "3 calls, 0 tokens".
+    """
+
+    source_id: str
+    ts: float
+    task_id: str
+    session_id: str
+    model: str
+    kind: str      # a key of ERROR_KINDS
+    detail: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in ERROR_KINDS:
+            raise ValueError(f"unknown error kind {self.kind!r}; expected one of "
+                             f"{', '.join(ERROR_KINDS)}")
 
 
 BudgetScope = Literal["task", "daily", "team"]  # team: the team database's daily total

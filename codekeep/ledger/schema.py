@@ -1,7 +1,7 @@
 """The ledger database schema (``.codekeep/ledger.db``) and its migrations.
 
-Raw ``calls`` rows (with the files each call read, as JSON ``{path: [chars, tokens]}``)
-are kept for ``retention_days``. Four roll-up tables are maintained in the same
+Raw ``calls`` rows (with the files each call read, as JSON ``{path: [chars, tokens, read,
+cost]}``) are kept for ``retention_days``. Four roll-up tables are maintained in the same
 transaction as every insert and never compacted, so reports over any period stay exact
 and fast after raw rows are gone. Each is keyed for the query that reads it: per task
 (task filter, group by task), global per day (everyday reports, daily budget), files per
@@ -100,5 +100,35 @@ MIGRATIONS: list[str] = [
     CREATE TABLE imported (
         source_id TEXT PRIMARY KEY
     );
+    """,
+    # Imported logs: a fold's high-water mark per log file, the usage each imported call
+    # was booked with (a later streamed snapshot of it books only its growth; NULL for calls
+    # imported before this version: those never grow), growth rows
+    # that are no call of their own (counted 0), unpriced calls, and error events.
+    """
+    ALTER TABLE calls ADD COLUMN counted INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE calls ADD COLUMN priced INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE rollup_task ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE rollup_day ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE imported ADD COLUMN output_tokens INTEGER;
+    ALTER TABLE imported ADD COLUMN reasoning_tokens INTEGER;
+    ALTER TABLE imported ADD COLUMN cost_usd REAL;
+    CREATE TABLE log_marks (
+        path TEXT PRIMARY KEY,
+        offset INTEGER NOT NULL,
+        head TEXT NOT NULL,
+        state TEXT NOT NULL
+    );
+    CREATE TABLE errors (
+        source_id TEXT PRIMARY KEY,
+        ts REAL NOT NULL,
+        day TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX errors_ts ON errors(ts);
     """,
 ]

@@ -13,14 +13,14 @@ import functools
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from codekeep.common.sqlite import open_db, parameter_batches
-from codekeep.ledger.days import Window
-from codekeep.ledger.records import CallRecord
+from codekeep.ledger.days import Window, day_of
+from codekeep.ledger.records import CallRecord, ErrorEvent
 from codekeep.ledger.schema import MIGRATIONS
 
 
@@ -61,35 +61,72 @@ class Totals:
     cached_tokens: int
     reasoning_tokens: int
     cost_usd: float
+    unpriced: int = 0  # calls booked without a price (their cost is missing from cost_usd)
 
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
 
+@dataclass(frozen=True, slots=True)
+class LogMark:
+    """How far a fold has read one log file: the byte offset after the last whole line,
+    a digest of the bytes before it (a rewritten or truncated file no longer matches),
+    and the reader's state at that point (JSON: what earlier lines said)."""
+
+    offset: int
+    head: str
+    state: str
+
+
+@dataclass(slots=True)
+class Advance:
+    """What a fold read past the mark: ``(source id, record)`` per call, error events, and
+    the new mark (None: leave the mark alone)."""
+
+    calls: list[tuple[str, CallRecord]] = field(default_factory=list)
+    errors: list[ErrorEvent] = field(default_factory=list)
+    mark: LogMark | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FoldCounts:
+    new: int         # calls booked for the first time
+    grown: int       # calls seen again with more usage (a later streamed snapshot)
+    duplicates: int  # calls seen again with nothing new
+    errors: int      # error events booked for the first time
+
+
 _CALL_COLUMNS = (
     "id, ts, day, task_id, session_id, call_type, model, input_tokens, output_tokens, "
     "cached_tokens, reasoning_tokens, token_source, cost_usd, price_input, price_output, "
-    "price_cached, latency_ms, retry, stream, files, prompt_text, completion_text"
+    "price_cached, latency_ms, retry, stream, files, prompt_text, completion_text, counted, "
+    "priced"
 )
-_INSERT_CALL = f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 22)})"
+_INSERT_CALL = f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 24)})"
 
 _CALL_MEASURES = ("calls", "input_tokens", "output_tokens", "cached_tokens",
                   "reasoning_tokens", "cost_usd")
 _FILE_MEASURES = ("calls", "tokens", "cost_usd")
-# calls.files: {"path": [chars, tokens, read]} (read: 1 when the call newly read the file)
+_ROLLUP_MEASURES = (*_CALL_MEASURES, "unpriced")
+# calls.files: {"path": [chars, tokens, read, cost]} (read: 1 when the call newly read the
+# file; cost: its USD share of the call's input, absent: tokens at the input price)
 _FILE_TOKENS = "json_extract(f.value, '$[1]')"
 _FILE_READ = "COALESCE(json_extract(f.value, '$[2]'), 0)"
+_FILE_COST = f"COALESCE(json_extract(f.value, '$[3]'), {_FILE_TOKENS} * price_input / 1e6)"
 
 
 def _fold(table: str, keys: Sequence[str]) -> str:
-    """SQL folding the calls inserted after ``:after`` into roll-up ``table``."""
+    """SQL folding the calls inserted after ``:after`` into roll-up ``table`` (a growth row,
+    ``counted`` 0, adds its tokens and cost but no call)."""
     group = ", ".join(keys)
-    updates = ", ".join(f"{column} = {column} + excluded.{column}" for column in _CALL_MEASURES)
+    updates = ", ".join(f"{column} = {column} + excluded.{column}"
+                        for column in _ROLLUP_MEASURES)
     return (
-        f"INSERT INTO {table} ({group}, {', '.join(_CALL_MEASURES)}) "
-        f"SELECT {group}, COUNT(*), SUM(input_tokens), SUM(output_tokens), "
-        f"SUM(cached_tokens), SUM(reasoning_tokens), SUM(cost_usd) "
+        f"INSERT INTO {table} ({group}, {', '.join(_ROLLUP_MEASURES)}) "
+        f"SELECT {group}, SUM(counted), SUM(input_tokens), SUM(output_tokens), "
+        f"SUM(cached_tokens), SUM(reasoning_tokens), SUM(cost_usd), "
+        f"SUM(counted * (1 - priced)) "
         f"FROM calls WHERE rowid > :after GROUP BY {group} "
         f"ON CONFLICT ({group}) DO UPDATE SET {updates}"
     )
@@ -172,24 +209,11 @@ class LedgerStore:
     # -- writing ----------------------------------------------------------------------
 
     def write(self, calls: Sequence[CallRecord], tasks: Sequence[TaskRow] = (),
-              claims: Sequence[Claim] = (), imported_ids: Sequence[str] = ()) -> list[Claim]:
+              claims: Sequence[Claim] = ()) -> list[Claim]:
         """Store a batch atomically; return the claims this process won (announce those)."""
         with self._transaction() as conn:
-            if imported_ids:
-                conn.executemany("INSERT INTO imported (source_id) VALUES (?)",
-                                 [(source,) for source in imported_ids])
-            if calls:
-                after = _max_rowid(conn, "calls")
-                conn.executemany(_INSERT_CALL, [_call_row(call) for call in calls])
-                for fold in _FOLDS:
-                    conn.execute(fold, {"after": after})
-                per_task, per_path = _file_sums(calls)
-                conn.executemany(_ADD_TASK_FILE, [(*key, *sums) for key, sums in per_task.items()])
-                conn.executemany(_ADD_FILE, [(*key, *sums) for key, sums in per_path.items()])
-            conn.executemany(_UPSERT_TASK, [
-                (task.id, task.parent, task.opened_ts, task.last_ts, task.closed_ts)
-                for task in tasks
-            ])
+            _insert_calls(conn, calls)
+            _upsert_tasks(conn, tasks)
             won = []
             for claim in claims:
                 cursor = conn.execute(
@@ -201,20 +225,51 @@ class LedgerStore:
                     won.append(claim)
             return won
 
+    def fold(self, path: str | None, advance: Callable[[LogMark | None], Advance]
+             ) -> FoldCounts:
+        """Book what ``advance`` reads past ``path``'s mark, exactly once, in one transaction.
+
+        The write lock is taken before the mark is read, so two processes folding the same
+        log (two hooks at once) run one after the other and the second finds nothing new.
+        A call whose source id is booked already adds only its growth (a later streamed
+        snapshot with more output); error events are booked once per source id.
+        ``path`` None: no mark (a one-off import).
+        """
+        with self._transaction() as conn:
+            mark = None
+            if path is not None:
+                row = conn.execute("SELECT offset, head, state FROM log_marks WHERE path = ?",
+                                   (path,)).fetchone()
+                mark = LogMark(int(row[0]), str(row[1]), str(row[2])) if row else None
+            read = advance(mark)
+            fresh, grown, duplicates = _new_usage(conn, read.calls)
+            booked = [*fresh, *grown]
+            _insert_calls(conn, booked)
+            _upsert_tasks(conn, _task_spans(booked))
+            errors = 0
+            for event in read.errors:
+                errors += conn.execute(
+                    "INSERT OR IGNORE INTO errors (source_id, ts, day, task_id, session_id, "
+                    "model, kind, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (event.source_id, event.ts, day_of(event.ts), event.task_id,
+                     event.session_id, event.model, event.kind, event.detail)).rowcount
+            if path is not None and read.mark is not None:
+                conn.execute(
+                    "INSERT INTO log_marks (path, offset, head, state) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (path) DO UPDATE SET offset = excluded.offset, "
+                    "head = excluded.head, state = excluded.state",
+                    (path, read.mark.offset, read.mark.head, read.mark.state))
+            return FoldCounts(len(fresh), len(grown), duplicates, errors)
+
+    def record_error(self, event: ErrorEvent) -> None:
+        self.fold(None, lambda _mark: Advance(errors=[event]))
+
     def compact(self, cutoff_ts: float) -> int:
         """Delete raw rows older than ``cutoff_ts``; roll-ups keep their totals."""
         with self._transaction() as conn:
             removed = conn.execute("DELETE FROM calls WHERE ts < ?", (cutoff_ts,)).rowcount
+            conn.execute("DELETE FROM errors WHERE ts < ?", (cutoff_ts,))
             return int(removed)
-
-    def already_imported(self, source_ids: Sequence[str]) -> set[str]:
-        with self._lock:
-            found: set[str] = set()
-            for chunk in parameter_batches(source_ids):
-                marks = ", ".join("?" * len(chunk))
-                found.update(row[0] for row in self._conn.execute(
-                    f"SELECT source_id FROM imported WHERE source_id IN ({marks})", chunk))
-            return found
 
     # -- budgets ----------------------------------------------------------------------
 
@@ -278,16 +333,17 @@ class LedgerStore:
         if group == "file":
             rollup = "rollup_task_files" if task is not None else "rollup_files"
             raw = "calls, json_each(calls.files) AS f"
-            measures = "tokens AS i, 0 AS o, 0 AS c, 0 AS r, cost_usd AS usd"
+            measures = "tokens AS i, 0 AS o, 0 AS c, 0 AS r, cost_usd AS usd, 0 AS u"
             raw_measures = (f"1 AS n, {_FILE_TOKENS} AS i, 0 AS o, 0 AS c, 0 AS r, "
-                            f"{_FILE_TOKENS} * price_input / 1e6 AS usd")
+                            f"{_FILE_COST} AS usd, 0 AS u")
             raw_column = "f.key"
         else:
             rollup = "rollup_task" if task is not None or group == "task" else "rollup_day"
             raw = "calls"
             measures = ("input_tokens AS i, output_tokens AS o, cached_tokens AS c, "
                         "reasoning_tokens AS r, cost_usd AS usd")
-            raw_measures = f"1 AS n, {measures}"
+            raw_measures = f"counted AS n, {measures}, counted * (1 - priced) AS u"
+            measures += ", unpriced AS u"
             raw_column = column
         params: dict[str, object] = {"task": task, "day": window.first_full_day,
                                      "raw_from": window.raw_from, "raw_to": window.raw_to}
@@ -299,7 +355,7 @@ class LedgerStore:
                          f"WHERE ts >= :raw_from AND ts < :raw_to{task_clause}")
         order = "k" if group == "day" else "SUM(i) + SUM(o) DESC, k"
         sql = (
-            "SELECT k, SUM(n), SUM(i), SUM(o), SUM(c), SUM(r), SUM(usd) "
+            "SELECT k, SUM(n), SUM(i), SUM(o), SUM(c), SUM(r), SUM(usd), SUM(u) "
             f"FROM ({' UNION ALL '.join(parts)}) GROUP BY k ORDER BY {order}"
         )
         if limit is not None:
@@ -308,9 +364,20 @@ class LedgerStore:
             rows = self._conn.execute(sql, params).fetchall()
         return [
             Totals(str(row[0]), int(row[1] or 0), int(row[2] or 0), int(row[3] or 0),
-                   int(row[4] or 0), int(row[5] or 0), float(row[6] or 0.0))
+                   int(row[4] or 0), int(row[5] or 0), float(row[6] or 0.0), int(row[7] or 0))
             for row in rows
         ]
+
+    def error_counts(self, *, task: str | None, since_ts: float | None) -> dict[str, int]:
+        """Error events per kind from ``since_ts`` (of ``task`` and its continuations)."""
+        clauses = ["(:from IS NULL OR ts >= :from)"]
+        if task is not None:
+            clauses.append("(task_id = :task OR task_id IN "
+                           "(SELECT id FROM tasks WHERE parent = :task))")
+        sql = f"SELECT kind, COUNT(*) FROM errors WHERE {' AND '.join(clauses)} GROUP BY kind"
+        with self._lock:
+            rows = self._conn.execute(sql, {"task": task, "from": since_ts}).fetchall()
+        return {str(row[0]): int(row[1]) for row in rows}
 
     def file_reads(self, *, task: str | None, last_tasks: int, since_ts: float | None
                    ) -> list[tuple[str, str, int, int]]:
@@ -366,12 +433,85 @@ class LedgerStore:
         return total
 
 
+def _insert_calls(conn: sqlite3.Connection, calls: Sequence[CallRecord]) -> None:
+    """Insert raw rows and fold exactly those rows into the roll-ups."""
+    if not calls:
+        return
+    after = _max_rowid(conn, "calls")
+    conn.executemany(_INSERT_CALL, [_call_row(call) for call in calls])
+    for fold in _FOLDS:
+        conn.execute(fold, {"after": after})
+    per_task, per_path = _file_sums(calls)
+    conn.executemany(_ADD_TASK_FILE, [(*key, *sums) for key, sums in per_task.items()])
+    conn.executemany(_ADD_FILE, [(*key, *sums) for key, sums in per_path.items()])
+
+
+def _upsert_tasks(conn: sqlite3.Connection, tasks: Sequence[TaskRow]) -> None:
+    conn.executemany(_UPSERT_TASK, [
+        (task.id, task.parent, task.opened_ts, task.last_ts, task.closed_ts) for task in tasks
+    ])
+
+
+def _task_spans(calls: Sequence[CallRecord]) -> list[TaskRow]:
+    """One task row per task of imported calls, spanning their times (never closed)."""
+    spans: dict[str, list[float]] = {}
+    for call in calls:
+        spans.setdefault(call.task_id, []).append(call.ts)
+    return [TaskRow(task, None, min(stamps), max(stamps), max(stamps))
+            for task, stamps in spans.items()]
+
+
+def _new_usage(conn: sqlite3.Connection, calls: Sequence[tuple[str, CallRecord]]
+               ) -> tuple[list[CallRecord], list[CallRecord], int]:
+    """``(new calls, growth rows, duplicates)`` of imported calls, remembering what each
+    source id is booked with. Input and cache counts of a streamed answer are known when
+    it starts; only its output grows, so a growth row carries output and cost."""
+    booked: dict[str, tuple[int, int, float] | None] = {}
+    ids = list(dict.fromkeys(source for source, _ in calls))
+    for chunk in parameter_batches(ids):
+        marks = ", ".join("?" * len(chunk))
+        for row in conn.execute("SELECT source_id, output_tokens, reasoning_tokens, cost_usd "
+                                f"FROM imported WHERE source_id IN ({marks})", chunk):
+            booked[row[0]] = None if row[1] is None else (int(row[1]), int(row[2] or 0),
+                                                          float(row[3] or 0.0))
+    fresh: list[CallRecord] = []
+    grown: list[CallRecord] = []
+    duplicates = 0
+    for source, record in calls:
+        usage = (record.output_tokens, record.reasoning_tokens, record.cost_usd)
+        if source not in booked:
+            fresh.append(record)
+            conn.execute("INSERT INTO imported (source_id, output_tokens, reasoning_tokens, "
+                         "cost_usd) VALUES (?, ?, ?, ?)", (source, *usage))
+            booked[source] = usage
+            continue
+        before = booked[source]
+        if before is None or (record.output_tokens <= before[0]
+                              and record.cost_usd <= before[2] + 1e-12):
+            duplicates += 1
+            continue
+        grown.append(replace(
+            record, id=f"{record.id}+", counted=False, input_tokens=0, cached_tokens=0,
+            output_tokens=max(0, record.output_tokens - before[0]),
+            reasoning_tokens=max(0, record.reasoning_tokens - before[1]),
+            cost_usd=max(0.0, record.cost_usd - before[2]), files={}, file_tokens={},
+            file_costs={}, fresh=frozenset()))
+        after = (max(record.output_tokens, before[0]), max(record.reasoning_tokens, before[1]),
+                 max(record.cost_usd, before[2]))
+        conn.execute("UPDATE imported SET output_tokens = ?, reasoning_tokens = ?, "
+                     "cost_usd = ? WHERE source_id = ?", (*after, source))
+        booked[source] = after
+    return fresh, grown, duplicates
+
+
 FileSums = dict[tuple[str, ...], list[float]]
 
 
 def _file_sums(calls: Sequence[CallRecord]) -> tuple[FileSums, FileSums]:
     """``(task, day, path)`` and ``(path, day)`` -> ``[calls, tokens, cost]`` for a batch;
-    a file's cost is its attributed tokens at the call's input price."""
+    a file's cost is its share of the call's input cost where the call says so
+    (``file_costs``: imported calls, whose input is mostly cache reads), else its
+    attributed tokens at the call's input price."""
     per_task: FileSums = {}
     per_path: FileSums = {}
     for call in calls:
@@ -380,8 +520,9 @@ def _file_sums(calls: Sequence[CallRecord]) -> tuple[FileSums, FileSums]:
         day = call.day
         task = call.task_id
         rate = call.price_input / 1_000_000
+        costs = call.file_costs
         for path, tokens in call.file_tokens.items():
-            cost = tokens * rate
+            cost = costs[path] if path in costs else tokens * rate
             for table, key in ((per_task, (task, day, path)), (per_path, (path, day))):
                 sums = table.get(key)
                 if sums is None:
@@ -405,8 +546,10 @@ def _files_json(call: CallRecord) -> str | None:
         return None
     chars = call.files
     fresh = call.fresh
+    costs = call.file_costs
     return "{" + ",".join(
-        f"{_json_key(path)}:[{chars.get(path, 0)},{tokens},{1 if path in fresh else 0}]"
+        f"{_json_key(path)}:[{chars.get(path, 0)},{tokens},{1 if path in fresh else 0}"
+        + (f",{costs[path]!r}]" if path in costs else "]")
         for path, tokens in call.file_tokens.items()) + "}"
 
 
@@ -417,7 +560,7 @@ def _call_row(call: CallRecord) -> tuple[object, ...]:
         call.model, call.input_tokens, call.output_tokens, call.cached_tokens,
         call.reasoning_tokens, call.token_source, call.cost_usd, call.price_input,
         call.price_output, call.price_cached, call.latency_ms, call.retry, int(call.stream),
-        files, call.prompt_text, call.completion_text,
+        files, call.prompt_text, call.completion_text, int(call.counted), int(call.priced),
     )
 
 

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from codekeep.cli import main
-from codekeep.ledger import Ledger, claude_code_log_files, read_claude_code_logs
+from codekeep.ledger import Ledger, claude_code_log_files
+from codekeep.ledger.fold import FoldResult, fold_file
+from codekeep.ledger.importers import ClaudeTranscript
+
+
+def fold_all(ledger: Ledger, base: Path) -> FoldResult:
+    result = FoldResult()
+    for path in claude_code_log_files(base):
+        result.add(fold_file(ledger, path, ClaudeTranscript))
+    return result
 
 
 def assistant(message_id: str, request: str, *, session: str = "sess-1",
@@ -49,11 +58,10 @@ def projects(tmp_path: Path) -> Path:
 
 def test_transcripts_are_read_with_cache_tokens_and_duplicates_collapsed(
         projects: Path, ledger: Ledger) -> None:
-    scan = read_claude_code_logs(claude_code_log_files(projects))
-    assert scan.files == 2
-    assert scan.skipped == {"not JSON": 1}
-    result = ledger.import_calls(scan.calls)
-    assert (result.imported, result.duplicates) == (3, 0)
+    result = fold_all(ledger, projects)
+    assert result.files == 2
+    assert result.skipped == {"not JSON": 1}
+    assert (result.calls, result.duplicates) == (3, 0)
     report = ledger.report(group_by="task")
     assert [row["key"] for row in report["rows"]] == ["claude-code:sess-1"]
     total = report["total"]
@@ -66,15 +74,14 @@ def test_transcripts_are_read_with_cache_tokens_and_duplicates_collapsed(
 
 
 def test_importing_twice_adds_nothing(projects: Path, ledger: Ledger) -> None:
-    calls = read_claude_code_logs(claude_code_log_files(projects)).calls
-    ledger.import_calls(calls)
-    again = ledger.import_calls(calls)
-    assert (again.imported, again.duplicates) == (0, 3)
+    fold_all(ledger, projects)
+    again = fold_all(ledger, projects)
+    assert (again.calls, again.grown) == (0, 0)
     assert ledger.report()["total"]["calls"] == 3
 
 
 def test_imported_calls_keep_their_own_day(projects: Path, ledger: Ledger) -> None:
-    ledger.import_calls(read_claude_code_logs(claude_code_log_files(projects)).calls)
+    fold_all(ledger, projects)
     assert [row["key"] for row in ledger.report(group_by="day")["rows"]] == ["2026-11-28"]
 
 
@@ -83,7 +90,8 @@ def test_cli_import(projects: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     root.mkdir()
     assert main(["ledger", "import", str(projects), "--root", str(root), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary == {"files": 2, "imported": 3, "duplicates": 0, "skipped": {"not JSON": 1}}
+    assert summary == {"files": 2, "imported": 3, "duplicates": 0, "errors": 0,
+                       "skipped": {"not JSON": 1}}
     assert main(["ledger", "import", str(projects / "nowhere"), "--root", str(root)]) == 1
     assert "does not exist" in capsys.readouterr().err
 
@@ -108,5 +116,6 @@ def test_call_type_comes_from_the_tools_the_answer_asked_for(
         tmp_path: Path, content: list[dict[str, object]], call_type: str) -> None:
     log = tmp_path / "session.jsonl"
     log.write_text(json.dumps(assistant("m", "r", content=content)) + "\n", encoding="utf-8")
-    calls = read_claude_code_logs(claude_code_log_files(log)).calls
-    assert [call.call_type for call in calls] == [call_type]
+    reader = ClaudeTranscript()
+    reader.feed(log.read_text(encoding="utf-8"))
+    assert [call.call_type for call in reader.finish().calls] == [call_type]

@@ -10,7 +10,8 @@ import pytest
 
 from codekeep.cli import main
 from codekeep.ledger import Ledger
-from codekeep.ledger.codex_logs import codex_log_files, read_codex_logs
+from codekeep.ledger.codex_logs import codex_log_files
+from codekeep.ledger.fold import FoldResult, fold_codex
 
 SESSION = "019a9776-0a34-7842-8627-112b63d66e90"
 
@@ -67,16 +68,18 @@ def sessions(tmp_path: Path) -> Path:
 
 
 def test_rollouts_are_read_per_call_with_repeats_collapsed(sessions: Path, ledger: Ledger) -> None:
-    scan = read_codex_logs(codex_log_files(sessions))
+    scan = FoldResult()
+    for path in codex_log_files(sessions):
+        scan.add(fold_codex(ledger, path))
     assert scan.files == 1
     assert scan.skipped == {
         "not JSON": 1,
         "token count before any turn_context (no model)": 1,
         "cached tokens exceed input tokens": 1,
     }
-    assert [call.call_type for call in scan.calls] == ["tool", "generate_code"]
-    result = ledger.import_calls(scan.calls)
-    assert (result.imported, result.duplicates) == (2, 0)
+    assert (scan.calls, scan.duplicates) == (2, 0)
+    by_type = {row["key"] for row in ledger.report(group_by="type")["rows"]}
+    assert by_type == {"tool", "generate_code"}
     report = ledger.report(group_by="task")
     assert [row["key"] for row in report["rows"]] == [f"codex:{SESSION}"]
     total = report["total"]
@@ -101,7 +104,8 @@ def test_cli_imports_codex_logs_once(
     first = json.loads(capsys.readouterr().out)
     assert main(args) == 0
     second = json.loads(capsys.readouterr().out)
-    assert (first["imported"], second["imported"], second["duplicates"]) == (2, 0, 2)
+    # the second import starts at the first one's high-water mark: nothing new to read
+    assert (first["imported"], second["imported"], second["duplicates"]) == (2, 0, 0)
 
 
 def test_the_default_source_follows_codex_home(

@@ -37,7 +37,7 @@ def test_settings_override_the_bundled_table() -> None:
 
 def test_bad_model_entries_are_rejected() -> None:
     with pytest.raises(ValueError, match="bad model table entry"):
-        ModelTable([{"pattern": "x", "context_window": 10}])
+        ModelTable([{"pattern": "x", "context_window": 10, "input": 1}])  # no output price
     with pytest.raises(ValueError, match="negative"):
         ModelTable([{"pattern": "x", "context_window": 10, "input": -1, "output": 1}])
 
