@@ -23,6 +23,8 @@ def run(language: str, options: list[str]) -> dict[str, Any]:
     except Exception as error:
         traceback.print_exc(file=sys.stderr)
         return {"error": f"{type(error).__name__}: {error}"}
+    if "meets_goals" in figures:  # judged package by package (Python)
+        return figures
     return {**figures, "meets_goals": meets_goals(figures)}
 
 

@@ -13,7 +13,7 @@ from typing import Literal
 from codekeep.analysis.encoding import decode_spans, encode_spans, has_scoped_uses
 from codekeep.analysis.facts import RefFact
 from codekeep.analysis.go_types import EXTERNAL, GoTypes
-from codekeep.analysis.imports import ImportGraph, top_level_name
+from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
 from codekeep.analysis.receivers import (
     IMPLICIT_SELF_CALLS,
@@ -77,14 +77,18 @@ def symbol_at(store: IndexStore, path: str, line: int, byte_col: int | None) -> 
 def _target_in(
     graph: ImportGraph, path: str, by_path: dict[str, list[DefinitionKey]]
 ) -> str | None:
-    """The one definition a use in ``path`` follows to (same file first), or None."""
+    """The one definition a use in ``path`` follows to (same file first), or None.
+
+    Imports are followed as ``find_references`` of one definition follows them
+    (through re-exporting ``__init__.py`` files and barrels), so a use is labelled the
+    same whether the question names the definition or only its name."""
     local = by_path.get(path, [])
     if len(local) == 1:
         return local[0].id  # a definition in the same file shadows imported ones
     targets = list(local)
-    for imported, names in graph.imports_of(path).items():
-        targets += [d for d in by_path.get(imported, ())
-                    if names is None or top_level_name(d) in names or d.name in names]
+    for file, definitions in by_path.items():
+        if file != path:
+            targets += [d for d in definitions if graph.resolves(path, d)]
     return targets[0].id if len(targets) == 1 else None
 
 

@@ -240,21 +240,69 @@ class ModuleResolver:
         """
         relative = imp.module.startswith((".", "/", "super", "self")) or style in (
             COMPANION_STYLES)
-        key = (style, posixpath.dirname(importer) if relative else "", imp.module, imp.name)
+        # a Python import's file may depend on the importer's folder (``_python_hits``)
+        local = relative or style == "python"
+        key = (style, posixpath.dirname(importer) if local else "", imp.module, imp.name)
         found = self._resolved_cache.get(key)
         if found is None:
-            hits: list[str] = []
-            for group in probe_groups(style, importer, imp.module, imp.name):
-                for probe in group:
-                    matched = self._match(probe)
-                    if matched:
-                        hits += matched
-                        break
             whole_import = imp.name is None or imp.name == "*"
-            found = [(target, whole_import or target.endswith(f"/{imp.name}.py")
-                      or posixpath.basename(target).startswith("__init__")) for target in hits]
+            found = []
+            for index, group in enumerate(probe_groups(style, importer, imp.module, imp.name)):
+                hits = (self._python_hits(importer, group) if style == "python" and not relative
+                        else self._first_hits(group))
+                # Python: the module itself brings in the names imported from it (an
+                # ``__init__.py`` re-exporting them), the second group is a submodule
+                found += [(target, whole_import or index > 0) for target in hits]
             self._resolved_cache[key] = found
         return found
+
+    def _first_hits(self, group: list[_Probe]) -> list[str]:
+        """The files of the first probe of ``group`` that finds any."""
+        for probe in group:
+            matched = self._match(probe)
+            if matched:
+                return matched
+        return []
+
+    def _python_hits(self, importer: str, group: list[_Probe]) -> list[str]:
+        """The files an absolute Python import finds, as Python would import them.
+
+        A file found by suffix sits under some folder R (``tests/apps/inner`` for
+        ``tests/apps/inner/flask.py``); Python imports it under that name only when R
+        is on its search path, and R is none when it is itself a package (holds an
+        ``__init__.py``): then the file is ``cliapp.inner.flask``. Of the rest, a
+        declared package root wins (the workspace root, ``src/``, the folder of a
+        ``setup.py`` and its ``src/``), then the importer's own folder or one above it
+        (a script or test run from there), then any other, nearest first."""
+        ranked: list[tuple[int, int, str]] = []
+        for order, probe in enumerate(group):
+            for path in self._match(probe):
+                root = path[:len(path) - len(probe.path)].rstrip("/")
+                if self._is_package(root):
+                    continue
+                ranked.append((self._root_rank(importer, root), order, path))
+        if not ranked:
+            return self._first_hits(group)
+        best = min(ranked)[:2]
+        return [path for rank, order, path in ranked if (rank, order) == best]
+
+    def _is_package(self, folder: str) -> bool:
+        prefix = f"{folder}/" if folder else ""
+        return bool(folder) and (f"{prefix}__init__.py" in self.paths
+                                 or f"{prefix}__init__.pyi" in self.paths)
+
+    @functools.cached_property
+    def _python_roots(self) -> frozenset[str]:
+        """Folders a Python project declares its packages under (see ``_python_hits``)."""
+        projects = {posixpath.dirname(path) for path in self.paths
+                    if posixpath.basename(path) == "setup.py"} | {""}
+        return frozenset(projects | {_join(folder, "src") for folder in projects})
+
+    def _root_rank(self, importer: str, root: str) -> int:
+        if root in self._python_roots:
+            return 0
+        folder = posixpath.dirname(importer)
+        return 1 if not root or folder == root or folder.startswith(root + "/") else 2
 
     def imported_names(
         self, style: str, importer: str, imports: Iterable[ImportFact]

@@ -19,6 +19,7 @@ def test_score_averages_recall_and_pools_precision() -> None:
     figures = score(truth, ours)
     assert figures["symbols"] == 2
     assert figures["mean_recall"] == 0.75  # (1/2 + 1/1) / 2
+    assert figures["pooled_recall"] == 0.667  # 2 of 3 lines
     assert figures["pooled_precision"] == 0.5  # 2 right of 4 lines
     assert figures["resolved_lines"] == 2
     assert figures["resolved_right"] == 0.5
