@@ -3,7 +3,8 @@
 The tracker does no work itself; it watches what each round produced (new information,
 submissions, searches) and moves the agent along its strategy's phase chain when the
 metrics say the current phase has done its job — not after a fixed number of rounds.
-It also decides ``tool_choice``: in SUMMARIZE the model may only write text.
+It also decides ``tool_choice``: in SUMMARIZE the model may only write text; in PRODUCE,
+until a change is made, it must call a tool.
 """
 
 from __future__ import annotations
@@ -126,7 +127,15 @@ class ExplorationTracker:
 
     @property
     def tool_choice(self) -> str:
-        return "none" if self.phase is Phase.SUMMARIZE else "auto"
+        """``none`` in SUMMARIZE; ``required`` while PRODUCE has made no change yet (a
+        model that only describes the change would end an edit task with nothing done;
+        PRODUCE ends after rounds without a change, and SUMMARIZE then takes the text
+        answer, "no change needed" included); ``auto`` otherwise."""
+        if self.phase is Phase.SUMMARIZE:
+            return "none"
+        if self.phase is Phase.PRODUCE and self.metrics.submit_count == 0:
+            return "required"
+        return "auto"
 
     @property
     def next_iteration(self) -> int:

@@ -46,7 +46,7 @@ from codekeep.agent.memory_bridge import MEMORY_BUDGET_CAP, MemoryBridge, Servic
 from codekeep.agent.model_client import ChatResponse, ContextOverflow, ModelClient, ModelError
 from codekeep.agent.nudges import Nudge, NudgeGenerator, NudgeType
 from codekeep.agent.overflow import learn_window, learned_window
-from codekeep.agent.prompts import system_prompt
+from codekeep.agent.prompts import sent_schemas, system_prompt
 from codekeep.agent.replies import (
     EMPTY_NUDGE,
     MAX_CUT_OFF_REASKS,
@@ -58,7 +58,7 @@ from codekeep.agent.replies import (
     no_answer,
     refused,
 )
-from codekeep.agent.tool_arguments import parse_tool_arguments
+from codekeep.agent.tool_arguments import coerce_to_schema, parse_tool_arguments
 from codekeep.agent.writer import ModelWriter
 from codekeep.common.tokens import token_len
 from codekeep.ledger import Ledger, model_info
@@ -233,7 +233,9 @@ class _TaskRun:
             memory_text = await self.memory.start(self.task)
             self.window = ContextWindow.for_model(
                 self.client.model,
-                system_prompt(self.loop.root, self.capability, self.tracker.phase, memory_text),
+                system_prompt(self.loop.root, self.capability, self.tracker.phase, memory_text,
+                              [t["function"]["name"]
+                               for t in self.loop.pipeline.schemas(self.ctx)]),
                 self.task, context_window=self.context_window_tokens)
             answer, stop_reason = await self._work()
             return await self._finish(answer, stop_reason)
@@ -285,7 +287,7 @@ class _TaskRun:
         await self._emit("progress", {"phase": self.tracker.phase.value, "step": step,
                                       "maxSteps": self.tracker.budget.max_iterations,
                                       "message": f"{self.tracker.phase.value}: model call {step}"})
-        tools = self.loop.pipeline.schemas(self.ctx)
+        tools = sent_schemas(self.loop.pipeline.schemas(self.ctx))
         extras = [await self.memory.working(self.tracker.phase, step), nudge.text if nudge else "",
                   self.notice]
         self.notice = ""
@@ -478,7 +480,10 @@ class _TaskRun:
         else:
             parsed = parse_tool_arguments(raw_arguments)
             if parsed.value is not None:
-                result = await self._execute(name, parsed.value, call_id)
+                arguments, coerced = self._coerced(name, parsed.value)
+                result = await self._execute(name, arguments, call_id)
+                if coerced:
+                    log.info("coerced arguments of %s: %s", name, ", ".join(coerced))
                 if parsed.repairs:
                     log.info("repaired arguments of %s: %s", name, ", ".join(parsed.repairs))
             else:
@@ -491,6 +496,13 @@ class _TaskRun:
                                 tuple(dict.fromkeys(result.files)))
         await self._note_call(record, call_id, ok=result.ok, refused=result.refused)
         return result
+
+    def _coerced(self, name: str, arguments: dict[str, Any]
+                 ) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """Arguments coerced to the tool's schema where it allows (``"5"`` -> 5)."""
+        spec = self.loop.pipeline.registry.get(name)
+        return coerce_to_schema(arguments, spec.parameters) if spec is not None \
+            else (arguments, ())
 
     async def _distil(self, extras: Sequence[str], reserved: int) -> None:
         """Level 2 ahead: the model distils the old rounds no distillation covers yet,

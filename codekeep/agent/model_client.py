@@ -153,6 +153,7 @@ class ModelClient:
         self.model = settings.require_model()
         self._stream = settings.stream
         self._allowance_key = "max_tokens"  # OpenAI's reasoning models want another name
+        self._required_ok = True  # some servers refuse tool_choice "required"
         self._rng = rng or random.Random()
         headers = {"Content-Type": "application/json"}
         if settings.api_key:
@@ -179,6 +180,8 @@ class ModelClient:
         body: dict[str, Any] = {"model": self.model, "messages": list(messages)}
         if tools:
             body["tools"] = list(tools)
+            if tool_choice == "required" and not self._required_ok:
+                tool_choice = "auto"
             if tool_choice:
                 body["tool_choice"] = tool_choice
         if stream:
@@ -244,6 +247,11 @@ class ModelClient:
                         self._stream = False  # endpoint rejects streaming: use plain JSON
                         raise _Retryable(f"streaming refused ({reply.status_code}); retrying "
                                          "without streaming", reply.status_code, 0.0)
+                    if (reply.status_code in (400, 422) and body.get("tool_choice") == "required"
+                            and "tool_choice" in text):
+                        self._required_ok = False
+                        raise _Retryable("tool_choice \"required\" refused; retrying with "
+                                         "\"auto\"", reply.status_code, 0.0)
                     if (reply.status_code == 400 and self._allowance_key in body
                             and "max_completion_tokens" in text):
                         self._allowance_key = "max_completion_tokens"

@@ -30,15 +30,17 @@ class NudgeType(StrEnum):
 PRIORITY = (NudgeType.FORCE_EXIT, NudgeType.CONVERGENCE, NudgeType.BUDGET_WARNING,
             NudgeType.REFLECTION, NudgeType.PLANNING)
 
+# Worded without tool names: the model may not be shown a tool a phase could use (more
+# are loaded on demand), and a prompt naming a tool it cannot call invites the call.
 PHASE_INSTRUCTIONS: dict[Phase, str] = {
-    Phase.SCAN: "Get an overview first: repo_map or list_files, and recall what memory "
-                "already knows about the task.",
-    Phase.EXPLORE: "Find the code that matters: find_symbol, find_references, find_related, "
+    Phase.SCAN: "Get an overview first: the project's layout, and what memory already "
+                "knows about the task.",
+    Phase.EXPLORE: "Find the code that matters: look symbols up, follow their references, "
                    "then read only the lines you need.",
     Phase.VERIFY: "Check your conclusions against the code before answering: open the "
                   "definitions and call sites you are going to cite.",
-    Phase.PRODUCE: "Produce the result now: make the change (write_file) or record the "
-                   "finding, one item at a time.",
+    Phase.PRODUCE: "Produce the result now: make the change with your tools, one item at a "
+                   "time, or say that no change is needed and why.",
     Phase.SUMMARIZE: "Tools are off. Answer the task in plain text: what you found or did, "
                      "with file paths and line numbers.",
 }

@@ -4,6 +4,8 @@ scenario checks the file on disk byte for byte."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
@@ -12,8 +14,10 @@ from codekeep.agent.model_client import ModelError
 from codekeep.testing.scripted_server import (
     OVERFLOW_STYLES,
     Reply,
+    ScriptedCall,
     ScriptedModelServer,
     call,
+    calls,
     cut_off,
     http_error,
     prompt_tokens,
@@ -182,3 +186,53 @@ async def test_what_a_task_leaves_in_memory_is_history_not_knowledge(harness, st
     assert "Answer: none complete (no_answer)" in of_empty.content
     assert all(m.confidence < 1.0 for m in summaries.values())
     assert any("Rename compute_total to total_of." in text for text in summaries)  # kept
+
+
+async def test_loose_arguments_the_schema_allows_cost_no_round_trip(harness, stream):
+    harness.server.push(
+        calls(ScriptedCall("read_file", {"path": "pkg/billing.py", "start_line": "4",
+                                         "end_line": "6"}),
+              ScriptedCall("recall", {"query": "totals", "limit": "5", "kinds": "fact"}),
+              ScriptedCall("recall", {"query": "prices", "limit": "lots"})),
+        say("compute_total sums prices."))
+    result = await harness.run("What does compute_total do?", stream=stream)
+    assert [c.outcome for c in result.tool_calls] == ["ok", "ok", "error"]
+    read, recalled, wrong = harness.server.tool_messages(1)
+    assert "return sum(item.price for item in items)" in read["content"]
+    assert recalled["content"].startswith("0 memories for 'totals'")
+    assert "Expected: recall(query: string" in wrong["content"]
+
+
+async def test_an_edit_task_asks_for_an_action_until_a_change_is_made(harness, stream):
+    harness.server.push(say("I would add a docstring line saying there is no tax."),
+                        call("write_file", {"path": "pkg/billing.py", "content": NEW_BILLING}),
+                        say("Done."))
+    result = await harness.run("Say in compute_total's docstring that there is no tax.",
+                               "edit", stream=stream)
+    choices = [b["tool_choice"] for b in harness.server.requests]
+    assert choices == ["auto", "required", "auto"]  # described only: then an action is due
+    assert on_disk(harness) == NEW_BILLING.encode() and result.answer == "Done."
+
+
+async def test_a_server_refusing_required_is_asked_with_auto(harness, stream):
+    harness.server.push(say("I would add it."),
+                        http_error(400, "tool_choice 'required' is not supported"),
+                        call("write_file", {"path": "pkg/billing.py", "content": NEW_BILLING}),
+                        say("Done."))
+    result = await harness.run("Say in compute_total's docstring that there is no tax.",
+                               "edit", stream=stream)
+    assert [b["tool_choice"] for b in harness.server.requests][1:3] == ["required", "auto"]
+    assert result.answer == "Done."
+
+
+async def test_the_model_is_shown_only_what_it_can_use(harness, stream):
+    harness.server.push(say("compute_total sums prices."))
+    await harness.run("What does compute_total do?", stream=stream)
+    body = harness.server.requests[0]
+    assert "$schema" not in json.dumps(body["tools"])
+    shown = {t["function"]["name"] for t in body["tools"]}
+    prompt = body["messages"][0]["content"]
+    named = set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", prompt))
+    tool_like = named & {"repo_map", "list_files", "find_references", "find_related",
+                         "search_docs", "find_symbol", "read_file", "write_file"}
+    assert tool_like <= shown, tool_like - shown

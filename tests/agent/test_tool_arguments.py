@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from codekeep.agent.accounting import call_type
-from codekeep.agent.tool_arguments import parse_tool_arguments
+from codekeep.agent.tool_arguments import coerce_to_schema, parse_tool_arguments
 
 
 @pytest.mark.parametrize(("raw", "expected"), [
@@ -62,3 +62,32 @@ def test_call_types_say_what_the_call_was_for():
     assert call_type(["read_file"], {}) == "tool"  # asking for a read is not reading
     assert call_type(["remember"], {}) == "tool"
     assert call_type([], {}) == "other"  # the final answer is not a summary
+
+
+SCHEMA = {"type": "object", "properties": {
+    "limit": {"type": "integer"}, "ratio": {"type": "number"}, "exact": {"type": "boolean"},
+    "kinds": {"type": "array", "items": {"type": "string"}},
+    "lines": {"type": "array", "items": {"type": "integer"}},
+    "end_line": {"type": ["integer", "null"]}, "name": {"type": "string"}}}
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ({"limit": "5"}, {"limit": 5}),
+    ({"limit": " -3 "}, {"limit": -3}),
+    ({"ratio": "0.25"}, {"ratio": 0.25}),
+    ({"exact": "true", "name": "x"}, {"exact": True, "name": "x"}),
+    ({"exact": "False"}, {"exact": False}),
+    ({"kinds": "fact"}, {"kinds": ["fact"]}),
+    ({"lines": "7"}, {"lines": [7]}),
+    ({"end_line": "12"}, {"end_line": 12}),
+])
+def test_what_the_schema_allows_is_coerced(given, expected):
+    assert coerce_to_schema(given, SCHEMA)[0] == expected
+
+
+@pytest.mark.parametrize("given", [
+    {"limit": "five"}, {"limit": "5.5"}, {"exact": "yes"}, {"name": 5}, {"limit": 5},
+    {"ratio": "nan"}, {"lines": "seven"}, {"unknown": "1"},
+])
+def test_nothing_is_guessed(given):
+    assert coerce_to_schema(given, SCHEMA) == (given, ())
