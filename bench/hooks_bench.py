@@ -12,7 +12,8 @@ hook costs beyond starting Python on this machine's load.
 Events: SessionStart (startup and compact), UserPromptSubmit over two prompt sets —
 ``tuned`` (the prompts looked at while making the hooks fast) and ``held_out`` (never
 looked at before the figures were taken; reported apart) — PostToolUse for a Read and
-an Edit of a Django file (the edit re-reads the file into the code map), Stop over a
+an Edit of a Django file a memory is linked to (the edit re-reads the file into the code
+map; an edit of a file no memory names skips that), Stop over a
 40-call transcript, SessionEnd. Target: p95 ≤ 300 ms for every event.
 
 Tokens: for each prompt, the tokens the UserPromptSubmit hook injected, against the
@@ -150,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
         memory = MemoryService.open(root)
         try:
             populate(memory, args.memories, random.Random(42), all_active=False)
+            # The edited file has a memory linked to one of its symbols, so every Edit
+            # hook re-reads it into the code map (the path an unlinked file skips).
+            memory.remember("slugify() must keep its output stable: URLs depend on it",
+                            symbols=[f"{EDITED_FILE}::slugify"])
         finally:
             memory.close()
         transcript = workdir / "transcript.jsonl"

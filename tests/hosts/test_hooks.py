@@ -232,3 +232,26 @@ def test_a_codekeep_tool_answer_notes_the_files_it_carried(project: Path) -> Non
         memory.close()
     assert (noted.event_type, noted.summary, noted.files) == (
         "search", "find_symbol name=total", ["src/billing.py"])
+
+
+def test_an_edit_that_removes_a_symbol_marks_memory_linked_to_it_stale(project: Path) -> None:
+    subprocess.run([sys.executable, "-m", "codekeep", "index", "--root", str(project)],
+                   check=True, capture_output=True, timeout=120)
+    linked = remember(project, "total() must stay exact for invoices",
+                      symbols=["src/billing.py::total"])
+    billing = project / "src" / "billing.py"
+    billing.write_text("def grand_total(items):\n    return sum(items)\n")
+    edit = event("PostToolUse", project, tool_name="Edit",
+                 tool_input={"file_path": str(billing), "old_string": "def total",
+                             "new_string": "def grand_total"},
+                 tool_response={"filePath": str(billing)}, tool_use_id="toolu_4")
+    assert hook("PostToolUse", edit, project)[:2] == (0, "")
+    memory = MemoryService.open(project)
+    try:
+        found = memory.get(linked)
+    finally:
+        memory.close()
+    assert found is not None and found.stale_symbols == ["src/billing.py::total"]
+    _, out, _ = hook("SessionStart", event("SessionStart", project, source="startup"), project)
+    assert "total() must stay exact for invoices [fact; source: user; status: active; " \
+           "linked code changed since]" in context(out, "SessionStart")

@@ -229,10 +229,13 @@ def _brief(arguments: dict[str, Any]) -> str:
 
 def _relink(call: HookCall, path: str) -> None:
     """Re-read ``path`` into the code map (when the workspace has one) and let memory
-    mark links to symbols that are gone as stale."""
+    mark links to symbols that are gone as stale — only when a memory is linked to the
+    file or its symbols (parsing costs an edit's hook most of its time)."""
     from codekeep.analysis.codemap import INDEX_FILE, CodeMap
 
     if not (call.root / ".codekeep" / INDEX_FILE).is_file():
+        return
+    if not call.memory.memories_for_file(path):
         return
     codemap = CodeMap.open(call.root, call.settings.index)
     try:
