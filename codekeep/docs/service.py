@@ -49,6 +49,7 @@ from codekeep.docs.store import DocsStore, FileRow, IndexedChunk
 from codekeep.docs.text import indexed_body, place_words, query_terms
 from codekeep.docs.vectors import LOCAL_TOKENS, VectorIndex
 from codekeep.embeddings.embedders import embedder_for
+from codekeep.embeddings.vector_cache import default_vector_cache
 from codekeep.settings.codemap import IndexSettings
 from codekeep.settings.docs import DocsSettings
 
@@ -74,8 +75,11 @@ class DocsIndex:
         self._lock = threading.RLock()
         self._closed = False
         embedder = embedder_for(settings.embeddings, LOCAL_TOKENS)
-        self._vectors = (VectorIndex(store, embedder, self._lock, lambda: not self._closed)
-                         if embedder is not None else None)
+        # Only the pinned local model's vectors are shared across checkouts: an
+        # endpoint's model can change behind the same name.
+        cache = default_vector_cache() if settings.embeddings.provider == "local" else None
+        self._vectors = (VectorIndex(store, embedder, self._lock, lambda: not self._closed,
+                                     cache) if embedder is not None else None)
         self._later = BackgroundEmbedder(self._embed_missing)
 
     @classmethod

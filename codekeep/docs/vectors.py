@@ -23,7 +23,9 @@ page (docs/knowledge-base.md has the figures).
 
 Embedding may be slow (a remote endpoint, the CPU-bound local model): no embedding is
 done while holding the knowledge base's lock (``lock``), so searches and indexing go on
-meanwhile.
+meanwhile. The local model's vectors are shared across checkouts through the machine's
+vector cache (``codekeep/embeddings/vector_cache.py``): a chunk some checkout already
+embedded is not embedded again.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from codekeep.common.numeric import numpy
 from codekeep.docs.store import DocsStore
 from codekeep.docs.text import embedding_text
 from codekeep.embeddings.embedders import Embedder, EmbeddingError, pack
+from codekeep.embeddings.vector_cache import VectorCache, cache_key
 
 logger = logging.getLogger(__name__)
 
@@ -59,8 +62,10 @@ class Matrix:
 
 class VectorIndex:
     def __init__(self, store: DocsStore, embedder: Embedder,
-                 lock: threading.RLock, is_open: Callable[[], bool]) -> None:
+                 lock: threading.RLock, is_open: Callable[[], bool],
+                 cache: VectorCache | None = None) -> None:
         self._store = store
+        self._cache = cache
         self._embedder = embedder
         self._model = embedder.name
         self._lock = lock
@@ -69,6 +74,8 @@ class VectorIndex:
 
     def close(self) -> None:
         self._embedder.close()
+        if self._cache is not None:
+            self._cache.close()
 
     def embed_missing(self) -> int:
         """Embed every chunk that has no vector for this model yet; stops at a failure
@@ -81,18 +88,35 @@ class VectorIndex:
                 batch = self._store.missing_vectors(self._model, BATCH)
             if not batch:
                 return done
-            vectors = self._embed([embedding_text(heading, text)
-                                   for _id, heading, text in batch])
-            if vectors is None:
+            packed = self._vectors_for([embedding_text(heading, text)
+                                        for _id, heading, text in batch])
+            if packed is None:
                 return done
             with self._lock:
                 if not self._is_open():
                     return done
                 self._store.put_vectors(self._model, [
-                    (chunk_id, pack(unit(vector)))
-                    for (chunk_id, _heading, _text), vector in zip(batch, vectors, strict=True)
+                    (chunk_id, blob)
+                    for (chunk_id, _heading, _text), blob in zip(batch, packed, strict=True)
                 ])
             done += len(batch)
+
+    def _vectors_for(self, texts: list[str]) -> list[bytes] | None:
+        """Each text's packed unit vector: from the machine's cache where a checkout
+        already embedded it, else from the embedder (then kept in the cache)."""
+        keys = [cache_key(self._model, LOCAL_TOKENS, text) for text in texts]
+        known = self._cache.get(keys) if self._cache is not None else {}
+        wanted = [i for i, key in enumerate(keys) if key not in known]
+        if wanted:
+            vectors = self._embed([texts[i] for i in wanted])
+            if vectors is None:
+                return None
+            fresh = {keys[i]: pack(unit(vector))
+                     for i, vector in zip(wanted, vectors, strict=True)}
+            if self._cache is not None:
+                self._cache.put(fresh.items())
+            known = {**known, **fresh}
+        return [known[key] for key in keys]
 
     def question(self, query: str) -> list[float] | None:
         """The query's unit vector; None when there is nothing to compare or no answer."""

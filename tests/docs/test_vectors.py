@@ -6,13 +6,17 @@ provider."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from codekeep.docs import DocsIndex, DocsSettings
 from codekeep.docs.store import DocsStore
 from codekeep.docs.text import embedding_text
-from codekeep.docs.vectors import VectorIndex
+from codekeep.docs.vectors import LOCAL_TOKENS, VectorIndex
 from codekeep.embeddings.embedders import EmbeddingClient, LocalEmbedder, embedder_for, pack
+from codekeep.embeddings.vector_cache import default_vector_cache
 from codekeep.settings import Settings
 from codekeep.settings.fields import structure
 from codekeep.settings.memory import EmbeddingSettings
@@ -193,3 +197,64 @@ def test_what_the_model_reads_is_the_heading_and_the_words() -> None:
             ".. _messages-intro:\n\nSee :doc:`the guide </topics/guide>` and ``add()``.\n")
     assert embedding_text("Messages › Intro", text) == (
         "Messages › Intro. Temporary message storage. See the guide and add().")
+
+
+class CountingEmbedder(LocalEmbedder):
+    """The real local model, counting the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=30.0, max_tokens=LOCAL_TOKENS)
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts += texts
+        return super().embed(texts)
+
+
+def test_a_second_checkout_takes_the_local_models_vectors_from_the_machines_cache(
+    tmp_path: Path, minilm: object, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cache_file = tmp_path / "cache" / "vectors.db"
+    monkeypatch.setenv("CODEKEEP_VECTOR_CACHE", str(cache_file))
+    first, second = tmp_path / "first", tmp_path / "second"
+    for checkout in (first, second):
+        checkout.mkdir()
+        write_pages(checkout)
+    (second / "docs" / "new.md").write_text("# Caching\n\nKeep rendered pages an hour.\n")
+    asked = []
+    for checkout in (first, second):
+        embedder = CountingEmbedder()
+        store = DocsStore(checkout / ".codekeep" / "docs.db")
+        with DocsIndex.open(checkout) as index:
+            index.index()
+            rows = store.missing_vectors(embedder.name, 100)
+            vectors = VectorIndex(store, embedder, threading.RLock(), lambda: True,
+                                  default_vector_cache())
+            assert vectors.embed_missing() == len(rows) == 3 + (checkout == second)
+            vectors.close()
+            asked.append(len(embedder.texts))
+        store.close()
+    assert asked == [3, 1]  # the second checkout embedded only the page the first lacked
+    with DocsIndex.open(second, settings=LOCAL) as index:
+        assert index.search("a one-time notification after a form").hits[0].path == \
+            "docs/messages.rst"
+    stored = cache_file.read_bytes()
+    assert b"notification" not in stored and b"Deployment" not in stored  # vectors only
+    cache_file.write_bytes(b"not a database" * 100)  # damaged: started over, never an error
+    assert default_vector_cache().get([b"k"]) == {}  # type: ignore[union-attr]
+    assert default_vector_cache().put([(b"k", b"v")])  # type: ignore[union-attr]
+
+
+def test_no_vector_is_shared_for_an_endpoints_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cache_file = tmp_path / "cache" / "vectors.db"
+    monkeypatch.setenv("CODEKEEP_VECTOR_CACHE", str(cache_file))
+    write_pages(tmp_path)
+    with ConceptEmbeddingServer([{"static", "files"}]) as endpoint:
+        settings = DocsSettings(embeddings=EmbeddingSettings(url=endpoint.base_url,
+                                                             model="concepts"))
+        with DocsIndex.open(tmp_path, settings=settings) as index:
+            index.index()
+            assert index._store.vector_count("concepts") == 3
+    assert not cache_file.exists()  # the model behind a name can change: never cached
