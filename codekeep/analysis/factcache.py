@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from codekeep.analysis.encoding import EncodedFacts
-from codekeep.common.sqlite import SchemaTooNewError, is_damage, open_db
+from codekeep.common.sqlite import delete_database_files, is_damage, open_private_cache
 
 ENV = "CODEKEEP_PARSE_CACHE"
 MAX_BYTES = 256 * 1024 * 1024  # past this, the oldest entries go
@@ -250,29 +250,17 @@ class FactCache:
         if self._conn is not None and writing and self._inode != _inode(self.path):
             self._close()
         if self._conn is None:
-            for _attempt in range(2):  # a damaged file is deleted, then created anew
-                try:
-                    self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-                    # created private (its WAL and shared memory follow its mode)
-                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
-                    conn = open_db(self.path, MIGRATIONS, check_same_thread=False,
-                                   synchronous="OFF")
-                except (OSError, sqlite3.Error, SchemaTooNewError) as error:
-                    if not (isinstance(error, sqlite3.Error) and is_damage(error)):
-                        return None
-                    _delete_database(self.path)
-                    continue
+            conn = open_private_cache(self.path, MIGRATIONS, WRITE_WAIT_MS)
+            if conn is not None:
                 conn.row_factory = None
-                conn.execute(f"PRAGMA busy_timeout = {WRITE_WAIT_MS}")
                 self._conn, self._owner, self._inode = conn, os.getpid(), _inode(self.path)
                 _OPEN.add(self)
-                break
         return self._conn
 
     def _failed(self, error: sqlite3.Error) -> None:
         if is_damage(error):
             self._close()
-            _delete_database(self.path)
+            delete_database_files(self.path)
 
     def _close(self) -> None:
         if self._conn is not None:
@@ -313,14 +301,6 @@ def _inode(path: Path) -> int:
         return os.stat(path).st_ino
     except OSError:
         return -1
-
-
-def _delete_database(path: Path) -> None:
-    # the WAL and shared memory first: a process opening meanwhile must not find the
-    # old ones beside a new database (it would replay old frames into it)
-    for suffix in ("-wal", "-shm", ""):
-        with contextlib.suppress(OSError):
-            os.unlink(f"{path}{suffix}")
 
 
 def _unused(directory: Path, now: float) -> bool:

@@ -6,6 +6,8 @@ crash-safety settings and the migration rules are the same everywhere.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -51,6 +53,37 @@ def is_damage(error: BaseException) -> bool:
         return True
     text = str(error)
     return "malformed" in text or "not a database" in text
+
+
+def delete_database_files(path: Path | str) -> None:
+    """Delete a database with its WAL and shared memory, those first: a process opening
+    it meanwhile must not find the old ones beside a new database (it would replay old
+    frames into it)."""
+    for suffix in ("-wal", "-shm", ""):
+        with contextlib.suppress(OSError):
+            os.unlink(f"{path}{suffix}")
+
+
+def open_private_cache(path: Path, migrations: Sequence[str],
+                       busy_timeout_ms: int) -> sqlite3.Connection | None:
+    """A best-effort cache database shared by every checkout on the machine (the facts
+    cache, the vector cache): created private (0700 folder, 0600 file; its WAL and shared
+    memory follow), unsynchronised (losing a cache's last writes is harmless), a damaged
+    file deleted and created anew; None when it cannot be opened now (a read-only home,
+    a full disk, a newer schema): a cache miss, never an error."""
+    for _attempt in range(2):
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+            conn = open_db(path, migrations, check_same_thread=False, synchronous="OFF")
+        except (OSError, sqlite3.Error, SchemaTooNewError) as error:
+            if not (isinstance(error, sqlite3.Error) and is_damage(error)):
+                return None
+            delete_database_files(path)
+            continue
+        conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+        return conn
+    return None
 
 
 class DatabaseDamagedError(sqlite3.DatabaseError):

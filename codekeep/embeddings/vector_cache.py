@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from codekeep.common.sqlite import SchemaTooNewError, is_damage, open_db
+from codekeep.common.sqlite import delete_database_files, is_damage, open_private_cache
 
 ENV = "CODEKEEP_VECTOR_CACHE"
 WRITE_WAIT_MS = 100
@@ -76,40 +76,20 @@ class VectorCache:
             self._close()
 
     def _connection(self) -> sqlite3.Connection | None:
-        if self._conn is not None:
-            return self._conn
-        for _attempt in range(2):  # a damaged file is deleted, then created anew
-            try:
-                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
-                conn = open_db(self.path, MIGRATIONS, check_same_thread=False,
-                               synchronous="OFF")
-            except (OSError, sqlite3.Error, SchemaTooNewError) as error:
-                if not (isinstance(error, sqlite3.Error) and is_damage(error)):
-                    return None
-                _delete_database(self.path)
-                continue
-            conn.execute(f"PRAGMA busy_timeout = {WRITE_WAIT_MS}")
-            self._conn = conn
-            return conn
-        return None
+        if self._conn is None:
+            self._conn = open_private_cache(self.path, MIGRATIONS, WRITE_WAIT_MS)
+        return self._conn
 
     def _failed(self, error: sqlite3.Error) -> None:
         if is_damage(error):
             self._close()
-            _delete_database(self.path)
+            delete_database_files(self.path)
 
     def _close(self) -> None:
         if self._conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
             self._conn = None
-
-
-def _delete_database(path: Path) -> None:
-    for suffix in ("-wal", "-shm", ""):  # the WAL first: never replayed into a new file
-        with contextlib.suppress(OSError):
-            os.unlink(f"{path}{suffix}")
 
 
 def default_vector_cache() -> VectorCache | None:
