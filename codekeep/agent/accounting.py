@@ -163,8 +163,9 @@ class LedgerAccounting:
                kind: str, carriage: Carriage, messages: Sequence[Mapping[str, Any]]) -> bool:
         """Store every attempt of one call; True when a hard-stop budget is now exhausted.
 
-        A failed attempt is recorded (it is a retry) but billed nothing; the one that
-        answered is billed the provider's usage, split by ``carriage``.
+        A failed attempt is booked as an error event (a failed connection or an API
+        error), not a call; the one that answered is billed the provider's usage, split by
+        ``carriage``.
         """
         exhausted = False
         for attempt in attempts:
@@ -176,10 +177,11 @@ class LedgerAccounting:
                 continue
             try:
                 if not succeeded or response is None:
-                    self.ledger.record(task_id=self.task, call_type=kind, model=model,
-                                       input_tokens=0, output_tokens=0,
-                                       latency_ms=attempt.latency_ms, retry=attempt.retry,
-                                       stream=self.stream)
+                    # No answer: an error event, not a call (no HTTP status: no connection).
+                    self.ledger.record_error(
+                        task_id=self.task, model=model,
+                        kind="api" if attempt.status else "connection",
+                        detail=attempt.error or "no answer")
                     continue
                 self.ledger.record(
                     task_id=self.task, call_type=kind, model=response.model,

@@ -47,7 +47,7 @@ from codekeep.ledger.records import (
     ErrorEvent,
     classify_call_type,
 )
-from codekeep.ledger.reports import build_report
+from codekeep.ledger.reports import build_report, unpriced_warning
 from codekeep.ledger.store import (
     GROUP_COLUMNS,
     Advance,
@@ -392,6 +392,10 @@ class Ledger:
             overhead=overhead, total=totals[0] if totals else None,
             file_total=sum(row.input_tokens for row in keyed),
             budget=self.budget_state(task_id),
+            errors=self._store.error_counts(task=task_id,
+                                            since_ts=since.timestamp() if since else None),
+            unpriced=[row for row in (rows if group_by == "model" else self._store.aggregate(
+                "model", task=task_id, window=window)) if row.unpriced],
         )
         reads = self._store.file_reads(task=task_id, last_tasks=last_tasks,
                                        since_ts=since.timestamp() if since else None)
@@ -399,6 +403,10 @@ class Ledger:
                              "files": rereads(reads, suggest)}
         report["warnings"] = summary_warnings(self._store.task_type_tokens(task=task_id,
                                                                            window=window))
+        warning = unpriced_warning(report["unpriced"])
+        if warning:
+            report["warnings"].append({"kind": "unpriced", "models": report["unpriced"],
+                                       "text": warning})
         return report
 
     def tokens_for_file(self, path: str, since: datetime | None = None) -> int:

@@ -10,7 +10,15 @@ JSON shape (CLI ``--json`` and ``codekeep/ledger/report``)::
      "total":  {"calls", "inputTokens", "outputTokens", "cachedTokens", "reasoningTokens",
                 "tokens", "costUsd"},
      "budget": {"task": {...} | null, "daily": {...} | null},
+     "errors": {"total", "byKind": {"connection": 3, "api": 1}, "text": "3 failed connections"},
+     "unpriced": [{"model", "calls"}],            # models the price table does not know
      "reason": "no calls recorded for task T"}    # only for a task without calls
+
+Rows and the total carry ``unpricedCalls``: calls of a model the price table does not
+know are booked at no cost, so a ``costUsd`` with unpriced calls is a lower bound and
+the text table says so ("unpriced", or ">=" before a partial sum) — never a silent
+$0.0000. Error events (a failed connection, an API error) are not calls: they are
+counted apart under ``errors``.
 
 A report of a task with no calls carries a ``reason``: an empty table would read as
 "this task was free" when the task id is most likely a typo.
@@ -29,6 +37,7 @@ from datetime import datetime
 from typing import Any
 
 from codekeep.ledger.attribution import OVERHEAD_BUCKETS
+from codekeep.ledger.records import ERROR_KINDS
 from codekeep.ledger.store import Totals
 
 _BUCKET_OF = {key: bucket for bucket, key in OVERHEAD_BUCKETS.items()}
@@ -36,9 +45,11 @@ _BUCKET_OF = {key: bucket for bucket, key in OVERHEAD_BUCKETS.items()}
 
 def build_report(*, group_by: str, since: datetime | None, task_id: str | None,
                  rows: Sequence[Totals], by_file: Sequence[Totals], overhead: Sequence[Totals],
-                 total: Totals | None, file_total: int, budget: dict[str, Any]
+                 total: Totals | None, file_total: int, budget: dict[str, Any],
+                 errors: dict[str, int] | None = None, unpriced: Sequence[Totals] = ()
                  ) -> dict[str, Any]:
     total_tokens = total.tokens if total else 0
+    errors = errors or {}
     report = {
         "groupBy": group_by,
         "since": since.isoformat() if since else None,
@@ -64,8 +75,12 @@ def build_report(*, group_by: str, since: datetime | None, task_id: str | None,
             "reasoningTokens": total.reasoning_tokens if total else 0,
             "tokens": total_tokens,
             "costUsd": round(total.cost_usd, 6) if total else 0.0,
+            "unpricedCalls": total.unpriced if total else 0,
         },
         "budget": budget,
+        "errors": {"total": sum(errors.values()), "byKind": dict(errors),
+                   "text": error_text(errors)},
+        "unpriced": [{"model": row.key, "calls": row.unpriced} for row in unpriced],
     }
     if task_id is not None and not (total and total.calls):
         window = f" since {since.isoformat()}" if since else ""
@@ -78,8 +93,36 @@ def _row_json(row: Totals, denominator: int) -> dict[str, Any]:
         "key": row.key, "calls": row.calls, "inputTokens": row.input_tokens,
         "outputTokens": row.output_tokens, "cachedTokens": row.cached_tokens,
         "reasoningTokens": row.reasoning_tokens, "costUsd": round(row.cost_usd, 6),
-        "share": _share(row.tokens, denominator),
+        "unpricedCalls": row.unpriced, "share": _share(row.tokens, denominator),
     }
+
+
+def error_text(errors: dict[str, int]) -> str:
+    """``{"connection": 3, "api": 1}`` -> "3 failed connections, 1 API error"."""
+    parts = []
+    order = list(ERROR_KINDS)
+    for kind, count in sorted(errors.items(), key=lambda item: (
+            -item[1], order.index(item[0]) if item[0] in order else len(order))):
+        one, many = ERROR_KINDS.get(kind, (kind, kind))
+        parts.append(f"{count:,} {one if count == 1 else many}")
+    return ", ".join(parts)
+
+
+def cost_text(cost: float, calls: int, unpriced: int) -> str:
+    """A cost cell: the sum, or what is missing from it when calls were unpriced."""
+    if not unpriced:
+        return f"{cost:.4f}"
+    return "unpriced" if unpriced >= calls and not cost else f">={cost:.4f}"
+
+
+def unpriced_warning(unpriced: Sequence[dict[str, Any]]) -> str | None:
+    if not unpriced:
+        return None
+    calls = sum(entry["calls"] for entry in unpriced)
+    models = ", ".join(entry["model"] for entry in unpriced)
+    return (f"{calls:,} call{'s' if calls != 1 else ''} unpriced: the price table does not "
+            f"know {models} (add it under the ledger.models setting); costs shown leave "
+            "them out")
 
 
 def _share(part: int, whole: int) -> float:
@@ -97,13 +140,16 @@ def render_text(report: dict[str, Any]) -> str:
               "share"]
     body = [
         [row["key"], f"{row['calls']:,}", f"{row['inputTokens']:,}", f"{row['outputTokens']:,}",
-         f"{row['cachedTokens']:,}", f"{row['costUsd']:.4f}", f"{row['share']:.1f}%"]
+         f"{row['cachedTokens']:,}",
+         cost_text(row["costUsd"], row["calls"], row.get("unpricedCalls", 0)),
+         f"{row['share']:.1f}%"]
         for row in report["rows"]
     ]
     total = report["total"]
     footer = ["total", f"{total['calls']:,}", f"{total['inputTokens']:,}",
               f"{total['outputTokens']:,}", f"{total['cachedTokens']:,}",
-              f"{total['costUsd']:.4f}", "100.0%" if total["tokens"] else "0.0%"]
+              cost_text(total["costUsd"], total["calls"], total.get("unpricedCalls", 0)),
+              "100.0%" if total["tokens"] else "0.0%"]
     lines.extend(_table(header, body, footer))
     if report["byFile"] or report.get("overhead"):
         lines += ["", "Input tokens by what the prompts carried (top files, then overhead)"]
@@ -122,6 +168,9 @@ def render_text(report: dict[str, Any]) -> str:
         lines += ["", f"Files read more than once {where}"]
         lines += [f"  {entry['text']}" for entry in reread[:10]]
     lines += [f"Warning: {warning['text']}" for warning in report.get("warnings") or []]
+    errors = report.get("errors") or {}
+    if errors.get("total"):
+        lines.append(f"Errors: {errors['text']} (requests without an answer, not calls)")
     lines += ["", *budget_lines(report["budget"])]
     return "\n".join(lines)
 

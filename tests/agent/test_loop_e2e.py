@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 import pytest
@@ -98,7 +99,9 @@ async def test_429_then_success_records_the_retry_in_the_ledger(harness):
     result = await harness.run("Say ok")
     assert result.answer == "ok"
     rows = harness.ledger_rows(result.task_id)
-    assert [(row["retry"], row["input_tokens"]) for row in rows] == [(0, 0), (1, 400)]
+    assert [(row["retry"], row["input_tokens"]) for row in rows] == [(1, 400)]
+    # the refused attempt is an error event, not a call of 0 tokens
+    assert harness.ledger.report(task_id=result.task_id)["errors"]["byKind"] == {"api": 1}
 
 
 async def test_cancelling_a_slow_model_call_closes_the_task_cleanly(harness):
@@ -248,3 +251,21 @@ async def test_a_fact_the_model_asserts_alone_is_no_knowledge_the_users_words_ar
     await harness.run("How do we release and deploy?")
     context = harness.server.requests[3]["messages"][0]["content"]
     assert said in context and invented not in context
+
+
+async def test_an_unreachable_endpoint_books_failed_connections_not_calls(harness):
+    import socket
+
+    from codekeep.ledger.reports import render_text
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with contextlib.suppress(Exception):
+        await harness.run("Say ok", base_url=f"http://127.0.0.1:{port}/v1")
+    report = harness.ledger.report()
+    assert report["total"]["calls"] == 0
+    failed = report["errors"]["byKind"]["connection"]
+    assert failed >= 1 and report["errors"]["text"].endswith("failed connection" +
+                                                            ("s" if failed > 1 else ""))
+    assert "failed connection" in render_text(report)

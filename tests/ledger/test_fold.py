@@ -177,3 +177,35 @@ def test_files_read_cost_until_the_context_is_compacted(transcript: Path, tmp_pa
     assert ledger.report(task_id=TASK)["rereads"]["files"] == []
     # the file's share of each call's input cost: most of that input is a cache read
     assert 0 < files["a.py"]["costUsd"] < report["total"]["costUsd"]
+
+
+def test_an_unknown_model_is_booked_unpriced_with_a_warning(transcript: Path,
+                                                            ledger: Ledger) -> None:
+    from codekeep.ledger.reports import render_text
+
+    write(transcript, [assistant("msg_1", output=10),
+                       assistant("msg_2", model="claude-nova-9", fresh=5000, output=500)])
+    fold_claude_code(ledger, transcript)
+    report = ledger.report(task_id=TASK, group_by="model")
+    assert report["unpriced"] == [{"model": "claude-nova-9", "calls": 1}]
+    assert report["total"]["unpricedCalls"] == 1
+    assert any(w["kind"] == "unpriced" and "claude-nova-9" in w["text"]
+               for w in report["warnings"])
+    text = render_text(report)
+    rows = {line.split()[0]: line for line in text.splitlines() if line.startswith("claude-")}
+    assert "unpriced" in rows["claude-nova-9"] and "0.0000" not in rows["claude-nova-9"]
+    assert ">=" in next(line for line in text.splitlines() if line.startswith("total"))
+
+
+def test_api_errors_in_a_transcript_are_error_events(transcript: Path, ledger: Ledger) -> None:
+    from tests.ledger.transcripts import api_error
+
+    write(transcript, [assistant("msg_1", output=10),
+                       api_error("API Error: Connection error.", ts="2026-12-01T10:06:00.000Z"),
+                       api_error("API Error: 529 overloaded", ts="2026-12-01T10:07:00.000Z")])
+    assert fold_claude_code(ledger, transcript).errors == 2
+    assert fold_claude_code(ledger, transcript).errors == 0
+    report = ledger.report(task_id=TASK)
+    assert report["total"]["calls"] == 1
+    assert report["errors"] == {"total": 2, "byKind": {"connection": 1, "api": 1},
+                                "text": "1 failed connection, 1 API error"}
