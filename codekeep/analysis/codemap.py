@@ -549,6 +549,14 @@ class CodeMap:
                 raise UnknownPathError("not in the index: " + ", ".join(unknown))
             return self._ranker.render(token_budget, focus)
 
+    def indexed_hash(self, path: str) -> str | None:
+        """The content hash of ``path`` as the index last read it (None: not indexed), so
+        an edit by position can tell the file on disk is no longer what it located."""
+        with self._lock:
+            self.settle()
+            row = self._store.file(path)
+            return None if row is None or row.status != "indexed" else row.hash
+
     def files(self) -> list[str]:
         """Indexed workspace-relative paths."""
         with self._lock:

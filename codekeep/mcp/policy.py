@@ -3,7 +3,8 @@
 The door serves the registry as it is, so a tool another area registers (``search_docs``
 ...) appears here without a change. Three things are decided from the tools' own flags:
 
-* tools with a ``write`` path parameter (``write_file``) only with ``--allow-write``;
+* tools with a ``write`` path parameter (``write_file``) and the other tools that edit
+  files (the symbol edits) only with ``--allow-write``;
 * tools with a command parameter (``run_command``) only with ``--allow-commands``;
 * tools that only mean something inside our own agent's task loop are left out: the
   forge (temporary tools built for one task; a host composes tools itself) and
@@ -38,7 +39,7 @@ def served(spec: ToolSpec, *, allow_write: bool, allow_commands: bool) -> bool:
     """Whether the door offers ``spec`` at all under these switches."""
     if spec.category in AGENT_LOOP_CATEGORIES or spec.name in AGENT_LOOP_TOOLS:
         return False
-    if "write" in spec.path_params.values() and not allow_write:
+    if ("write" in spec.path_params.values() or spec.edits_files) and not allow_write:
         return False
     return spec.command_param is None or allow_commands
 

@@ -18,7 +18,10 @@ _CODE_MAP = frozenset(
 _READ_FILES = frozenset({"read_file", "search_code", "list_files", "search_docs"})
 _EXPLORE = _CODE_MAP | _READ_FILES | {"recall", "note_finding"} | DISCLOSURE_TOOLS
 _CHAT = _EXPLORE | {"remember", "forget", "not_this", "ledger_report", "forge_tool"}
-_EDIT = _CHAT | {"write_file", "run_command"}
+SYMBOL_EDITS = frozenset(
+    {"replace_symbol_body", "insert_before_symbol", "insert_after_symbol", "delete_symbol"}
+)
+_EDIT = _CHAT | {"write_file", "run_command"} | SYMBOL_EDITS
 
 
 @dataclass(frozen=True, slots=True)

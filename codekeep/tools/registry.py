@@ -18,6 +18,7 @@ from codekeep.tools.spec import Handler, ToolSpec, tool
 CATEGORY_DESCRIPTIONS: dict[str, str] = {
     "code_map": "Symbols, references, related code and a ranked map of the repository.",
     "files": "Read, search, list and write files inside the workspace.",
+    "symbol_edits": "Change one symbol in place: replace, insert beside, delete.",
     "memory": "Long-term memory (remember, recall, forget) and the task scratchpad.",
     "ledger": "Token spending reports.",
     "docs": "Search the project's own documentation (Markdown, reST ...) by topic.",

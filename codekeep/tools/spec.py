@@ -59,6 +59,9 @@ class ToolSpec:
     command_param: str | None = None
     writes: bool = False  # subject to the duplicate-write check
     destructive: bool = False  # may overwrite or run something that cannot be undone
+    # changes workspace files without a write path parameter (symbol edits): doors that
+    # keep file writes off keep these off too
+    edits_files: bool = False
     dedup_on: tuple[str, ...] | None = None  # arguments that identify a write (None: all)
     cacheable: bool = True  # read-only results may be reused within a task
     # The argument whose text the tool embeds with memory's embeddings endpoint: a caller
@@ -93,6 +96,7 @@ def tool(
     compression: Compression = "json",
     writes: bool = False,
     destructive: bool = False,
+    edits_files: bool = False,
     dedup_on: tuple[str, ...] | None = None,
     cacheable: bool | None = None,
     parameters: dict[str, Any] | None = None,
@@ -140,6 +144,7 @@ def tool(
             command_param=command_param,
             writes=writes,
             destructive=destructive and not read_only,
+            edits_files=edits_files,
             dedup_on=dedup_on,
             cacheable=read_only if cacheable is None else cacheable and read_only,
             embeds=embeds,

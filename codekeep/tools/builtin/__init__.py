@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from codekeep.tools.builtin import codemap, command, docs, files, ledger, memory, search
+from codekeep.tools.builtin import (
+    codemap,
+    command,
+    docs,
+    files,
+    ledger,
+    memory,
+    search,
+    symbol_edits,
+)
 from codekeep.tools.spec import ToolSpec
 
 BUILTIN_MODULES: tuple[ModuleType, ...] = (
-    codemap, files, search, docs, memory, ledger, command
+    codemap, files, symbol_edits, search, docs, memory, ledger, command
 )
 
 
