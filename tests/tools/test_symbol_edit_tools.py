@@ -68,7 +68,8 @@ async def test_replace_body_keeps_indentation_and_answers_with_the_diff(
     assert result.ok, result.content
     text = (shop / "shop.py").read_text()
     assert "    def total(self):\n        return sum(self.items) * 2\n\n\ndef make_cart" in text
-    assert "-        return sum(self.items)\n+        return sum(self.items) * 2" in result.data["diff"]
+    diff = result.data["diff"]
+    assert "-        return sum(self.items)\n+        return sum(self.items) * 2" in diff
     ast.parse(text)
     # the code map follows: the method is found at its place and the other file untouched
     assert (shop / "other.py").read_text().endswith("return 0\n")
@@ -89,7 +90,7 @@ async def test_insert_before_and_after_a_method(edit: tuple[ToolKit, ToolContext
             "        return len(self.items)\n") in text
     assert "def empty():\n    return []\n\n\ndef make_cart():" in text
     namespace: dict[str, object] = {}
-    exec(compile(text, "shop.py", "exec"), namespace)  # noqa: S102 - the edited file runs
+    exec(compile(text, "shop.py", "exec"), namespace)  # the edited file runs
     assert namespace["Cart"]().count() == 0  # type: ignore[operator, attr-defined]
 
 
