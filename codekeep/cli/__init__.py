@@ -118,8 +118,9 @@ def run() -> NoReturn:
 
 def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> int:
     """Run one command line; its exit status. ``leave_at_once``: this process ends
-    with the command, so a read-only query (a command whose parser sets ``read_only``)
-    runs without the cyclic garbage collector and ends the process itself."""
+    with the command, so a read-only query (a command whose parser sets ``read_only``;
+    a hook too, which closes its stores before it answers) runs without the cyclic
+    garbage collector and ends the process itself."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments == ["--version"]:  # asked before every command: no parser needed
         print(f"codekeep {__version__}")
