@@ -67,6 +67,12 @@ class Carriage:
     overhead: dict[str, int]
     fresh: frozenset[str] = frozenset()
 
+    @property
+    def tokens(self) -> int:
+        """The whole prompt as sent (messages, system text, tool schemas): what is booked,
+        counted, when the endpoint reports no usage (llama.cpp's streams)."""
+        return sum(self.files.values()) + sum(self.overhead.values())
+
     @classmethod
     def of(cls, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
            files: Mapping[str, int], fresh: Mapping[str, Mapping[str, int]] | None = None
@@ -185,7 +191,7 @@ class LedgerAccounting:
                     continue
                 self.ledger.record(
                     task_id=self.task, call_type=kind, model=response.model,
-                    input_tokens=usage.prompt_tokens if usage else None,
+                    input_tokens=usage.prompt_tokens if usage else carriage.tokens,
                     output_tokens=usage.completion_tokens if usage else None,
                     cached_tokens=usage.cached_tokens if usage else 0,
                     reasoning_tokens=usage.reasoning_tokens if usage else 0,

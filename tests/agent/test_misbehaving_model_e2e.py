@@ -236,3 +236,12 @@ async def test_the_model_is_shown_only_what_it_can_use(harness, stream):
     tool_like = named & {"repo_map", "list_files", "find_references", "find_related",
                          "search_docs", "find_symbol", "read_file", "write_file"}
     assert tool_like <= shown, tool_like - shown
+
+
+async def test_without_usage_the_whole_request_as_sent_is_counted(harness, stream):
+    harness.server.push(call("read_file", {"path": "pkg/billing.py"}, report_usage=False),
+                        say("counted locally", report_usage=False))
+    result = await harness.run("Count without usage", stream=stream)
+    booked = [row["input_tokens"] for row in harness.ledger_rows(result.task_id)]
+    sent = [prompt_tokens(body) for body in harness.server.requests]  # messages and tools
+    assert all(abs(b - s) <= 0.1 * s for b, s in zip(booked, sent, strict=True)), (booked, sent)
