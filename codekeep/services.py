@@ -115,6 +115,10 @@ class WorkspaceServices:
         if not changes.is_empty():
             self._on_owner(lambda: self.memory.apply_code_changes(changes))
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def ledger_report(self, **options: Any) -> dict[str, Any]:
         """The ledger report with the code map's cheaper reads next to re-read files."""
         codemap = self.codemap

@@ -47,6 +47,7 @@ EXIT_BUDGET_EXHAUSTED = 3
 def register(subparsers: argparse._SubParsersAction, only: str | None = None) -> None:
     from codekeep.ledger import CALL_TYPE_INPUTS
     from codekeep.ledger.ledger import GROUPS
+    from codekeep.ledger.store import HOSTS
 
     parser = subparsers.add_parser("ledger", help=COMMANDS["ledger"],
                                    description="Count, attribute and budget model calls.")
@@ -61,6 +62,8 @@ def register(subparsers: argparse._SubParsersAction, only: str | None = None) ->
     report.add_argument("--team", action="store_true",
                         help="the whole team's usage from the team database (docs/team.md)")
     report.add_argument("--top", type=int, default=10, help="how many top files (default 10)")
+    report.add_argument("--host", choices=HOSTS,
+                        help="only this agent host's calls (codekeep: our own agent and doors)")
     report.set_defaults(handler=_with_ledger(_report))
 
     record = actions.add_parser("record", parents=[common], help="record one model call")
@@ -237,7 +240,7 @@ def _report(ledger: Ledger, args: argparse.Namespace) -> int:
     with _code_map(ledger.root) as codemap:
         suggest = (lambda path: symbol_read(codemap, path)) if codemap else None
         report = ledger.report(task_id=args.task, since=since, group_by=args.by,
-                               top_files=args.top, suggest=suggest)
+                               top_files=args.top, suggest=suggest, host=args.host)
     if args.json:
         emit_json(report)  # with the reason, for scripts that read stdout only
     elif "reason" not in report:

@@ -47,9 +47,10 @@ from codekeep.ledger.records import (
     ErrorEvent,
     classify_call_type,
 )
-from codekeep.ledger.reports import build_report, unpriced_warning
+from codekeep.ledger.reports import build_report, host_rows, unpriced_warning
 from codekeep.ledger.store import (
     GROUP_COLUMNS,
+    HOSTS,
     Advance,
     Budget,
     Claim,
@@ -57,6 +58,7 @@ from codekeep.ledger.store import (
     LedgerStore,
     LogMark,
     TaskRow,
+    Totals,
 )
 from codekeep.ledger.tasks import TaskTracker
 from codekeep.settings.ledger import LedgerSettings
@@ -370,35 +372,45 @@ class Ledger:
 
     def report(self, *, task_id: str | None = None, since: datetime | None = None,
                group_by: str = "type", top_files: int = 10, suggest: Suggester | None = None,
-               last_tasks: int = REREAD_TASKS) -> dict[str, Any]:
-        """``{rows, byFile, overhead, total, budget, rereads, warnings}`` (see
-        :mod:`codekeep.ledger.reports` and :mod:`codekeep.ledger.insight`).
+               last_tasks: int = REREAD_TASKS, host: str | None = None) -> dict[str, Any]:
+        """``{rows, byFile, overhead, total, budget, rereads, warnings, errors, unpriced,
+        hosts}`` (see :mod:`codekeep.ledger.reports` and :mod:`codekeep.ledger.insight`).
 
-        ``suggest`` maps a re-read file to the cheaper symbol-level read the code map
-        offers (the doors pass :func:`codekeep.analysis.reads.symbol_read`).
+        ``host`` (``claude-code``, ``codex``, ``codekeep``: our own agent and whatever
+        records through our doors) keeps rows, files, totals and errors to that host's
+        calls; ``hosts`` always sums the window per host, so an editor can show every
+        host's sessions from one answer. ``suggest`` maps a re-read file to the cheaper
+        symbol-level read the code map offers (the doors pass
+        :func:`codekeep.analysis.reads.symbol_read`).
         """
         if group_by not in GROUPS:
             raise ValueError(f"unknown grouping {group_by!r}; expected one of {', '.join(GROUPS)}")
+        if host is not None and host not in HOSTS:
+            raise ValueError(f"unknown host {host!r}; expected one of {', '.join(HOSTS)}")
         self.flush()
         window = Window.since(since, self._raw_kept_from())
-        rows = self._store.aggregate(group_by, task=task_id, window=window)
-        keyed = rows if group_by == "file" else self._store.aggregate("file", task=task_id,
-                                                                      window=window)
+
+        def scoped(group: str) -> list[Totals]:
+            return self._store.aggregate(group, task=task_id, window=window, host=host)
+
+        rows = scoped(group_by)
+        keyed = rows if group_by == "file" else scoped("file")
         by_file = [row for row in keyed if not is_overhead(row.key)][:top_files]
         overhead = [row for row in keyed if is_overhead(row.key)]
-        totals = self._store.aggregate("total", task=task_id, window=window)
+        totals = scoped("total")
+        since_ts = since.timestamp() if since else None
         report = build_report(
             group_by=group_by, since=since, task_id=task_id, rows=rows, by_file=by_file,
             overhead=overhead, total=totals[0] if totals else None,
             file_total=sum(row.input_tokens for row in keyed),
             budget=self.budget_state(task_id),
-            errors=self._store.error_counts(task=task_id,
-                                            since_ts=since.timestamp() if since else None),
-            unpriced=[row for row in (rows if group_by == "model" else self._store.aggregate(
-                "model", task=task_id, window=window)) if row.unpriced],
+            errors=self._store.error_counts(task=task_id, since_ts=since_ts, host=host),
+            unpriced=[row for row in (rows if group_by == "model" else scoped("model"))
+                      if row.unpriced],
         )
-        reads = self._store.file_reads(task=task_id, last_tasks=last_tasks,
-                                       since_ts=since.timestamp() if since else None)
+        report["host"] = host
+        report["hosts"] = host_rows(self._store.aggregate("host", task=task_id, window=window))
+        reads = self._store.file_reads(task=task_id, last_tasks=last_tasks, since_ts=since_ts)
         report["rereads"] = {"scope": "task" if task_id else "recent", "lastTasks": last_tasks,
                              "files": rereads(reads, suggest)}
         report["warnings"] = summary_warnings(self._store.task_type_tokens(task=task_id,
@@ -408,6 +420,15 @@ class Ledger:
             report["warnings"].append({"kind": "unpriced", "models": report["unpriced"],
                                        "text": warning})
         return report
+
+    def changed_elsewhere(self) -> int:
+        """A number that moves when another process wrote to this ledger (see
+        :meth:`LedgerStore.data_version`): the server polls it to tell editors."""
+        return self._store.data_version()
+
+    def wait_closed(self, timeout: float) -> bool:
+        """Sleep up to ``timeout`` seconds; True once the ledger is closed."""
+        return self._stop.wait(timeout)
 
     def tokens_for_file(self, path: str, since: datetime | None = None) -> int:
         """Input tokens attributed to ``path`` (absolute or workspace-relative)."""

@@ -12,6 +12,8 @@ JSON shape (CLI ``--json`` and ``codekeep/ledger/report``)::
      "budget": {"task": {...} | null, "daily": {...} | null},
      "errors": {"total", "byKind": {"connection": 3, "api": 1}, "text": "3 failed connections"},
      "unpriced": [{"model", "calls"}],            # models the price table does not know
+     "host": null,                                # the host the report is kept to, if any
+     "hosts": [{"host", "calls", "tokens", "costUsd", "unpricedCalls"}],  # per agent host
      "reason": "no calls recorded for task T"}    # only for a task without calls
 
 Rows and the total carry ``unpricedCalls``: calls of a model the price table does not
@@ -97,6 +99,12 @@ def _row_json(row: Totals, denominator: int) -> dict[str, Any]:
     }
 
 
+def host_rows(rows: Sequence[Totals]) -> list[dict[str, Any]]:
+    """Totals per agent host (``claude-code``, ``codex``, ``codekeep``), largest first."""
+    return [{"host": row.key, "calls": row.calls, "tokens": row.tokens,
+             "costUsd": round(row.cost_usd, 6), "unpricedCalls": row.unpriced} for row in rows]
+
+
 def error_text(errors: dict[str, int]) -> str:
     """``{"connection": 3, "api": 1}`` -> "3 failed connections, 1 API error"."""
     parts = []
@@ -130,7 +138,7 @@ def _share(part: int, whole: int) -> float:
 
 
 _GROUP_TITLES = {"type": "call type", "file": "file", "task": "task", "day": "day (UTC)",
-                 "model": "model"}
+                 "model": "model", "host": "host"}
 
 
 def render_text(report: dict[str, Any]) -> str:
@@ -168,6 +176,12 @@ def render_text(report: dict[str, Any]) -> str:
         lines += ["", f"Files read more than once {where}"]
         lines += [f"  {entry['text']}" for entry in reread[:10]]
     lines += [f"Warning: {warning['text']}" for warning in report.get("warnings") or []]
+    hosts = report.get("hosts") or []
+    if len(hosts) > 1 or any(row["host"] != "codekeep" for row in hosts):
+        lines.append("By host: " + ", ".join(
+            f"{row['host']} {row['calls']:,} calls "
+            f"${cost_text(row['costUsd'], row['calls'], row['unpricedCalls'])}"
+            for row in hosts))
     errors = report.get("errors") or {}
     if errors.get("total"):
         lines.append(f"Errors: {errors['text']} (requests without an answer, not calls)")

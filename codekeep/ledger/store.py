@@ -155,7 +155,14 @@ ON CONFLICT (id) DO UPDATE SET
     closed_ts = COALESCE(tasks.closed_ts, excluded.closed_ts)
 """
 # Group keys a report may ask for; values are trusted SQL expressions.
+# Which agent host a call came from, by its task's prefix (imports name their tasks so).
+EXTERNAL_HOSTS = ("claude-code", "codex")
+OWN_HOST = "codekeep"
+HOSTS = (*EXTERNAL_HOSTS, OWN_HOST)
+HOST_COLUMN = ("CASE " + " ".join(f"WHEN task_id LIKE '{host}:%' THEN '{host}'"
+                                  for host in EXTERNAL_HOSTS) + f" ELSE '{OWN_HOST}' END")
 GROUP_COLUMNS = {"type": "call_type", "task": "task_id", "day": "day", "model": "model",
+                 "host": HOST_COLUMN,
                  "file": "path", "total": "''"}
 _TASK_FILTER = "task_id IN (SELECT id FROM tasks WHERE id = :task OR parent = :task)"
 
@@ -205,6 +212,12 @@ class LedgerStore:
     def last_rowid(self) -> int:
         with self._lock:
             return _max_rowid(self._conn, "calls")
+
+    def data_version(self) -> int:
+        """SQLite's ``data_version``: it moves when another connection (a hook's fold, a
+        CLI import, another editor's server) commits to the ledger, not for our own."""
+        with self._lock:
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     # -- writing ----------------------------------------------------------------------
 
@@ -323,22 +336,24 @@ class LedgerStore:
     # -- reports ----------------------------------------------------------------------
 
     def aggregate(self, group: str, *, task: str | None, window: Window,
-                  limit: int | None = None) -> list[Totals]:
-        """Totals per ``group`` key (see ``GROUP_COLUMNS``): largest first, days in order.
+                  limit: int | None = None, host: str | None = None) -> list[Totals]:
+        """Totals per ``group`` key (see ``GROUP_COLUMNS``): largest first, days in order;
+        ``host``: only that host's calls.
 
         Whole days come from the roll-ups; a partial first day (``since`` not at
         midnight) comes from the raw rows, which are never compacted inside the window.
         """
         column = GROUP_COLUMNS[group]
         if group == "file":
-            rollup = "rollup_task_files" if task is not None else "rollup_files"
+            rollup = "rollup_task_files" if task is not None or host else "rollup_files"
             raw = "calls, json_each(calls.files) AS f"
             measures = "tokens AS i, 0 AS o, 0 AS c, 0 AS r, cost_usd AS usd, 0 AS u"
             raw_measures = (f"1 AS n, {_FILE_TOKENS} AS i, 0 AS o, 0 AS c, 0 AS r, "
                             f"{_FILE_COST} AS usd, 0 AS u")
             raw_column = "f.key"
         else:
-            rollup = "rollup_task" if task is not None or group == "task" else "rollup_day"
+            by_task = task is not None or host is not None or group in ("task", "host")
+            rollup = "rollup_task" if by_task else "rollup_day"
             raw = "calls"
             measures = ("input_tokens AS i, output_tokens AS o, cached_tokens AS c, "
                         "reasoning_tokens AS r, cost_usd AS usd")
@@ -346,8 +361,10 @@ class LedgerStore:
             measures += ", unpriced AS u"
             raw_column = column
         params: dict[str, object] = {"task": task, "day": window.first_full_day,
-                                     "raw_from": window.raw_from, "raw_to": window.raw_to}
-        task_clause = f" AND {_TASK_FILTER}" if task is not None else ""
+                                     "raw_from": window.raw_from, "raw_to": window.raw_to,
+                                     "host": host}
+        task_clause = (f" AND {_TASK_FILTER}" if task is not None else "") + (
+            f" AND {HOST_COLUMN} = :host" if host is not None else "")
         parts = [f"SELECT {column} AS k, calls AS n, {measures} FROM {rollup} "
                  f"WHERE (:day IS NULL OR day >= :day){task_clause}"]
         if window.raw_from is not None:
@@ -368,15 +385,20 @@ class LedgerStore:
             for row in rows
         ]
 
-    def error_counts(self, *, task: str | None, since_ts: float | None) -> dict[str, int]:
-        """Error events per kind from ``since_ts`` (of ``task`` and its continuations)."""
+    def error_counts(self, *, task: str | None, since_ts: float | None,
+                     host: str | None = None) -> dict[str, int]:
+        """Error events per kind from ``since_ts`` (of ``task`` and its continuations, of
+        ``host``)."""
         clauses = ["(:from IS NULL OR ts >= :from)"]
+        if host is not None:
+            clauses.append(f"{HOST_COLUMN} = :host")
         if task is not None:
             clauses.append("(task_id = :task OR task_id IN "
                            "(SELECT id FROM tasks WHERE parent = :task))")
         sql = f"SELECT kind, COUNT(*) FROM errors WHERE {' AND '.join(clauses)} GROUP BY kind"
         with self._lock:
-            rows = self._conn.execute(sql, {"task": task, "from": since_ts}).fetchall()
+            rows = self._conn.execute(sql, {"task": task, "from": since_ts,
+                                            "host": host}).fetchall()
         return {str(row[0]): int(row[1]) for row in rows}
 
     def file_reads(self, *, task: str | None, last_tasks: int, since_ts: float | None

@@ -221,3 +221,57 @@ async def test_current_task_is_where_calls_without_a_task_id_land(client: Langua
     }
     with pytest.raises(JsonRpcException, match="taskId"):
         await request(client, "codekeep/ledger/task", {"taskId": ""})
+
+
+def changes_client() -> LanguageClient:
+    """The harness client, also collecting ``codekeep/ledgerChanged``."""
+    client = budget_client()
+    client.changes = []  # type: ignore[attr-defined]
+
+    @client.feature("codekeep/ledgerChanged")
+    def on_changed(params: Any) -> None:
+        client.changes.append(params)  # type: ignore[attr-defined]
+
+    return client
+
+
+@pytest.fixture
+async def watching(project: Path) -> Any:
+    from tests.server.lsp_harness import session
+
+    async with session(project, client_factory=changes_client) as lsp:
+        yield lsp
+
+
+async def test_a_claude_code_session_folded_by_a_hook_shows_live_by_host(
+        watching: LanguageClient, project: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.ledger.transcripts import SESSION, assistant, write
+
+    await record(watching, taskId="ours", inputTokens=100, outputTokens=10)
+    before = await request(watching, "codekeep/ledger/report", {})
+    assert [row["host"] for row in before["hosts"]] == ["codekeep"]
+    transcript = write(tmp_path / "projects" / f"{SESSION}.jsonl", [
+        assistant("msg_1", fresh=10, write_1h=3000, output=100),
+        assistant("msg_2", model="claude-nova-9", fresh=10, output=10)])
+    # the hook runs in its own process, as Claude Code starts it
+    subprocess.run([sys.executable, "-c",
+                    "import sys; from pathlib import Path; from codekeep.ledger import Ledger; "
+                    "from codekeep.ledger.fold import fold_claude_code; "
+                    "ledger = Ledger.open(Path(sys.argv[1]), start_flusher=False); "
+                    "fold_claude_code(ledger, Path(sys.argv[2])); ledger.close()",
+                    str(project), str(transcript)], check=True)
+    for _ in range(200):
+        if watching.changes:  # type: ignore[attr-defined]
+            break
+        await asyncio.sleep(0.05)
+    assert watching.changes == [{"uri": path_to_uri(project)}]  # type: ignore[attr-defined]
+    report = await request(watching, "codekeep/ledger/report", {"host": "claude-code"})
+    assert report["total"]["calls"] == 2 and report["total"]["unpricedCalls"] == 1
+    assert {row["host"]: row["calls"] for row in report["hosts"]} == {"claude-code": 2,
+                                                                      "codekeep": 1}
+    assert "claude-nova-9" in report["text"] and "unpriced" in report["text"]
+    with pytest.raises(JsonRpcException, match="'host' must be one of"):
+        await request(watching, "codekeep/ledger/report", {"host": "cursor"})

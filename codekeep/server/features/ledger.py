@@ -2,8 +2,10 @@
 
 Requests (each also the command ``codekeep.ledger.<name>`` taking the same object):
 
-* ``codekeep/ledger/report`` ``{taskId?, since?, groupBy?, top?, uri?}`` ->
-  ``{rows, byFile, total, budget, text}`` (``since``: ``YYYY-MM-DD``, ISO time, ``7d``).
+* ``codekeep/ledger/report`` ``{taskId?, since?, groupBy?, top?, host?, uri?}`` ->
+  ``{rows, byFile, total, budget, errors, unpriced, hosts, text}`` (``since``:
+  ``YYYY-MM-DD``, ISO time, ``7d``; ``host``: ``claude-code``, ``codex`` or ``codekeep``
+  keeps the report to that host's calls; ``hosts`` sums every host's).
 * ``codekeep/ledger/record`` ``{callType, model, taskId?, inputTokens?, outputTokens?,
   cachedTokens?, reasoningTokens?, promptText?, completionText?, files?: {path|uri: chars},
   latencyMs?, retry?, stream?, uri?}`` -> the stored call; a hard-stop budget adds
@@ -16,7 +18,10 @@ Requests (each also the command ``codekeep.ledger.<name>`` taking the same objec
   (a new one when none is open). ``name`` is what budgets and reports of every
   incarnation go by. An editor keeps its task this way (Neovim's ``task_id()``).
 
-A call that crosses 75 % / 100 % of a budget sends ``codekeep/budget {taskId, used,
+When another process writes to a folder's ledger (a Claude Code hook folding its
+session, ``codekeep ledger import``), the server sends ``codekeep/ledgerChanged {uri}``
+within ``LEDGER_POLL_S``: editors ask for the report again, so external sessions show
+live. A call that crosses 75 % / 100 % of a budget sends ``codekeep/budget {taskId, used,
 limit, ratio, threshold, scope}`` and a ``window/showMessage`` warning. Each file gets a
 code lens on its first line: "≈ 12.4k tokens this week" (input tokens attributed to it).
 
@@ -30,6 +35,7 @@ exactly one notification and one message, whoever recorded the call (a
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -37,11 +43,12 @@ from typing import Any, TypeVar
 
 from lsprotocol import types
 
-from codekeep.common.uris import uri_to_path
+from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.ledger import CALL_TYPE_INPUTS, BudgetEvent, BudgetExceeded, Ledger
 from codekeep.ledger.days import parse_since
 from codekeep.ledger.ledger import GROUPS
 from codekeep.ledger.reports import render_text
+from codekeep.ledger.store import HOSTS
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import LensLine, custom_request, target_folder
@@ -51,6 +58,8 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 BUDGET_NOTIFICATION = "codekeep/budget"
+CHANGED_NOTIFICATION = "codekeep/ledgerChanged"
+LEDGER_POLL_S = 1.0
 LENS_WINDOW = timedelta(days=7)
 REPORT_COMMAND = "codekeep.ledger.report"
 
@@ -77,6 +86,39 @@ def budget_announcer(server: CodeKeepServer) -> Callable[[BudgetEvent], None]:
         server.call_on_loop(lambda: notify(event))
 
     return announce
+
+
+def watch_other_writers(server: CodeKeepServer, services: WorkspaceServices) -> None:
+    """Tell the editor when another process wrote to this folder's ledger.
+
+    A daemon thread asks SQLite every ``LEDGER_POLL_S`` whether another connection
+    committed (``PRAGMA data_version``: one cheap query, no file watching); it follows a
+    ledger reopened by a settings change and ends with the folder's services.
+    """
+    uri = path_to_uri(services.root)
+
+    def notify() -> None:
+        if server.protocol.writer is not None:
+            server.protocol.notify(CHANGED_NOTIFICATION, {"uri": uri})
+
+    def poll() -> None:
+        seen: tuple[int, int] | None = None
+        while not services.closed:
+            ledger = services.ledger
+            try:
+                version = (id(ledger), ledger.changed_elsewhere())
+            except Exception:  # closed: reopened by a settings change, or damaged
+                if services.closed or services.ledger is ledger:
+                    logger.debug("ledger change watch of %s ends", services.root,
+                                 exc_info=True)
+                    return
+                continue
+            if seen is not None and version != seen:
+                server.call_on_loop(notify)
+            seen = version
+            ledger.wait_closed(LEDGER_POLL_S)
+
+    threading.Thread(target=poll, name="ledger-watch", daemon=True).start()
 
 
 def format_tokens(tokens: int) -> str:
@@ -189,8 +231,10 @@ def _current_task(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
 def register(server: CodeKeepServer) -> None:
     announce = budget_announcer(server)
     server.contributions.opened.append(lambda services: services.subscribe_budget(announce))
+    server.contributions.opened.append(lambda services: watch_other_writers(server, services))
     server.contributions.file_lens.append(file_lens)
     server.client_notifications.append(BUDGET_NOTIFICATION)
+    server.client_notifications.append(CHANGED_NOTIFICATION)
 
     async def on_ledger(params: dict[str, Any], action: Callable[[Ledger], T]) -> T:
         handle = target_folder(server, params)
@@ -204,10 +248,13 @@ def register(server: CodeKeepServer) -> None:
         since = _since(params)
         task_id = p.optional_str(params, "taskId")
         top = p.optional_int(params, "top", minimum=1) or 10
+        host = p.optional_str(params, "host")
+        if host is not None and host not in HOSTS:
+            raise p.InvalidParams(f"'host' must be one of {', '.join(HOSTS)}")
 
         def build(services: WorkspaceServices) -> dict[str, Any]:
             result = services.ledger_report(task_id=task_id, since=since, group_by=group_by,
-                                            top_files=top)
+                                            top_files=top, host=host)
             return {**result, "text": render_text(result)}
 
         return await target_folder(server, params).run(build)
