@@ -120,6 +120,8 @@ def label_use(
     ``scope`` and ``line`` place a ``self.m()`` use among the file's classes; ``types``
     evaluates a Go receiver's type expression."""
     is_member = target.kind in MEMBER_KINDS
+    if is_member and use_kind == "import" and graph.style_of(use_path) == "python":
+        return None  # Python imports modules' names, never a class's method or field
     receiver, expr = split_receiver(receiver)
     if expr is not None and types is not None:
         typed = types.receiver_type(use_path, expr)

@@ -270,10 +270,11 @@ class ModuleResolver:
         A file found by suffix sits under some folder R (``tests/apps/inner`` for
         ``tests/apps/inner/flask.py``); Python imports it under that name only when R
         is on its search path, and R is none when it is itself a package (holds an
-        ``__init__.py``): then the file is ``cliapp.inner.flask``. Of the rest, a
-        declared package root wins (the workspace root, ``src/``, the folder of a
-        ``setup.py`` and its ``src/``), then the importer's own folder or one above it
-        (a script or test run from there), then any other, nearest first."""
+        ``__init__.py``): then the file is ``cliapp.inner.flask``, and ``import json``
+        in ``src/web/app.py`` is the standard library's, not ``src/web/json``. Of the
+        rest, a declared package root wins (the workspace root, ``src/``, the folder
+        of a ``setup.py`` and its ``src/``), then the importer's own folder or one
+        above it (a script or test run from there), then any other."""
         ranked: list[tuple[int, int, str]] = []
         for order, probe in enumerate(group):
             for path in self._match(probe):
@@ -282,7 +283,7 @@ class ModuleResolver:
                     continue
                 ranked.append((self._root_rank(importer, root), order, path))
         if not ranked:
-            return self._first_hits(group)
+            return []  # only modules inside other packages: `import json` is the stdlib's
         best = min(ranked)[:2]
         return [path for rank, order, path in ranked if (rank, order) == best]
 

@@ -70,3 +70,31 @@ def test_a_use_resolved_to_one_definition_is_labelled_so_when_asked_by_name(
                if r.path == "tests/test_views.py"}
     assert by_id == by_name == {("tests/test_views.py", 1, "resolved"),
                                 ("tests/test_views.py", 3, "resolved")}
+
+
+def test_importing_a_function_is_no_use_of_a_method_of_the_same_name(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    codemap = _indexed(open_map, workspace({
+        "web/__init__.py": ("from .app import Web\n"
+                            "from .helpers import make_response as make_response\n"),
+        "web/app.py": "class Web:\n    def make_response(self, rv):\n        return rv\n",
+        "web/helpers.py": "def make_response(rv):\n    return rv\n",
+    }))
+    assert not any(use[0] == "web/__init__.py"
+                   for use in _uses(codemap, "Web.make_response", "web/app.py"))
+def test_an_aliased_base_and_a_stdlib_module_of_the_same_name_are_no_uses(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    codemap = _indexed(open_map, workspace({
+        "src/web/__init__.py": "from .wrappers import Response\n",
+        "src/web/wrappers.py": (
+            "from werkzeug.wrappers import Response as BaseResponse\n\n\n"
+            "class Response(BaseResponse):\n    pass\n"),
+        "src/web/json/__init__.py": "def loads(s):\n    return s\n",
+        "src/web/app.py": "import json\n\n\ndef load(s):\n    return json.loads(s)\n",
+    }))
+    assert not any(use[0] == "src/web/wrappers.py" and use[1] == 1
+                   for use in _uses(codemap, "Response", "src/web/wrappers.py"))
+    assert not any(use[0] == "src/web/app.py"
+                   for use in _uses(codemap, "loads", "src/web/json/__init__.py"))
