@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.cli import main
+from tests.python_imports_project import BUILD_USES, write_python_imports
 
 PROJECT = {
     "app/models.py": ("class User:\n    def get_user(self, uid: int) -> 'User':\n"
@@ -124,3 +125,17 @@ def test_unknown_focus_path_and_line_past_the_end_are_errors(
     assert (code, out) == (1, "") and "app/views.py has no line 99 (it has 6)" in err
     code, out, _ = call(capsys, root, "related", "app/views.py:6", "--json")
     assert code == 0 and json.loads(out)["symbol"]["id"] == "app/views.py::show"
+
+
+def test_refs_follow_python_imports_by_id_and_by_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path,
+) -> None:
+    root = write_python_imports(tmp_path / "ws")
+    code, out, _ = call(capsys, root, "refs", "src/web/helpers.py::url_for", "--json")
+    assert code == 0
+    assert "tests/test_helpers.py" in {r["path"] for r in json.loads(out)["references"]}
+    for query in ("pkg/mod.py::build", "build"):
+        code, out, _ = call(capsys, root, "refs", query, "--json")
+        labelled = {(r["path"], r["range"]["start"]["line"] + 1, r["confidence"])
+                    for r in json.loads(out)["references"]}
+        assert {(path, line, "resolved") for path, line in BUILD_USES} <= labelled, query
