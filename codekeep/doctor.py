@@ -161,7 +161,13 @@ def models(root: Path) -> Iterator[Finding]:
     model = layers.settings.agent
     if model.model:
         key = "an API key is set" if model.api_key else "no API key (fine for local servers)"
-        yield Finding("model", "agent model", OK, f"{model.model} at {model.base_url}; {key}")
+        unreachable = _unreachable(model.base_url, model.api_key)
+        if unreachable is None:
+            yield Finding("model", "agent model", OK,
+                          f"{model.model} at {model.base_url} (answers); {key}")
+        else:
+            yield Finding("model", "agent model", PROBLEM,
+                          f"{model.model} at {model.base_url}: {unreachable}; {key}")
     else:
         yield Finding("model", "agent model", INFO,
                       "not configured: set CODEKEEP_MODEL (and CODEKEEP_BASE_URL, "
@@ -169,6 +175,20 @@ def models(root: Path) -> Iterator[Finding]:
     for area, embeddings in (("embeddings", layers.settings.memory.embeddings),
                              ("docs embeddings", layers.settings.docs.embeddings)):
         yield _embeddings_finding(area, embeddings)
+
+
+def _unreachable(base_url: str, api_key: str | None) -> str | None:
+    """Why nothing answers at the model endpoint (one short ``GET /models``), or None:
+    a configured model whose server is not running must not read as ready."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        httpx.get(base_url.rstrip("/") + "/models", headers=headers, timeout=3.0)
+    except httpx.HTTPError as error:
+        return f"nothing answers there ({type(error).__name__}: start the server or fix " \
+               "CODEKEEP_BASE_URL)"
+    return None
 
 
 def _embeddings_finding(area: str, embeddings: EmbeddingSettings) -> Finding:

@@ -101,10 +101,9 @@ def test_model_and_embeddings_are_reported_without_their_keys(root: Path, home: 
     code, report = doctor(root, home, CODEKEEP_MODEL="gpt-4.1-mini",
                           CODEKEEP_BASE_URL="http://127.0.0.1:9/v1", CODEKEEP_API_KEY=secret,
                           CODEKEEP_EMBEDDINGS_URL="http://127.0.0.1:9/v1")
-    assert code == 0
-    model = finding(report, "model", "agent model")
-    assert model["status"] == "ok" and "gpt-4.1-mini" in model["detail"]
-    assert "an API key is set" in model["detail"]
+    model = finding(report, "model", "agent model")  # nothing listens on port 9
+    assert code == 1 and model["status"] == "problem" and "nothing answers there" in model["detail"]
+    assert "gpt-4.1-mini" in model["detail"] and "an API key is set" in model["detail"]
     assert finding(report, "model", "embeddings")["status"] == "ok"
     assert finding(report, "model", "docs embeddings")["status"] == "ok"
     assert secret not in json.dumps(report)
@@ -150,3 +149,13 @@ def test_text_output_ends_with_the_count(root: Path, home: Path) -> None:
     assert done.returncode == 0
     assert done.stdout.splitlines()[-1] == "0 problems found"
     assert "grammars:" in done.stdout and "databases:" in done.stdout
+
+
+def test_a_model_endpoint_that_answers_is_ok(root: Path, home: Path) -> None:
+    from codekeep.testing.scripted_server import ScriptedModelServer
+
+    with ScriptedModelServer() as server:
+        _code, report = doctor(root, home, CODEKEEP_MODEL="scripted-model",
+                               CODEKEEP_BASE_URL=server.base_url)
+    model = finding(report, "model", "agent model")
+    assert model["status"] == "ok" and "(answers)" in model["detail"]
