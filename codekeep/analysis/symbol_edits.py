@@ -104,7 +104,7 @@ class _Source:
 
     def write(self, new_lines: list[bytes]) -> SymbolEdit:
         new = b"".join(new_lines)
-        _refuse_broken_parse(self.symbol.path, self.data, new)
+        refuse_broken_parse(self.symbol.path, self.data, new)
         write_atomically(self.codemap.root / self.symbol.path, new, keep_mode=True)
         self.codemap.refresh_file(self.symbol.path)
         return SymbolEdit(self.symbol.path, self.symbol.id, unified_diff(
@@ -117,7 +117,7 @@ def unified_diff(path: str, old: bytes, new: bytes) -> str:
     return "".join(difflib.unified_diff(old_lines, new_lines, f"a/{path}", f"b/{path}", n=2))
 
 
-def _refuse_broken_parse(path: str, old: bytes, new: bytes) -> None:
+def refuse_broken_parse(path: str, old: bytes, new: bytes) -> None:
     """A file that parsed without errors must still parse without errors."""
     spec = default_registry().for_path(path)
     if spec is None:

@@ -57,7 +57,7 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     return {"maxFileSize": args.max_bytes, "exclude": args.exclude}
 
 
-def _open(args: argparse.Namespace, refresh: bool = True,
+def open_codemap(args: argparse.Namespace, refresh: bool = True,
           settings: IndexSettings | None = None) -> CodeMap:
     from codekeep.analysis import CodeMap
 
@@ -73,7 +73,7 @@ def _open(args: argparse.Namespace, refresh: bool = True,
 _POSITIVE_OPTIONS = ("limit", "max_bytes", "tokens")
 
 
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+def guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """Bad input ends in one clear line on stderr and exit status 1, never a traceback."""
 
     def run(args: argparse.Namespace, rebuilt: bool = False) -> int:
@@ -139,7 +139,7 @@ def _index(args: argparse.Namespace) -> int:
     shared: dict[str, Any] = {}
     if args.import_file is not None:
         shared["imported"] = _import_facts(args.import_file).to_json()
-    with _open(args, refresh=False, settings=settings.index) as codemap:
+    with open_codemap(args, refresh=False, settings=settings.index) as codemap:
         stats = codemap.index(progress=_progress if sys.stderr.isatty() else None,
                               explain=True)
         with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
@@ -189,7 +189,7 @@ def _share_line(done: str, path: Path, stats: dict[str, int]) -> str:
 
 
 def _find(args: argparse.Namespace) -> int:
-    with _open(args) as codemap:
+    with open_codemap(args) as codemap:
         symbols = codemap.find_symbol(args.name, kind=args.kind, limit=args.limit)
         if not symbols:
             kind = f" of kind {args.kind}" if args.kind else ""
@@ -204,7 +204,7 @@ def _find(args: argparse.Namespace) -> int:
 
 
 def _refs(args: argparse.Namespace) -> int:
-    with _open(args) as codemap:
+    with open_codemap(args) as codemap:
         is_id = codemap.symbol(args.target) is not None
         if is_id:
             refs, total = codemap.find_references(symbol_id=args.target, limit=args.limit)
@@ -230,7 +230,7 @@ def _related(args: argparse.Namespace) -> int:
     path, sep, line_text = args.location.rpartition(":")
     if not sep or not line_text.isdigit() or int(line_text) < 1:
         return fail(f"expected PATH:LINE with a 1-based line, got {args.location!r}")
-    with _open(args) as codemap:
+    with open_codemap(args) as codemap:
         relative = _relative(args, path)
         related = codemap.find_related(relative, int(line_text) - 1)
         if related.symbol is None and not (related.calls or related.called_by
@@ -250,7 +250,7 @@ def _related(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    with _open(args) as codemap:
+    with open_codemap(args) as codemap:
         results = codemap.search_symbols(args.query, limit=args.limit)
         if not results:
             return nothing_found(args, f"nothing matches {args.query!r}", {"symbols": []})
@@ -264,7 +264,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _symbols(args: argparse.Namespace) -> int:
-    with _open(args) as codemap:
+    with open_codemap(args) as codemap:
         paths = [_relative(args, p) for p in args.paths] if args.paths else None
         symbols = codemap.symbols_in(paths)
         if not symbols:
@@ -280,7 +280,7 @@ def _symbols(args: argparse.Namespace) -> int:
 
 
 def _map(args: argparse.Namespace) -> int:
-    with _open(args) as codemap:
+    with open_codemap(args) as codemap:
         focus = [_relative(args, p) for p in args.focus]
         repo_map = codemap.repo_map(args.tokens, focus=focus)
         if not repo_map.text:
@@ -346,7 +346,7 @@ def register(subparsers: argparse._SubParsersAction, only: str | None = None) ->
         handler, arguments = _COMMAND_PARTS[name]
         parser = subparsers.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
         # the queries only read (a refresh commits before they answer): see cli.main
-        parser.set_defaults(handler=_guarded(handler), read_only=arguments is not None)
+        parser.set_defaults(handler=guarded(handler), read_only=arguments is not None)
         add_common_options(parser)
         parser.add_argument(
             "--max-bytes", type=int, default=None,

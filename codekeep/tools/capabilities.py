@@ -19,7 +19,8 @@ _READ_FILES = frozenset({"read_file", "search_code", "list_files", "search_docs"
 _EXPLORE = _CODE_MAP | _READ_FILES | {"recall", "note_finding"} | DISCLOSURE_TOOLS
 _CHAT = _EXPLORE | {"remember", "forget", "not_this", "ledger_report", "forge_tool"}
 SYMBOL_EDITS = frozenset(
-    {"replace_symbol_body", "insert_before_symbol", "insert_after_symbol", "delete_symbol"}
+    {"replace_symbol_body", "insert_before_symbol", "insert_after_symbol", "delete_symbol",
+     "rename_symbol"}
 )
 _EDIT = _CHAT | {"write_file", "run_command"} | SYMBOL_EDITS
 

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Annotated
 
+from codekeep.analysis import rename
 from codekeep.analysis import symbol_edits as in_file
 from codekeep.analysis.symbol_edits import SymbolEdit, SymbolEditError
 from codekeep.tools.context import ToolContext
@@ -93,3 +94,35 @@ async def delete_symbol(
     own body (they would break), unless force. Returns the unified diff."""
     return await _edit(ctx, symbol, lambda: in_file.delete_symbol(
         ctx.require_codemap(), symbol, force=force))
+
+
+@tool(category="symbol_edits", read_only=False, writes=True, destructive=True,
+      edits_files=True, compression="text")
+async def rename_symbol(
+    ctx: ToolContext,
+    symbol: Annotated[str, Param(SYMBOL_HELP)],
+    new_name: Annotated[str, Param("The new name (an identifier).")],
+    dry_run: Annotated[bool, Param("Only show the edit; change nothing.")] = False,
+) -> ToolOutput:
+    """Rename a symbol across files: its definition, resolved uses, imports, re-exports
+    and __all__ entries. Name-only matches are listed for you to check, never changed. A
+    name already defined in the same scope is refused. Returns the unified diff."""
+    codemap = ctx.require_codemap()
+    try:
+        plan = await asyncio.to_thread(rename.plan_rename, codemap, symbol, new_name)
+        for path in plan.new_text:
+            ctx.guard.check(path, "write")
+        if not dry_run:
+            await asyncio.to_thread(rename.apply_rename, codemap, plan)
+    except SymbolEditError as exc:
+        raise ToolError(str(exc), rule=exc.rule) from None
+    data = plan.to_json(written=not dry_run)
+    verb = "would change" if dry_run else "changed"
+    lines = [f"{verb} {len(plan.sites)} places in {len(plan.new_text)} files "
+             f"({plan.symbol.id} -> {new_name})"]
+    lines += [f"not changed (name match, check it): {u['path']}:{u['line']}"
+              for u in data["unconfirmed"]]
+    diff = data["diff"]
+    lines.append(diff if len(diff) <= DIFF_CHARS else
+                 diff[:DIFF_CHARS] + f"\n… {len(diff) - DIFF_CHARS} more diff characters omitted")
+    return ToolOutput(data=data, text="\n".join(lines), files=sorted(plan.new_text))
