@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { ServerConnection } from './connection';
 import { budgetSeverity, type BudgetSeverity } from './format';
-import { normalizeLedgerReport } from './ledgerHtml';
+import { normalizeHosts, normalizeLedgerReport } from './ledgerHtml';
 import { budgetAlert } from './nudges';
 import { Methods, type BudgetParams, type LedgerReport } from './protocol';
 import { readSettings } from './settings';
@@ -73,6 +73,13 @@ export class BudgetTracker implements vscode.Disposable {
     const report = normalizeLedgerReport(
       await this.connection.request<unknown>(Methods.ledgerReport, this.taskId ? { taskId: this.taskId } : {}),
     );
+    // Every host's calls today, across tasks: Claude Code and Codex sessions show live.
+    const today = await this.connection.request<{ hosts?: unknown }>(Methods.ledgerReport, {
+      since: new Date().toISOString().slice(0, 10),
+      groupBy: 'host',
+    });
+    report.hosts = normalizeHosts(today?.hosts);
+    this.item.setHosts(report.hosts);
     const budget = report.budget;
     if (budget) {
       if (budget.taskId) {

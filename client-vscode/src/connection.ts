@@ -37,6 +37,8 @@ export class ServerConnection implements vscode.Disposable {
 
   readonly onNudge = this.emitter<NudgeParams>();
   readonly onBudget = this.emitter<BudgetParams>();
+  /** Another process wrote to a folder's ledger (a Claude Code hook folded its session). */
+  readonly onLedgerChanged = this.emitter<void>();
   readonly onProgress = this.emitter<ServerProgressEvent>();
   /** Fires with true when the server is up and initialized, false when it stops. */
   readonly onRunning = this.emitter<boolean>();
@@ -154,6 +156,7 @@ export class ServerConnection implements vscode.Disposable {
       messages.noteBudget(params);
       this.onBudget.fire(params);
     });
+    client.onNotification(Notifications.ledgerChanged, () => this.onLedgerChanged.fire());
     client.onDidChangeState((event) => {
       if (event.newState === State.Stopped && this.client === client) {
         this.onRunning.fire(false);

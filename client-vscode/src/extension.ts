@@ -43,6 +43,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     server.onNudge.event((nudge) => presentNudge(nudge, agentLog)),
     server.onBudget.event((update) => budget.apply(update)),
+    server.onLedgerChanged.event(() => void budget.refresh().catch((error: Error) => log.warn(`ledger refresh: ${error.message}`))),
     server.onRunning.event((running) => {
       if (running) {
         void budget.refresh().catch((error: Error) => log.warn(`budget: ${error.message}`));

@@ -66,6 +66,30 @@ export function budgetBackgroundColor(severity: BudgetSeverity): string | undefi
   }
 }
 
+const HOST_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', codekeep: 'CodeKeep' };
+
+/** `claude-code` -> "Claude Code"; an unknown host as sent. */
+export function hostName(host: string): string {
+  return HOST_NAMES[host] ?? host;
+}
+
+/** "$0.0468"; "unpriced" when no call had a price, ">=$0.0468" when some had none. */
+export function costText(cost: number, calls: number, unpriced: number): string {
+  const dollars = `$${cost.toFixed(4)}`;
+  if (!unpriced) {
+    return dollars;
+  }
+  return unpriced >= calls && cost === 0 ? 'unpriced' : `>=${dollars}`;
+}
+
+/** The other agent hosts' spend for the status bar: `"Claude Code $0.0468 · Codex $0.0100"`. */
+export function externalHostsText(hosts: { host: string; calls: number; costUsd: number; unpricedCalls: number }[]): string {
+  return hosts
+    .filter((row) => row.host !== 'codekeep' && row.calls > 0)
+    .map((row) => `${hostName(row.host)} ${costText(row.costUsd, row.calls, row.unpricedCalls)}`)
+    .join(' · ');
+}
+
 /** `"$(pulse) 38k / 150k tokens"`; without a limit just the amount used. */
 export function budgetText(used: number, limit: number | null | undefined): string {
   if (!limit || limit <= 0) {

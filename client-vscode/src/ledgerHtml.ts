@@ -5,8 +5,8 @@
  * every colour comes from the theme's CSS variables so it follows light/dark/high contrast.
  */
 
-import { budgetSeverity, compactTokens, formatCount } from './format';
-import type { BudgetState, LedgerFileRow, LedgerOverheadRow, LedgerReport, LedgerReread, LedgerRow } from './protocol';
+import { budgetSeverity, compactTokens, costText, formatCount, hostName } from './format';
+import type { BudgetState, LedgerFileRow, LedgerHostRow, LedgerOverheadRow, LedgerReport, LedgerReread, LedgerRow } from './protocol';
 
 export interface RenderOptions {
   /** `webview.cspSource`, allowed for styles besides the nonce. */
@@ -43,6 +43,7 @@ export function normalizeLedgerReport(raw: unknown): LedgerReport {
       outputTokens: num(r.outputTokens),
       share: num(r.share),
       costUsd: r.costUsd === undefined ? undefined : num(r.costUsd),
+      unpricedCalls: num(r.unpricedCalls),
     };
   });
   rows.sort((a, b) => b.inputTokens + b.outputTokens - (a.inputTokens + a.outputTokens));
@@ -59,6 +60,7 @@ export function normalizeLedgerReport(raw: unknown): LedgerReport {
     inputTokens: num(total.inputTokens ?? sum(rows, (r) => r.inputTokens)),
     outputTokens: num(total.outputTokens ?? sum(rows, (r) => r.outputTokens)),
     costUsd: total.costUsd === undefined ? undefined : num(total.costUsd),
+    unpricedCalls: num(total.unpricedCalls),
   };
   const overhead: LedgerOverheadRow[] = asArray(data.overhead).map((row) => {
     const r = isObject(row) ? row : {};
@@ -91,7 +93,24 @@ export function normalizeLedgerReport(raw: unknown): LedgerReport {
     warnings,
     total: totals,
     budget: normalizeBudget(data.budget),
+    hosts: normalizeHosts(data.hosts),
+    errors: isObject(data.errors) ? String(data.errors.text ?? '') : '',
   };
+}
+
+export function normalizeHosts(raw: unknown): LedgerHostRow[] {
+  return asArray(raw)
+    .map((row) => {
+      const r = isObject(row) ? row : {};
+      return {
+        host: String(r.host ?? ''),
+        calls: num(r.calls),
+        tokens: num(r.tokens),
+        costUsd: num(r.costUsd),
+        unpricedCalls: num(r.unpricedCalls),
+      };
+    })
+    .filter((row) => row.host !== '');
 }
 
 /**
@@ -154,7 +173,8 @@ export function renderLedgerHtml(report: LedgerReport, options: RenderOptions): 
 <button id="refresh" type="button">Refresh</button>
 </header>
 ${renderBudget(report.budget)}
-${renderWarnings(report.warnings)}
+${renderWarnings(report.errors ? [...report.warnings, `Errors: ${report.errors} (requests without an answer, not calls)`] : report.warnings)}
+${renderHosts(report.hosts)}
 ${body}
 <script nonce="${nonce}">
 const vscode = acquireVsCodeApi();
@@ -188,15 +208,44 @@ function renderTable(report: LedgerReport): string {
     .map((row) => {
       // `share` is a percentage of all tokens; computed here when the server left it out.
       const share = row.share > 0 ? row.share : totalTokens > 0 ? ((row.inputTokens + row.outputTokens) * 100) / totalTokens : 0;
-      return `<tr><td>${escapeHtml(row.key)}</td><td class="num">${formatCount(row.calls)}</td><td class="num">${formatCount(row.inputTokens)}</td><td class="num">${formatCount(row.outputTokens)}</td><td class="num">${share.toFixed(1)} %</td></tr>`;
+      return `<tr><td>${escapeHtml(row.key)}</td><td class="num">${formatCount(row.calls)}</td><td class="num">${formatCount(row.inputTokens)}</td><td class="num">${formatCount(row.outputTokens)}</td><td class="num">${costCell(row.costUsd, row.calls, row.unpricedCalls)}</td><td class="num">${share.toFixed(1)} %</td></tr>`;
     })
     .join('\n');
+  const total = report.total;
   return `<table id="by-type">
-<thead><tr><th>Call type</th><th class="num">Calls</th><th class="num">Input tokens</th><th class="num">Output tokens</th><th class="num">Share</th></tr></thead>
+<thead><tr><th>Call type</th><th class="num">Calls</th><th class="num">Input tokens</th><th class="num">Output tokens</th><th class="num">Cost</th><th class="num">Share</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
-<tfoot><tr><th>Total</th><th class="num">${formatCount(report.total.calls)}</th><th class="num">${formatCount(report.total.inputTokens)}</th><th class="num">${formatCount(report.total.outputTokens)}</th><th class="num">100 %</th></tr></tfoot>
+<tfoot><tr><th>Total</th><th class="num">${formatCount(total.calls)}</th><th class="num">${formatCount(total.inputTokens)}</th><th class="num">${formatCount(total.outputTokens)}</th><th class="num">${costCell(total.costUsd, total.calls, total.unpricedCalls)}</th><th class="num">100 %</th></tr></tfoot>
+</table>`;
+}
+
+function costCell(cost: number | undefined, calls: number, unpriced: number): string {
+  if (cost === undefined && !unpriced) {
+    return '';
+  }
+  const text = escapeHtml(costText(cost ?? 0, calls, unpriced));
+  return unpriced ? `<span class="unpriced" title="${formatCount(unpriced)} calls of a model the price table does not know">${text}</span>` : text;
+}
+
+/** Calls per agent host (Claude Code, Codex, CodeKeep's own), today across all tasks. */
+function renderHosts(hosts: LedgerHostRow[]): string {
+  if (hosts.length === 0 || (hosts.length === 1 && hosts[0].host === 'codekeep')) {
+    return '';
+  }
+  const rows = hosts
+    .map(
+      (row) =>
+        `<tr data-host="${escapeHtml(row.host)}"><td>${escapeHtml(hostName(row.host))}</td><td class="num">${formatCount(row.calls)}</td><td class="num">${formatCount(row.tokens)}</td><td class="num">${costCell(row.costUsd, row.calls, row.unpricedCalls)}</td></tr>`,
+    )
+    .join('\n');
+  return `<h2>Today by agent host</h2>
+<table id="by-host">
+<thead><tr><th>Host</th><th class="num">Calls</th><th class="num">Tokens</th><th class="num">Cost</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
 </table>`;
 }
 
@@ -305,6 +354,7 @@ tfoot th { border-bottom: none; }
 .bar.input, .swatch.input { fill: var(--vscode-charts-blue); background: var(--vscode-charts-blue); }
 .bar.output, .swatch.output { fill: var(--vscode-charts-orange); background: var(--vscode-charts-orange); }
 .legend { color: var(--vscode-descriptionForeground); }
+.unpriced { color: var(--vscode-editorWarning-foreground); }
 .swatch { display: inline-block; width: 10px; height: 10px; margin-left: 8px; }
 `;
 

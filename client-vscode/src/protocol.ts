@@ -29,6 +29,8 @@ export const Methods = {
 export const Notifications = {
   nudge: 'codekeep/nudge',
   budget: 'codekeep/budget',
+  /** Another process (a Claude Code hook, an import) wrote to a folder's ledger. */
+  ledgerChanged: 'codekeep/ledgerChanged',
 } as const;
 
 export interface Position {
@@ -143,6 +145,17 @@ export interface LedgerRow {
   /** Percentage (0–100) of all tokens. */
   share: number;
   costUsd?: number;
+  /** Calls of a model the price table does not know: `costUsd` leaves them out. */
+  unpricedCalls: number;
+}
+
+/** One agent host's calls (`claude-code`, `codex`, `codekeep`). */
+export interface LedgerHostRow {
+  host: string;
+  calls: number;
+  tokens: number;
+  costUsd: number;
+  unpricedCalls: number;
 }
 
 export interface LedgerFileRow {
@@ -186,8 +199,12 @@ export interface LedgerReport {
   rereadScope: string;
   /** Report warnings, e.g. summaries above 20 % of a task's spend. */
   warnings: string[];
-  total: { calls: number; inputTokens: number; outputTokens: number; costUsd?: number };
+  total: { calls: number; inputTokens: number; outputTokens: number; costUsd?: number; unpricedCalls: number };
   budget: BudgetState | null;
+  /** Calls per agent host; the extension asks for today's, across all tasks. */
+  hosts: LedgerHostRow[];
+  /** Requests without an answer, e.g. "3 failed connections" ('' when none). */
+  errors: string;
 }
 
 export interface NudgeParams {

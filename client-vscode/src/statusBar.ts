@@ -1,7 +1,8 @@
 /**
  * The two status bar items: index state (from `$/progress` and `codekeep/indexStatus`)
- * and the task budget (from `codekeep/budget` and ledger reports). Clicking the budget
- * opens the Ledger Report.
+ * and the task budget (from `codekeep/budget` and ledger reports), with today's spend of
+ * the other agent hosts (Claude Code, Codex) beside it. Clicking the budget opens the
+ * Ledger Report.
  */
 
 import * as vscode from 'vscode';
@@ -10,13 +11,14 @@ import {
   budgetSeverity,
   budgetText,
   budgetTooltip,
+  externalHostsText,
   indexingText,
   indexStatusText,
   indexStatusTooltip,
   type BudgetSeverity,
 } from './format';
 import { mergeStatuses } from './indexStatus';
-import type { IndexStatus } from './protocol';
+import type { IndexStatus, LedgerHostRow } from './protocol';
 
 export class IndexStatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('codekeep.index', vscode.StatusBarAlignment.Left, 10);
@@ -64,6 +66,8 @@ export class IndexStatusItem implements vscode.Disposable {
 export class BudgetStatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('codekeep.budget', vscode.StatusBarAlignment.Left, 9);
   private current: BudgetSeverity = 'normal';
+  /** Today's calls of the other agent hosts (Claude Code, Codex), shown beside the budget. */
+  private hosts: LedgerHostRow[] = [];
 
   constructor() {
     this.item.name = 'CodeKeep Token Budget';
@@ -78,11 +82,17 @@ export class BudgetStatusItem implements vscode.Disposable {
   update(used: number, limit: number | null, taskId: string | null): void {
     const ratio = limit ? used / limit : null;
     this.current = budgetSeverity(ratio);
-    this.item.text = budgetText(used, limit);
-    this.item.tooltip = budgetTooltip(used, limit, taskId);
+    const external = externalHostsText(this.hosts);
+    this.item.text = external ? `${budgetText(used, limit)} · ${external}` : budgetText(used, limit);
+    this.item.tooltip = budgetTooltip(used, limit, taskId) + (external ? `\nToday in other agents: ${external}` : '');
     const color = budgetBackgroundColor(this.current);
     this.item.backgroundColor = color ? new vscode.ThemeColor(color) : undefined;
     this.item.show();
+  }
+
+  /** Today's calls per agent host; shown from the next update on. */
+  setHosts(hosts: LedgerHostRow[]): void {
+    this.hosts = hosts;
   }
 
   dispose(): void {

@@ -3,6 +3,8 @@ import {
   budgetBackgroundColor,
   budgetSeverity,
   budgetText,
+  costText,
+  externalHostsText,
   budgetTooltip,
   compactTokens,
   indexStatusText,
@@ -103,5 +105,19 @@ describe('token amounts typed by a user', () => {
     for (const bad of ['', 'abc', '-5', '0', '12 tokens', '1.5x', 'k']) {
       expect(parseTokenAmount(bad), bad).toBeUndefined();
     }
+  });
+});
+
+describe('agent hosts in the status bar', () => {
+  it('names the other hosts with their cost, and says when a cost is missing', () => {
+    expect(
+      externalHostsText([
+        { host: 'claude-code', calls: 2, costUsd: 0.04644, unpricedCalls: 0 },
+        { host: 'codex', calls: 1, costUsd: 0, unpricedCalls: 1 },
+        { host: 'codekeep', calls: 9, costUsd: 1, unpricedCalls: 0 },
+      ]),
+    ).toBe('Claude Code $0.0464 · Codex unpriced');
+    expect(externalHostsText([{ host: 'codekeep', calls: 9, costUsd: 1, unpricedCalls: 0 }])).toBe('');
+    expect(costText(0.5, 3, 1)).toBe('>=$0.5000');
   });
 });

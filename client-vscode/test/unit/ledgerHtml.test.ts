@@ -88,7 +88,7 @@ describe('ledger report normalisation', () => {
 
   it('computes shares as percentages when the server leaves them out', () => {
     const html = renderLedgerHtml(normalizeLedgerReport({ rows: [{ key: 'a', calls: 1, inputTokens: 30, outputTokens: 0 }, { key: 'b', calls: 1, inputTokens: 10, outputTokens: 0 }] }), options);
-    expect(html).toContain('<td>a</td><td class="num">1</td><td class="num">30</td><td class="num">0</td><td class="num">75.0 %</td>');
+    expect(html).toContain('<td>a</td><td class="num">1</td><td class="num">30</td><td class="num">0</td><td class="num"></td><td class="num">75.0 %</td>');
   });
 
   it('computes a missing budget ratio from used and limit', () => {
@@ -112,7 +112,7 @@ describe('ledger webview HTML', () => {
 
   it('has the table by call type with counts, tokens, shares and totals', () => {
     expect(html).toContain('<table id="by-type">');
-    expect(html).toContain('<td>read_code.file</td><td class="num">5</td><td class="num">9,000</td><td class="num">800</td><td class="num">89.1 %</td>');
+    expect(html).toContain('<td>read_code.file</td><td class="num">5</td><td class="num">9,000</td><td class="num">800</td><td class="num"></td><td class="num">89.1 %</td>');
     expect(html).toContain('<tfoot><tr><th>Total</th><th class="num">7</th><th class="num">10,000</th><th class="num">1,000</th>');
   });
 
@@ -144,5 +144,40 @@ describe('ledger webview HTML', () => {
 
   it('escapes every HTML-significant character', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  });
+});
+
+describe('external sessions, unpriced models and failed requests', () => {
+  const withHosts = {
+    ...serverReport,
+    rows: [{ key: 'read_code.file', calls: 3, inputTokens: 9000, outputTokens: 800, share: 100, costUsd: 0.0468, unpricedCalls: 1 }],
+    total: { calls: 3, inputTokens: 9000, outputTokens: 800, costUsd: 0.0468, unpricedCalls: 1 },
+    hosts: [
+      { host: 'claude-code', calls: 2, tokens: 9800, costUsd: 0.0468, unpricedCalls: 1 },
+      { host: 'codekeep', calls: 1, tokens: 100, costUsd: 0, unpricedCalls: 1 },
+    ],
+    errors: { total: 3, byKind: { connection: 3 }, text: '3 failed connections' },
+  };
+
+  it('reads hosts, unpriced calls and the errors line', () => {
+    const report = normalizeLedgerReport(withHosts);
+    expect(report.hosts.map((row) => row.host)).toEqual(['claude-code', 'codekeep']);
+    expect(report.total.unpricedCalls).toBe(1);
+    expect(report.errors).toBe('3 failed connections');
+  });
+
+  it('shows each host, never a silent $0 for an unpriced model, and the failed connections', () => {
+    const html = renderLedgerHtml(normalizeLedgerReport(withHosts), options);
+    expect(html).toContain('<table id="by-host">');
+    expect(html).toMatch(/data-host="claude-code"><td>Claude Code<\/td><td class="num">2<\/td>/);
+    expect(html).toContain('&gt;=$0.0468');
+    expect(html).toMatch(/data-host="codekeep">.*unpriced/);
+    expect(html).not.toContain('$0.0000');
+    expect(html).toContain('Errors: 3 failed connections (requests without an answer, not calls)');
+  });
+
+  it('leaves the host table out when only CodeKeep recorded calls', () => {
+    const html = renderLedgerHtml(normalizeLedgerReport({ ...serverReport, hosts: [{ host: 'codekeep', calls: 7, tokens: 1, costUsd: 0.1, unpricedCalls: 0 }] }), options);
+    expect(html).not.toContain('by-host');
   });
 });
