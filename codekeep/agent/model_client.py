@@ -137,10 +137,21 @@ class ChatResponse:
 
 class _Retryable(Exception):
     def __init__(self, message: str, status: int | None = None,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, timed_out: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        self.timed_out = timed_out
+
+
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
+
+
+def is_local(url: str) -> bool:
+    """The endpoint runs on this machine (llama.cpp, Ollama, LM Studio, vLLM at home):
+    typically one request at a time, and still working on one its client gave up on."""
+    host = (httpx.URL(url).host or "").strip("[]").lower()
+    return host in LOCAL_HOSTS or host.startswith("127.")
 
 
 class ModelClient:
@@ -154,6 +165,7 @@ class ModelClient:
         self._stream = settings.stream
         self._allowance_key = "max_tokens"  # OpenAI's reasoning models want another name
         self._required_ok = True  # some servers refuse tool_choice "required"
+        self._local = is_local(settings.base_url)
         self._rng = rng or random.Random()
         headers = {"Content-Type": "application/json"}
         if settings.api_key:
@@ -210,6 +222,13 @@ class ModelClient:
                 response = await self._attempt(messages, tools, tool_choice, max_tokens)
             except _Retryable as exc:
                 attempts.append(Attempt(retry, _ms(started), exc.status, str(exc), waited))
+                if exc.timed_out and self._local:
+                    raise ModelError(
+                        f"model endpoint {self.settings.chat_url} {exc} after "
+                        f"{self.settings.timeout:g} s; not retried: a local server goes on "
+                        "working on the abandoned request, so a retry would only queue "
+                        "behind it (raise codekeep.agent.timeout for slow local models)",
+                        status=None, attempts=attempts) from None
                 if retry == self.settings.max_retries:
                     raise ModelError(
                         f"model endpoint {self.settings.chat_url} failed after "
@@ -264,7 +283,8 @@ class ModelClient:
                 raw = await reply.aread()
                 return _parse_json_response(raw, self.model)
         except httpx.TimeoutException as exc:
-            raise _Retryable(f"timed out ({type(exc).__name__})") from None
+            raise _Retryable(f"timed out ({type(exc).__name__})",
+                             timed_out=not isinstance(exc, httpx.ConnectTimeout)) from None
         except httpx.TransportError as exc:
             raise _Retryable(f"connection failed: {exc or type(exc).__name__}") from None
 

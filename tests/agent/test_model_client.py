@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from codekeep.agent.model_client import ModelClient, ModelError
+from codekeep.agent.model_client import ModelClient, ModelError, is_local
 from codekeep.settings import load_settings
 from codekeep.settings.agent import ModelNotConfigured, ModelSettings
 from codekeep.testing.scripted_server import Reply, ScriptedModelServer, call, http_error, say
@@ -97,13 +97,24 @@ async def test_connection_refused_is_retried_then_reported(model_settings):
     assert len(info.value.attempts) == 2
 
 
-async def test_read_timeout_is_retried(model_server, model_settings):
+async def test_a_local_server_that_times_out_is_not_sent_a_pile_of_retries(
+        model_server, model_settings):
     settings = replace(model_settings, timeout=0.3)
     model_server.push(say("late", delay=1.0), say("on time"))
     async with ModelClient(settings) as client:
-        response = await client.complete(MESSAGES)
-    assert response.content == "on time"
-    assert "timed out" in (response.attempts[0].error or "")
+        with pytest.raises(ModelError, match="not retried: a local server") as raised:
+            await client.complete(MESSAGES)
+    assert len(model_server.requests) == 1 and len(raised.value.attempts) == 1
+    assert "timed out" in (raised.value.attempts[0].error or "")
+
+
+@pytest.mark.parametrize(("url", "local"), [
+    ("http://127.0.0.1:8080/v1", True), ("http://localhost:11434/v1", True),
+    ("http://[::1]:1234/v1", True), ("http://127.0.1.1/v1", True),
+    ("https://api.openai.com/v1", False), ("https://openrouter.ai/api/v1", False),
+])
+def test_local_endpoints_are_recognised(url, local):
+    assert is_local(url) is local
 
 
 async def test_cancelling_a_slow_response_propagates_promptly(model_server, model_settings):
