@@ -63,7 +63,8 @@ def test_budget_crossings_reach_notify_and_statusline(tmp_path: Path) -> None:
     assert any(re.match(r"\d{4}-\d\d-\d\d +2 +1,000", line) for line in r["ledger_day"])
     assert any(re.match(re.escape(task) + r" +2 +1,000", line) for line in r["ledger_task"])
     assert r["ledger_bad"] == {
-        "message": "CodeKeep: :CodeKeepLedger takes task, day or file (got 'week')",
+        "message": "CodeKeep: :CodeKeepLedger takes task, day, file, host, claude-code or codex "
+        "(got 'week')",
         "level": WARN,
     }
 
@@ -81,3 +82,22 @@ def test_budget_crossings_reach_notify_and_statusline(tmp_path: Path) -> None:
         "message": f"CodeKeep: recorded 1,230 tokens (read_code, gpt-4o) on task {task}",
         "level": INFO,
     }
+
+
+@pytest.mark.slow
+def test_a_claude_code_session_shows_live_in_statusline_and_ledger(tmp_path: Path) -> None:
+    from tests.ledger.transcripts import SESSION, assistant, write
+
+    root = write_project(tmp_path / "project")
+    transcript = write(tmp_path / "claude" / f"{SESSION}.jsonl", [
+        assistant("msg_1", fresh=120, read=3000, write_5m=200, write_1h=1500, output=40),
+        assistant("msg_2", model="claude-nova-9", fresh=10, output=10)])
+    r = run_scenario("ledger_hosts.lua", root, tmp_path, env={"CK_TRANSCRIPT": str(transcript)})
+    assert r["fold_code"] == 0
+    assert "Claude Code" not in r["statusline_before"]
+    # one priced call, one of a model the table does not know: a lower bound, not $0
+    assert r["statusline_after"].endswith("Claude Code >=$0.0116")
+    ledger = r["ledger"]
+    assert any(line.startswith(f"claude-code:{SESSION}") and " 2 " in line for line in ledger)
+    assert any(line.startswith("Warning: 1 call unpriced") and "claude-nova-9" in line
+               for line in ledger)

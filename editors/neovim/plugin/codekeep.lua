@@ -5,7 +5,7 @@
 --              :CodeKeepForget [id]  :CodeKeepNotes
 --   team       :CodeKeepRememberTeam {text}  :CodeKeepTeam  :CodeKeepPromote [id]
 --   docs       :CodeKeepDocs {query}
---   ledger     :CodeKeepLedger [task|day|file]  :CodeKeepBudget {tokens} [daily]
+--   ledger     :CodeKeepLedger [task|day|file|host|claude-code|codex]  :CodeKeepBudget {tokens} [daily]
 --              :CodeKeepRecord {model} {input} [output] [call_type]
 --   agent      :CodeKeepAgent {task}  :CodeKeepAgentCancel
 if vim.g.loaded_codekeep then
@@ -71,7 +71,7 @@ local COMMANDS = {
     'share the memory under the cursor (or id) with the team',
   },
   { 'CodeKeepDocs', 'docs', 'search', '*', "search the project's docs" },
-  { 'CodeKeepLedger', 'ledger', 'report', '?', 'token ledger report', { 'task', 'day', 'file' } },
+  { 'CodeKeepLedger', 'ledger', 'report', '?', 'token ledger report', { 'task', 'day', 'file', 'host', 'claude-code', 'codex' } },
   {
     'CodeKeepBudget',
     'ledger',

@@ -8,25 +8,30 @@ local status = require('codekeep.status')
 local M = {}
 local levels = vim.log.levels
 
---- :CodeKeepLedger [task|day|file]: what each argument reports.
+--- :CodeKeepLedger [task|day|file|host|claude-code|codex]: what each argument reports.
 local VIEWS = {
   [''] = { group_by = 'type', own_task = true, title = 'task %s, by call type' },
   file = { group_by = 'file', own_task = true, title = 'task %s, by file' },
   task = { group_by = 'task', title = 'every task' },
   day = { group_by = 'day', title = 'every day (UTC)' },
+  host = { group_by = 'host', title = 'every agent host' },
+  ['claude-code'] = { group_by = 'task', host = 'claude-code', title = 'Claude Code sessions' },
+  codex = { group_by = 'task', host = 'codex', title = 'Codex sessions' },
 }
 
 function M.report(arg)
   local view = VIEWS[vim.trim(arg or '')]
   if not view then
     core.notify(
-      ("CodeKeep: :CodeKeepLedger takes task, day or file (got '%s')"):format(vim.trim(arg)),
+      ("CodeKeep: :CodeKeepLedger takes task, day, file, host, claude-code or codex (got '%s')"):format(
+        vim.trim(arg)
+      ),
       levels.WARN
     )
     return
   end
   status.with_task(function(task)
-    local params = { groupBy = view.group_by, taskId = view.own_task and task or nil }
+    local params = { groupBy = view.group_by, taskId = view.own_task and task or nil, host = view.host }
     core.request(methods.requests.ledger_report, params, function(report)
       if view.own_task then
         status.apply_budget(report.budget)

@@ -31,6 +31,7 @@ M.requests = {
 M.notifications = {
   nudge = 'codekeep/nudge',
   budget = 'codekeep/budget',
+  ledger_changed = 'codekeep/ledgerChanged',
 }
 
 return M

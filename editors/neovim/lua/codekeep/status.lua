@@ -14,7 +14,10 @@ local S = {
   seen = false, -- a CodeKeep client ran in this session
   started = {}, -- client id -> true once its session state was fetched
   last_budget = nil, ---@type {used: integer, limit: integer, at: integer}|nil
+  hosts = {}, ---@type {host: string, calls: integer, costUsd: number, unpricedCalls: integer}[]
 }
+
+local HOST_NAMES = { ['claude-code'] = 'Claude Code', codex = 'Codex' }
 
 local levels = vim.log.levels
 local ECHO_WINDOW_MS = 5000
@@ -137,6 +140,30 @@ function S.on_show_message(err, result, ctx, config)
   return vim.lsp.handlers['window/showMessage'](err, result, ctx, config)
 end
 
+--- "$0.0464"; "unpriced" when no call had a price, ">=$0.0464" when some had none.
+function S.cost_text(cost, calls, unpriced)
+  local dollars = ('$%.4f'):format(cost or 0)
+  if (unpriced or 0) == 0 then
+    return dollars
+  end
+  return (unpriced >= calls and (cost or 0) == 0) and 'unpriced' or ('>=' .. dollars)
+end
+
+--- Today's calls per agent host, across tasks (Claude Code and Codex sessions show here
+--- as their hooks fold them).
+function S.refresh_hosts(client)
+  local today = os.date('!%Y-%m-%d')
+  core.request(methods.requests.ledger_report, { since = today, groupBy = 'host' }, function(report)
+    S.hosts = type(report.hosts) == 'table' and report.hosts or {}
+    changed()
+  end, { client = client, quiet_reason = true })
+end
+
+--- `codekeep/ledgerChanged {uri}`: another process (a hook) wrote to the ledger.
+function S.on_ledger_changed(_, _, ctx)
+  S.refresh_hosts(ctx and ctx.client_id and vim.lsp.get_client_by_id(ctx.client_id) or nil)
+end
+
 --- Handlers for the client config (lsp/codekeep.lua uses them).
 S.handlers = {
   [methods.notifications.budget] = function(...)
@@ -144,6 +171,9 @@ S.handlers = {
   end,
   [methods.notifications.nudge] = function(...)
     core.guard(S.on_nudge)(...)
+  end,
+  [methods.notifications.ledger_changed] = function(...)
+    core.guard(S.on_ledger_changed)(...)
   end,
   ['window/showMessage'] = S.on_show_message,
 }
@@ -163,6 +193,7 @@ function S.on_attach(client)
     end
     changed()
   end, { client = client })
+  S.refresh_hosts(client)
   S.with_task(function(task, reply)
     local budget = core.options.task_budget
     if budget and type((reply.budget or {}).task) ~= 'table' then -- the task has none yet
@@ -197,7 +228,8 @@ function S.set_agent(step)
 end
 
 --- "CodeKeep ✓ 850/1k tok": index state (✓ ready, ⟳ 40% indexing, ✗ server not
---- running), the budget of the editor's task (else today's, "/day"), the agent's step.
+--- running), the budget of the editor's task (else today's, "/day"), today's spend of
+--- the other agent hosts ("Claude Code $0.0464"), the agent's step.
 --- Empty until a CodeKeep server has run in this session.
 function S.line()
   if core.client(0, true) == nil then
@@ -219,6 +251,12 @@ function S.line()
         budget.daily and '/day' or ''
       )
     )
+  end
+  for _, row in ipairs(S.hosts) do
+    local name = HOST_NAMES[row.host]
+    if name and (row.calls or 0) > 0 then
+      table.insert(parts, name .. ' ' .. S.cost_text(row.costUsd, row.calls, row.unpricedCalls))
+    end
   end
   if S.agent then
     table.insert(parts, 'agent ' .. S.agent)
