@@ -103,7 +103,7 @@ def session_start(call: HookCall) -> dict[str, Any]:
         kept = [fence.plain_line(text, "your correction earlier in this session")
                 for text in state.corrections]
         kept.append(fence.plain_line(state.last_request, "the request you were working on"))
-        sections.append(("Before the compaction the user said", [k for k in kept if k]))
+        sections.append(("Earlier in this session the user said", [k for k in kept if k]))
         if state.changed:
             sections.append(("Files changed in this session",
                              [f"- {path}" for path in state.changed[-20:]]))
