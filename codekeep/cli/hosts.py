@@ -57,13 +57,8 @@ def _run(args: argparse.Namespace) -> int:
     from codekeep.hosts.catalog import HOSTS, Context, install_plan, launcher, uninstall_plan
     from codekeep.hosts.changes import ConfigError, apply
 
-    root = root_of(args)
-    home = Path.home().resolve()
-    if args.scope == "project" and root in (Path(root.anchor), home):
-        what = "your home folder" if root == home else "the file system root"
-        return fail(f"{root} is {what}, not a project: pass --root PROJECT, or --scope user", 2)
-    host = HOSTS[args.host]
-    context = Context(root, args.scope, home, launcher())
+    host = HOSTS[args.host]  # the CLI has refused / and home folders as --root already
+    context = Context(root_of(args), args.scope, Path.home().resolve(), launcher())
     try:
         plan = (install_plan if args.installing else uninstall_plan)(host, context)
     except ConfigError as error:

@@ -157,7 +157,7 @@ def test_install_session_hooks_memory_ledger_and_uninstall(project: Path, tmp_pa
     finally:
         ledger.close()
     main_calls = sum(1 for body in requests if body.get("tools"))
-    assert report["total"]["calls"] == main_calls == 4
+    assert report["total"]["calls"] == main_calls >= 3  # find_symbol, Read, the answer
     assert report["total"]["costUsd"] == pytest.approx(result["total_cost_usd"], rel=0.01)
 
     run_codekeep("uninstall", "claude-code")
