@@ -442,17 +442,21 @@ class CodeMap:
             return queries.symbol_by_id(self._store, symbol_id)
 
     def find_references(self, *, symbol_id: str | None = None, name: str | None = None,
-                        limit: int | None = None) -> tuple[list[Reference], int]:
+                        limit: int | None = None,
+                        offset: int = 0) -> tuple[list[Reference], int]:
         """Every use, resolved (followed through imports/scope) first, then name-only,
-        with the total count of uses (``limit`` caps only the list)."""
+        with the total count of uses (``limit`` caps only the list; ``offset`` uses of
+        that order are passed over first: pages of a name used 10k times)."""
         check_limit(limit)
+        if isinstance(offset, bool) or offset < 0:
+            raise InvalidLimitError(f"offset must be 0 or more, got {offset!r}")
         with self._lock:
             self.settle()
             target = queries.symbol_by_id(self._store, symbol_id) if symbol_id else None
             if symbol_id and target is None:
                 return [], 0
             return queries.find_references(self._store, self._graph, target=target,
-                                           name=name, limit=limit)
+                                           name=name, limit=limit, offset=offset)
 
     def find_related(self, path: str, line: int) -> Related:
         """The symbol around ``line`` (0-based) and its neighbourhood.

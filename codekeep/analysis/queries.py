@@ -108,9 +108,10 @@ def _by_path(definitions: list[DefinitionKey]) -> dict[str, list[DefinitionKey]]
 
 def find_references(
     store: IndexStore, graph: ImportGraph, *, target: Symbol | None, name: str | None,
-    limit: int | None,
+    limit: int | None, offset: int = 0,
 ) -> tuple[list[Reference], int]:
-    """Uses resolved first, then name-only, each by path and position.
+    """Uses resolved first, then name-only, each by path and position; the page of
+    ``limit`` after the first ``offset`` (files wholly before it are not decoded).
 
     Whether a plain use resolves depends only on the file it is in, so such files are
     labelled whole and only the files needed to fill ``limit`` are decoded; ``total``
@@ -155,10 +156,15 @@ def find_references(
     labelled.sort(key=lambda item: (item[0], item[1]))
     total = sum(count for _name, _path, count, _refs in labelled)
     refs: list[Reference] = []
-    for _name, _path, _count, load in labelled:
+    skip = offset
+    for _name, _path, count, load in labelled:
         if limit is not None and len(refs) >= limit:
             break
-        refs += load()
+        if skip >= count:
+            skip -= count
+            continue
+        refs += load()[skip:]
+        skip = 0
     return (refs[:limit] if limit is not None else refs), total
 
 

@@ -207,9 +207,11 @@ def _refs(args: argparse.Namespace) -> int:
     with open_codemap(args) as codemap:
         is_id = codemap.symbol(args.target) is not None
         if is_id:
-            refs, total = codemap.find_references(symbol_id=args.target, limit=args.limit)
+            refs, total = codemap.find_references(symbol_id=args.target, limit=args.limit,
+                                                  offset=args.offset)
         else:
-            refs, total = codemap.find_references(name=args.target, limit=args.limit)
+            refs, total = codemap.find_references(name=args.target, limit=args.limit,
+                                                  offset=args.offset)
             if total == 0 and not codemap.find_symbol(args.target):
                 return nothing_found(args, f"no symbol or reference named {args.target!r}",
                                      {"references": [], "total": 0})
@@ -221,7 +223,12 @@ def _refs(args: argparse.Namespace) -> int:
             target = f" -> {ref.symbol_id}" if ref.symbol_id else ""
             print(f"{ref.path}:{start.line + 1}:{start.utf16_col + 1}  {ref.confidence:<8} "
                   f"{ref.kind:<10} {ref.name}{target}")
-        shown = f"{len(refs)} of {total}" if len(refs) < total else str(total)
+        if len(refs) == total:
+            shown = str(total)
+        elif args.offset and refs:  # a later page: which uses of the order these are
+            shown = f"{args.offset + 1}-{args.offset + len(refs)} of {total}"
+        else:
+            shown = f"{len(refs)} of {total}"
         print(f"{shown} references")
     return 0
 
@@ -303,6 +310,8 @@ def _find_arguments(parser: argparse.ArgumentParser) -> None:
 def _refs_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="NAME_OR_ID")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--offset", type=int, default=0,
+                        help="pass over this many uses first (the next page after --limit)")
 
 
 def _related_arguments(parser: argparse.ArgumentParser) -> None:

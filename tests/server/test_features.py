@@ -134,6 +134,21 @@ async def test_references_include_declaration(client: LanguageClient, project: P
     assert ("app.py", 5) in places  # the call in main()
 
 
+async def test_find_references_pages_with_offset_and_the_same_total(
+    client: LanguageClient, project: Path
+) -> None:
+    whole = await request(client, "codekeep/findReferences", {"name": "total_area"})
+    assert whole["total"] == len(whole["references"]) >= 2
+    pages = [
+        await request(
+            client, "codekeep/findReferences", {"name": "total_area", "limit": 1, "offset": n}
+        )
+        for n in range(whole["total"])
+    ]
+    assert [page["total"] for page in pages] == [whole["total"]] * whole["total"]
+    assert [ref for page in pages for ref in page["references"]] == whole["references"]
+
+
 async def test_find_references_by_position_and_by_id(client: LanguageClient, project: Path) -> None:
     by_position = await request(
         client, "codekeep/findReferences", at(project, "pkg/geometry.py", 20, 5)

@@ -87,13 +87,19 @@ async def find_symbol(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, A
 
 async def find_references(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
     limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT)
+    offset = p.optional_int(params, "offset", minimum=0) or 0
     encoding = ls.encoding
     symbol_id = p.optional_str(params, "symbolId")
     name = p.optional_str(params, "name")
     if symbol_id is None and name is None:
+        if offset:
+            raise p.InvalidParams("'offset' pages the uses of a 'symbolId' or 'name'")
         return await references_at_position(ls, params, limit, encoding)
+    if offset and len(ls.workspaces) > 1:
+        raise p.InvalidParams("'offset' pages the uses within one workspace folder")
     found = await every_folder(
-        ls, lambda s: s.codemap.find_references(symbol_id=symbol_id, name=name, limit=limit)
+        ls, lambda s: s.codemap.find_references(symbol_id=symbol_id, name=name, limit=limit,
+                                                offset=offset)
     )
     references = [
         ref.to_json(handle.root, encoding) for handle, (refs, _total) in found for ref in refs
