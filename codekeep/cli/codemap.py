@@ -45,11 +45,28 @@ COMMANDS = {
 }
 
 
-def _progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rindexing {done}/{total} files")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
+class _Progress:
+    """The terminal's progress line: counts and, once there is a pace, the time left."""
+
+    def __init__(self) -> None:
+        from codekeep.common.eta import Eta
+
+        self._eta = Eta()
+        self._shown = ""
+
+    def __call__(self, done: int, total: int) -> None:
+        from codekeep.common.eta import describe
+
+        line = f"indexing {describe(done, total, self._eta.seconds_left(done, total))}"
+        sys.stderr.write("\r" + line.ljust(len(self._shown)))
+        self._shown = line
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _progress_line() -> Callable[[int, int], None] | None:
+    return _Progress() if sys.stderr.isatty() else None
 
 
 def _flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -63,7 +80,7 @@ def open_codemap(args: argparse.Namespace, refresh: bool = True,
 
     codemap = CodeMap.open(root_of(args), settings or index_settings_of(args, _flags(args)))
     if refresh and not getattr(args, "no_refresh", False):
-        codemap.refresh(progress=_progress if sys.stderr.isatty() else None)
+        codemap.refresh(progress=_progress_line())
     return codemap
 
 
@@ -140,7 +157,7 @@ def _index(args: argparse.Namespace) -> int:
     if args.import_file is not None:
         shared["imported"] = _import_facts(args.import_file).to_json()
     with open_codemap(args, refresh=False, settings=settings.index) as codemap:
-        stats = codemap.index(progress=_progress if sys.stderr.isatty() else None,
+        stats = codemap.index(progress=_progress_line(),
                               explain=True)
         with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
             docs_stats = docs.index()

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.model import IndexStats
+from codekeep.common.eta import Eta
 from codekeep.common.uris import uri_to_path
 from codekeep.hosting.worker import SerialWorker
 from codekeep.services import WorkspaceServices
@@ -38,6 +39,10 @@ class IndexProgress:
     total: int = 0
     ready: bool = False
     error: str | None = None
+    eta: Eta = field(default_factory=Eta)  # restarted when an index begins
+
+    def seconds_left(self) -> float | None:
+        return None if self.ready else self.eta.seconds_left(self.done, self.total)
 
 
 class WorkspaceHandle:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.model import IndexStats
+from codekeep.common.eta import describe
 from codekeep.hosting.heap import release_free_memory
 from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.server.progress import WorkDoneProgress
@@ -22,11 +23,12 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def _report_files(progress: WorkDoneProgress, done: int, total: int) -> None:
+def _report_files(progress: WorkDoneProgress, done: int, total: int,
+                  seconds_left: float | None) -> None:
     """Called on the event loop; sends only when the whole percentage moves."""
     percentage = 100 if total <= 0 else min(100, done * 100 // total)
     if percentage != progress.percentage:
-        progress.report(f"{done}/{total} files", percentage)
+        progress.report(describe(done, total, seconds_left), percentage)
 
 
 async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -> IndexStats | None:
@@ -41,9 +43,12 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
     await reporter.begin(percentage=0)
     loop = asyncio.get_running_loop()
 
+    handle.progress.eta.start()
+
     def on_progress(done: int, total: int) -> None:  # called on the indexing thread
         handle.progress.done, handle.progress.total = done, total
-        loop.call_soon_threadsafe(_report_files, reporter, done, total)
+        loop.call_soon_threadsafe(_report_files, reporter, done, total,
+                                  handle.progress.seconds_left())
 
     try:
         stats = await handle.index(on_progress)

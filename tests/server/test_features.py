@@ -149,6 +149,18 @@ async def test_find_references_pages_with_offset_and_the_same_total(
     assert [ref for page in pages for ref in page["references"]] == whole["references"]
 
 
+async def test_answers_say_whether_they_may_be_partial_and_the_status_counts(
+    client: LanguageClient, project: Path
+) -> None:
+    for method, params in (("codekeep/findSymbol", {"name": "total_area"}),
+                           ("codekeep/findReferences", {"name": "total_area"}),
+                           ("codekeep/searchSymbols", {"query": "ttlar"})):
+        assert (await request(client, method, params))["partial"] is False  # index done
+    status = await request(client, "codekeep/indexStatus", {})
+    assert status["ready"] and status["indexed"] == status["toIndex"]
+    assert status["secondsLeft"] is None and status["folders"][0]["secondsLeft"] is None
+
+
 async def test_find_references_by_position_and_by_id(client: LanguageClient, project: Path) -> None:
     by_position = await request(
         client, "codekeep/findReferences", at(project, "pkg/geometry.py", 20, 5)

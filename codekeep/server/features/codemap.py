@@ -82,7 +82,7 @@ async def find_symbol(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, A
     symbols = [
         item for handle, symbols in found for item in symbols_json(handle, symbols, encoding)
     ]
-    return {"symbols": symbols[:limit]}
+    return {"symbols": symbols[:limit], "partial": partial(ls)}
 
 
 async def find_references(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +104,8 @@ async def find_references(ls: CodeKeepServer, params: dict[str, Any]) -> dict[st
     references = [
         ref.to_json(handle.root, encoding) for handle, (refs, _total) in found for ref in refs
     ]
-    return {"references": references[:limit], "total": sum(total for _h, (_r, total) in found)}
+    return {"references": references[:limit], "total": sum(total for _h, (_r, total) in found),
+            "partial": partial(ls)}
 
 
 async def references_at_position(
@@ -129,7 +130,7 @@ async def references_at_position(
         refs, total = references_of(services, targets, limit)
         return {"references": [r.to_json(handle.root, encoding) for r in refs], "total": total}
 
-    return await handle.run(find)
+    return {**await handle.run(find), "partial": partial(ls)}
 
 
 async def find_related(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
@@ -168,7 +169,7 @@ async def search_symbols(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str
         for symbol, score in results
     ]
     scored.sort(key=lambda item: -item["score"])
-    return {"symbols": scored[:limit]}
+    return {"symbols": scored[:limit], "partial": partial(ls)}
 
 
 async def repo_map(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
@@ -220,6 +221,7 @@ async def index_status(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, 
             uri=path_to_uri(handle.root),
             indexed=handle.progress.done,
             toIndex=handle.progress.total,
+            secondsLeft=_rounded(handle.progress.seconds_left()),
             error=handle.progress.error,
         )
         folders.append(entry)
@@ -240,8 +242,22 @@ async def index_status(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, 
         "languages": languages,
         "pending": sum(f["pending"] for f in folders),
         "ready": bool(folders) and all(f["ready"] for f in folders),
+        "indexed": sum(f["indexed"] for f in folders),
+        "toIndex": sum(f["toIndex"] for f in folders),
+        "secondsLeft": max((f["secondsLeft"] for f in folders if f["secondsLeft"] is not None),
+                           default=None),
         "folders": folders + broken,
     }
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 1)
+
+
+def partial(ls: CodeKeepServer) -> bool:
+    """Is a folder's index still being built? Then an answer may miss what it has not
+    reached yet, and says so (``partial: true``)."""
+    return not all(handle.progress.ready for handle in ls.workspaces)
 
 
 def map_of(services: WorkspaceServices, budget: int, focus: list[str]) -> RepoMap:
