@@ -69,6 +69,31 @@ def fold_codex(ledger: Ledger, rollout: Path) -> FoldResult:
     return fold_file(ledger, rollout, lambda state: CodexRollout(state, name=rollout.stem))
 
 
+def fold_codex_sessions(ledger: Ledger, sessions: Path, root: Path, *, days: int = 2
+                        ) -> FoldResult:
+    """Fold the Codex rollouts of the last ``days`` day folders whose session ran in
+    ``root`` (``session_meta.cwd`` inside it): Codex has no hook to call us, so the
+    language server folds them as they grow. Other projects' sessions are left alone."""
+    total = FoldResult()
+    folders = sorted(path for path in sessions.glob("*/*/*") if path.is_dir())[-days:]
+    for rollout in sorted(path for folder in folders for path in folder.glob("*.jsonl")):
+        if _codex_cwd_inside(rollout, root.resolve()):
+            total.add(fold_codex(ledger, rollout))
+    return total
+
+
+def _codex_cwd_inside(rollout: Path, root: Path) -> bool:
+    """Whether the rollout's first line (its ``session_meta``) names a cwd inside root."""
+    try:
+        with rollout.open(encoding="utf-8", errors="replace") as handle:
+            meta = json.loads(handle.readline() or "{}")
+    except (OSError, json.JSONDecodeError):
+        return False
+    payload = meta.get("payload") if isinstance(meta, dict) else None
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    return isinstance(cwd, str) and Path(cwd).resolve().is_relative_to(root)
+
+
 def fold_files(ledger: Ledger, paths: list[Path],
                reader: Callable[[dict[str, Any] | None], LogReader]) -> FoldResult:
     total = FoldResult()

@@ -275,3 +275,33 @@ async def test_a_claude_code_session_folded_by_a_hook_shows_live_by_host(
     assert "claude-nova-9" in report["text"] and "unpriced" in report["text"]
     with pytest.raises(JsonRpcException, match="'host' must be one of"):
         await request(watching, "codekeep/ledger/report", {"host": "cursor"})
+
+
+async def test_codex_sessions_in_the_folder_are_folded_live(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.ledger.test_import_codex import line, token_count
+    from tests.server.lsp_harness import SERVER_ENV, session
+
+    monkeypatch.setitem(SERVER_ENV, "CODEX_HOME", str(tmp_path / "codex"))
+    day = tmp_path / "codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+
+    def rollout(name: str, cwd: Path) -> None:
+        (day / f"rollout-{name}.jsonl").write_text("\n".join([
+            line("session_meta", {"id": name, "cwd": str(cwd)}),
+            line("turn_context", {"model": "gpt-5-codex", "cwd": str(cwd)}),
+            token_count({"input_tokens": 1000, "cached_input_tokens": 200, "output_tokens": 50,
+                         "reasoning_output_tokens": 20}, 1050),
+        ]) + "\n")
+
+    rollout("elsewhere", tmp_path / "other-project")
+    async with session(project, client_factory=changes_client) as lsp:
+        rollout("here", project)
+        for _ in range(300):
+            if lsp.changes:
+                break
+            await asyncio.sleep(0.05)
+        assert lsp.changes == [{"uri": path_to_uri(project)}]
+        report = await request(lsp, "codekeep/ledger/report", {"host": "codex", "groupBy": "task"})
+    assert [row["key"] for row in report["rows"]] == ["codex:here"]  # not the other project's
+    assert report["total"]["reasoningTokens"] == 20

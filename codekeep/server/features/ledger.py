@@ -21,7 +21,11 @@ Requests (each also the command ``codekeep.ledger.<name>`` taking the same objec
 When another process writes to a folder's ledger (a Claude Code hook folding its
 session, ``codekeep ledger import``), the server sends ``codekeep/ledgerChanged {uri}``
 within ``LEDGER_POLL_S``: editors ask for the report again, so external sessions show
-live. A call that crosses 75 % / 100 % of a budget sends ``codekeep/budget {taskId, used,
+live. Codex has no hooks: the server folds the folder's Codex sessions
+(``$CODEX_HOME/sessions``, those whose cwd is inside the folder) every
+``CODEX_EVERY_TICKS`` polls, and says so the same way.
+
+A call that crosses 75 % / 100 % of a budget sends ``codekeep/budget {taskId, used,
 limit, ratio, threshold, scope}`` and a ``window/showMessage`` warning. Each file gets a
 code lens on its first line: "≈ 12.4k tokens this week" (input tokens attributed to it).
 
@@ -39,13 +43,16 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types
 
 from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.ledger import CALL_TYPE_INPUTS, BudgetEvent, BudgetExceeded, Ledger
+from codekeep.ledger.codex_logs import codex_sessions_dir
 from codekeep.ledger.days import parse_since
+from codekeep.ledger.fold import fold_codex_sessions
 from codekeep.ledger.ledger import GROUPS
 from codekeep.ledger.reports import render_text
 from codekeep.ledger.store import HOSTS
@@ -60,6 +67,7 @@ T = TypeVar("T")
 BUDGET_NOTIFICATION = "codekeep/budget"
 CHANGED_NOTIFICATION = "codekeep/ledgerChanged"
 LEDGER_POLL_S = 1.0
+CODEX_EVERY_TICKS = 5  # Codex rollouts are folded every fifth poll (Codex has no hooks)
 LENS_WINDOW = timedelta(days=7)
 REPORT_COMMAND = "codekeep.ledger.report"
 
@@ -103,9 +111,13 @@ def watch_other_writers(server: CodeKeepServer, services: WorkspaceServices) -> 
 
     def poll() -> None:
         seen: tuple[int, int] | None = None
+        ticks = 0
         while not services.closed:
             ledger = services.ledger
             try:
+                if ticks % CODEX_EVERY_TICKS == 0 and _fold_codex(ledger, services.root):
+                    server.call_on_loop(notify)  # our own write: data_version stays put
+                ticks += 1
                 version = (id(ledger), ledger.changed_elsewhere())
             except Exception:  # closed: reopened by a settings change, or damaged
                 if services.closed or services.ledger is ledger:
@@ -119,6 +131,15 @@ def watch_other_writers(server: CodeKeepServer, services: WorkspaceServices) -> 
             ledger.wait_closed(LEDGER_POLL_S)
 
     threading.Thread(target=poll, name="ledger-watch", daemon=True).start()
+
+
+def _fold_codex(ledger: Ledger, root: Path) -> int:
+    """Fold this folder's Codex sessions that grew; how many calls were new."""
+    sessions = codex_sessions_dir()
+    if not sessions.is_dir():
+        return 0
+    result = fold_codex_sessions(ledger, sessions, root)
+    return result.calls + result.grown + result.errors
 
 
 def format_tokens(tokens: int) -> str:
