@@ -135,12 +135,14 @@ def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> i
         # Checked once for every group, before any work: a typo in --root must not
         # create a new .codekeep/ (and its parent folders) somewhere, and no command
         # indexes the filesystem root or a home folder (the language server refuses
-        # them with the same message).
+        # them with the same message). A command whose parser sets
+        # ``refuses_folders_itself`` refuses them only where it would work in the folder.
         root = args.root
         if root is not None and not Path(root).expanduser().is_dir():
             return fail(f"workspace root is not a directory: {resolve_root(root)}")
-        if (message := refusal(resolve_root(root))) is not None:
-            return fail(message)
+        refused = refusal(resolve_root(root))
+        if refused is not None and not getattr(args, "refuses_folders_itself", False):
+            return fail(refused)
     quick = leave_at_once and getattr(args, "read_only", False)
     if quick:
         gc.disable()  # a query's objects live until it ends: collecting them is waste

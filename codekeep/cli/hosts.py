@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from codekeep.cli.options import emit_json, fail, root_of
+from codekeep.common.workspace import refusal
 
 ORDER = 92
 HOST_NAMES = ("claude-code", "codex", "cursor", "gemini-cli", "vscode", "cline")
@@ -36,7 +37,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
         parser.add_argument("--dry-run", action="store_true",
                             help="print the diff of every file and write nothing")
         parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-        parser.set_defaults(handler=_run, installing=name == "install")
+        # --scope user works from anywhere, the home folder too: _run refuses the rest.
+        parser.set_defaults(handler=_run, installing=name == "install",
+                            refuses_folders_itself=True)
     if only in (None, "hook"):
         parser = subparsers.add_parser("hook", help=COMMANDS["hook"], description=(
             "Answer one Claude Code hook event: its JSON on stdin, the documented answer "
@@ -57,8 +60,12 @@ def _run(args: argparse.Namespace) -> int:
     from codekeep.hosts.catalog import HOSTS, Context, install_plan, launcher, uninstall_plan
     from codekeep.hosts.changes import ConfigError, apply
 
-    host = HOSTS[args.host]  # the CLI has refused / and home folders as --root already
-    context = Context(root_of(args), args.scope, Path.home().resolve(), launcher())
+    root = root_of(args)
+    home = Path.home().resolve()
+    if args.scope == "project" and (refused := refusal(root)) is not None:
+        return fail(f"{refused} (Or pass --scope user for your home folder's files.)")
+    host = HOSTS[args.host]
+    context = Context(root, args.scope, home, launcher())
     try:
         plan = (install_plan if args.installing else uninstall_plan)(host, context)
     except ConfigError as error:

@@ -26,8 +26,13 @@ ARGUMENTS = {
     "search": ("foo",), "symbols": (), "map": (), "docs": ("search", "deploy"),
     "memory": ("remember", "tests run with tox"), "ledger": ("report",),
     "settings": (), "agent": ("what is here?",), "mcp": (), "doctor": (),
+    "install": ("claude-code",), "uninstall": ("claude-code",),
 }
-NO_FOLDER = {"serve"}  # the language server's folders come from the editor (refused there)
+NO_FOLDER = {
+    "serve",  # the language server's folders come from the editor (refused there)
+    "models",  # the embedding model's machine-wide cache, no workspace
+    "hook",  # never fails a host's session: the stores refuse (tested below), it exits 0
+}
 
 
 @pytest.fixture
@@ -52,8 +57,8 @@ def test_every_command_refuses_the_home_folder_before_any_work(
     code = main([command, *ARGUMENTS[command]])
     out, err = capsys.readouterr()
     assert (code, out) == (1, "")
-    assert err == f"codekeep: {refusal(home)}\n"
-    assert "it is a home directory" in err
+    assert err.startswith(f"codekeep: {refusal(home)}")  # install adds: or --scope user
+    assert err.count("\n") == 1 and "it is a home directory" in err
     assert not (home / ".codekeep").exists()
 
 
@@ -95,3 +100,9 @@ def test_the_services_refuse_a_home_folder_whatever_door_opens_them(home: Path) 
     assert str(refused.value) == refusal(home)
     assert not (home / ".codekeep").exists()
 
+
+
+def test_installing_into_the_home_folders_own_files_works_from_home(home: Path) -> None:
+    assert main(["install", "gemini-cli", "--scope", "user"]) == 0
+    assert (home / ".gemini" / "settings.json").is_file()
+    assert not (home / ".codekeep").exists()
