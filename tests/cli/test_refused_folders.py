@@ -26,7 +26,7 @@ ARGUMENTS = {
     "search": ("foo",), "symbols": (), "map": (), "docs": ("search", "deploy"),
     "memory": ("remember", "tests run with tox"), "ledger": ("report",),
     "settings": (), "agent": ("what is here?",), "mcp": (), "doctor": (),
-    "install": ("claude-code",), "uninstall": ("claude-code",),
+    "install": ("claude-code",), "uninstall": ("claude-code",), "rename": ("Foo", "Bar"),
 }
 NO_FOLDER = {
     "serve",  # the language server's folders come from the editor (refused there)
