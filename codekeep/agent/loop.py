@@ -43,7 +43,13 @@ from codekeep.agent.exploration import (
     Transition,
 )
 from codekeep.agent.memory_bridge import MEMORY_BUDGET_CAP, MemoryBridge, ServicesRunner
-from codekeep.agent.model_client import ChatResponse, ContextOverflow, ModelClient, ModelError
+from codekeep.agent.model_client import (
+    ChatResponse,
+    ContextOverflow,
+    ModelClient,
+    ModelError,
+    ToolCall,
+)
 from codekeep.agent.nudges import Nudge, NudgeGenerator, NudgeType
 from codekeep.agent.overflow import learn_window, learned_window
 from codekeep.agent.prompts import sent_schemas, system_prompt
@@ -71,6 +77,8 @@ log = logging.getLogger(__name__)
 
 EventSink = Callable[[str, dict[str, Any]], Awaitable[None] | None]
 
+# Read-only tool calls of one round that run at once.
+PARALLEL_READS = 4
 # A prompt the endpoint refuses as too long is compressed harder and sent again at most
 # this often per model call.
 MAX_OVERFLOW_RETRIES = 2
@@ -220,6 +228,7 @@ class _TaskRun:
         self.nudged_for_answer = False  # an empty or refusing reply was asked again once
         self.wrapped_up = False  # the one call a soft budget allows past 100 % was made
         self.stop_override: str | None = None  # a stop reason the round decided itself
+        self._round_records: list[tuple[str, ToolCallRecord]] = []  # (call id, record)
         # each reply's output allowance: the setting, else the room the window keeps
         self.output_allowance = loop.model.max_output_tokens or output_reserve(
             self.context_window_tokens)
@@ -344,8 +353,9 @@ class _TaskRun:
         messages: list[dict[str, Any]] = []
         spans = {}
         outcomes: list[tuple[str, bool, bool, list[str]]] = []
-        for call in response.tool_calls:
-            result = await self._run_tool(call.name, call.arguments, call.id, tools_off)
+        for call, result in zip(response.tool_calls,
+                                await self._run_calls(response.tool_calls, tools_off),
+                                strict=True):
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
             spans[call.id] = result.spans
             outcomes.append((call.name, result.ok, result.new_information,
@@ -360,6 +370,42 @@ class _TaskRun:
         if self.tracker.metrics.iteration >= self.tracker.budget.max_iterations:
             return response.content or self._fallback_answer()
         return None
+
+    async def _run_calls(self, calls: Sequence[ToolCall], tools_off: bool
+                         ) -> list[ToolResult]:
+        """The round's calls, results in call order: consecutive read-only calls run
+        concurrently (at most :data:`PARALLEL_READS` at once), every other call alone,
+        in order, after the reads before it."""
+        results: list[ToolResult | None] = [None] * len(calls)
+        gate = asyncio.Semaphore(PARALLEL_READS)
+        reads: list[int] = []
+
+        async def run(index: int) -> None:
+            call = calls[index]
+            async with gate:
+                results[index] = await self._run_tool(call.name, call.arguments, call.id,
+                                                      tools_off)
+
+        async def run_reads() -> None:
+            await asyncio.gather(*(run(index) for index in reads))
+            reads.clear()
+
+        for index, call in enumerate(calls):
+            spec = self.loop.pipeline.registry.get(call.name)
+            if spec is not None and spec.read_only and not tools_off:
+                reads.append(index)
+                continue
+            await run_reads()
+            await run(index)
+        await run_reads()
+        self.tool_calls += self._pending_records(calls)
+        return [result for result in results if result is not None]
+
+    def _pending_records(self, calls: Sequence[ToolCall]) -> list[ToolCallRecord]:
+        """The round's call records in call order (they finish in any order)."""
+        order = {call.id: index for index, call in enumerate(calls)}
+        records, self._round_records = self._round_records, []
+        return [record for _, record in sorted(records, key=lambda r: order.get(r[0], 0))]
 
     async def _text_round(self, response: ChatResponse, rendered: Rendered, kind: str,
                           carriage: Carriage) -> str | None:
@@ -414,8 +460,9 @@ class _TaskRun:
                         "content": cut_off_call(c.name, len(c.arguments), reason)}
                        for c in calls]
             for c in calls:
-                await self._note_call(ToolCallRecord(c.name, "cut_off", 0.0), c.id,
-                                      ok=False, refused="the reply was cut off")
+                record = ToolCallRecord(c.name, "cut_off", 0.0)
+                self.tool_calls.append(record)
+                await self._note_call(record, c.id, ok=False, refused="the reply was cut off")
             self.window.add_round(cut_off_assistant(response), results)
         else:
             self.window.add_round(cut_off_assistant(response))
@@ -461,8 +508,7 @@ class _TaskRun:
 
     async def _note_call(self, record: ToolCallRecord, call_id: str, *, ok: bool,
                          refused: str | None) -> None:
-        """List a tool call under the task and tell the editor about it."""
-        self.tool_calls.append(record)
+        """Tell the editor about a tool call as it completes."""
         await self._emit("tool", {**record.to_json(), "tool": record.name, "ok": ok,
                                   "refused": refused, "callId": call_id,
                                   "phase": self.tracker.phase.value,
@@ -494,6 +540,7 @@ class _TaskRun:
                     "as one JSON object matching the tool's schema."))
         record = ToolCallRecord(name, result.outcome, (time.perf_counter() - started) * 1000,
                                 tuple(dict.fromkeys(result.files)))
+        self._round_records.append((call_id, record))
         await self._note_call(record, call_id, ok=result.ok, refused=result.refused)
         return result
 

@@ -4,8 +4,10 @@ scenario checks the file on disk byte for byte."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import threading
 from typing import Any
 
 import pytest
@@ -245,3 +247,43 @@ async def test_without_usage_the_whole_request_as_sent_is_counted(harness, strea
     booked = [row["input_tokens"] for row in harness.ledger_rows(result.task_id)]
     sent = [prompt_tokens(body) for body in harness.server.requests]  # messages and tools
     assert all(abs(b - s) <= 0.1 * s for b, s in zip(booked, sent, strict=True)), (booked, sent)
+
+
+class Worker:
+    """A door's services thread, as the server's folder worker: one job at a time, in a
+    thread; records how many calls were waiting on it at once."""
+
+    def __init__(self) -> None:
+        self.waiting = 0
+        self.most = 0
+        self.one_at_a_time = threading.Lock()
+
+    def _run(self, fn: Any) -> Any:
+        with self.one_at_a_time:
+            return fn()
+
+    async def __call__(self, fn: Any) -> Any:
+        self.waiting += 1
+        self.most = max(self.most, self.waiting)
+        try:
+            await asyncio.sleep(0.05)  # the worker is busy with a keystroke meanwhile
+            return await asyncio.to_thread(self._run, fn)
+        finally:
+            self.waiting -= 1
+
+
+async def test_read_only_calls_of_a_round_run_together_writes_alone(harness, stream):
+    worker = Worker()
+    reads = [ScriptedCall("read_file", {"path": p}) for p in
+             ("pkg/billing.py", "pkg/checkout.py", "pkg/__init__.py")]
+    write = ScriptedCall("write_file", {"path": "pkg/billing.py", "content": NEW_BILLING})
+    harness.server.push(calls(*reads), calls(write, *reads[:1]), say("Done."))
+    loop = harness.loop(stream=stream)
+    loop.services_runner = worker
+    result = await loop.run("Document compute_total.", "edit")
+    assert [c.name for c in result.tool_calls] == ["read_file"] * 3 + ["write_file", "read_file"]
+    assert [c.outcome for c in result.tool_calls] == ["ok"] * 5
+    assert worker.most > 1  # the reads overlapped
+    assert on_disk(harness) == NEW_BILLING.encode()
+    results = harness.server.tool_messages(2)[-1]["content"]  # the read after the write
+    assert "(no tax)" in results
