@@ -308,3 +308,14 @@ async def test_a_write_cut_off_at_the_output_limit_is_not_run_through_the_editor
     assert (project / "pkg" / "billing.py").read_bytes() == new.encode()
     assert result["finished"] is True and result["answer"] == "Reworded the docstring."
     assert model_server.tool_messages(1)[0]["content"].startswith("NOT RUN [cut_off]")
+
+
+@pytest.mark.slow
+async def test_an_empty_reply_is_no_answer_through_the_editor(
+    client: LanguageClient, model_server: ScriptedModelServer
+) -> None:
+    model_server.push(say("", ends_early=True), say(""), say("  "))
+    result = await request(client, "codekeep/agent/run", {"task": "What is checkout?"})
+    assert (result["stopReason"], result["finished"]) == ("no_answer", False)
+    assert result["answer"] == "The model gave no answer (its replies were empty)."
+    assert len(model_server.requests) == 3  # the cut stream retried, then one nudge
