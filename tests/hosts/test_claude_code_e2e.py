@@ -25,6 +25,9 @@ from codekeep.testing.anthropic_server import (
     use,
 )
 
+# Starts real processes (the server over stdio, the codekeep command, pip, a host's CLI).
+pytestmark = pytest.mark.slow
+
 NPM_BIN = Path(os.environ.get("CODEKEEP_NPM_CACHE") or Path.home() / ".cache" / "codekeep-npm"
                ) / "node_modules" / ".bin"
 MODEL = "claude-sonnet-4-5-20250929"

@@ -9,6 +9,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pytest_lsp import LanguageClient
 
 from codekeep.testing.embeddings_server import ConceptEmbeddingServer
@@ -21,6 +22,9 @@ from tests.server.lsp_harness import (
     session,
     wait_until,
 )
+
+# Starts real processes (the server over stdio, the codekeep command, pip, a host's CLI).
+pytestmark = pytest.mark.slow
 
 SLOW = 6.0  # the endpoint's delay, well beyond the recall's timeout
 TIMEOUT = 3.0

@@ -32,6 +32,9 @@ from tests.server.lsp_harness import (
     write_project,
 )
 
+# Starts real processes (the server over stdio, the codekeep command, pip, a host's CLI).
+pytestmark = pytest.mark.slow
+
 UNSAVED = "    def held_out_method(self) -> None:\n        pass\n\n"
 CIRCLE_BODY_LINE = 13  # the line after `class Circle(Shape):` in pkg/geometry.py
 

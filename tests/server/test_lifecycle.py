@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from codekeep.analysis.codemap import CodeMap
@@ -33,6 +34,9 @@ from tests.server.lsp_harness import (
     wait_until,
     write_project,
 )
+
+# Starts real processes (the server over stdio, the codekeep command, pip, a host's CLI).
+pytestmark = pytest.mark.slow
 
 
 def index_is_intact(root: Path) -> int:

@@ -13,8 +13,13 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
+
 from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import SERVER_COMMAND, SERVER_ENV, write_project
+
+# Starts real processes (the server over stdio, the codekeep command, pip, a host's CLI).
+pytestmark = pytest.mark.slow
 
 
 def frame(message: dict[str, Any]) -> bytes:

@@ -8,10 +8,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from codekeep.common.uris import path_to_uri
 from tests.server.lsp_harness import request, save_document, session, wait_until, write_project
+
+# Starts real processes (the server over stdio, the codekeep command, pip, a host's CLI).
+pytestmark = pytest.mark.slow
 
 
 def with_generated(root: Path) -> Path:
