@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import codekeep.analysis.queries as queries
+from codekeep.analysis.buffers import LiveBuffers
 from codekeep.analysis.encoding import KIND_RANK, decode_facts, symbol_fact
 from codekeep.analysis.errors import (
-    DocumentNotOpenError,
     IndexCancelled,
     InvalidLimitError,
     LineOutOfRangeError,
@@ -96,7 +96,7 @@ def line_count(text: bytes) -> int:
     return text.count(b"\n") + (0 if text.endswith(b"\n") or not text else 1)
 
 
-class CodeMap:
+class CodeMap(LiveBuffers):
     def __init__(self, root: Path, store: IndexStore, settings: IndexSettings,
                  registry: LanguageRegistry):
         self.root = root
@@ -625,68 +625,7 @@ class CodeMap:
             self._names_building.update(removed)
             self._names_building.update(added)
 
-    # ---- live updates ------------------------------------------------------------
-    def open_document(self, path: str, text: str) -> ChangeSet:
-        """The editor's buffer becomes the truth for ``path`` until it is closed."""
-        from codekeep.analysis.documents import Document
-        from codekeep.analysis.parsing import describe, is_binary
-
-        data = text.encode("utf-8", "surrogatepass")
-        with self._lock:
-            spec = self.registry.for_path(path)
-            if spec is None or len(data) > self.settings.max_file_bytes:
-                self._documents.pop(path, None)
-                return ChangeSet()
-            if is_binary(data):  # a binary buffer: keep what the disk gave us
-                return ChangeSet()
-            spec = self.registry.refine(spec, path, data)
-            document = Document.parse(spec, data)
-            self._documents[path] = document
-            result = describe(path, spec.name, data, self._disk_mtime(path), "indexed",
-                              document.facts)
-            return self._commit(path, document.facts, result=result, from_buffer=True)
-
-    def apply_edit(self, path: str, start: tuple[int, int], end: tuple[int, int],
-                   new_text: str, *, defer: bool = False) -> ChangeSet:
-        """Apply one edit, (line, byte column) positions in the current buffer.
-
-        With ``defer`` the buffer is re-parsed but its facts are owed until
-        :meth:`settle` (an empty ChangeSet now; subscribers hear of it then).
-        """
-        with self._lock:
-            document = self._documents.get(path)
-            if document is None:
-                raise DocumentNotOpenError(f"document is not open: {path}")
-            document.edit(start, end, new_text)
-            return ChangeSet() if defer else self._settle_document(path, document)
-
-    def owes_facts(self) -> bool:
-        """Does an open buffer owe its facts (an edit applied with ``defer``)?"""
-        with self._lock:
-            return any(not d.settled for d in self._documents.values())
-
-    def settle(self) -> ChangeSet:
-        """Extract and store the facts every open buffer owes (nothing to do: nothing
-        happens); subscribers hear of what changed."""
-        changes = ChangeSet()
-        with self._lock:
-            for path, document in list(self._documents.items()):
-                if not document.settled:
-                    self._merge(changes, self._settle_document(path, document))
-        return changes
-
-    def _settle_document(self, path: str, document: Document) -> ChangeSet:
-        before = document.facts  # what the store holds for the buffer
-        if not document.settle():
-            return ChangeSet()
-        return self._commit(path, document.facts, before=before, spec=document.spec)
-
-    def close_document(self, path: str) -> ChangeSet:
-        """Back to the disk content (the buffer may have diverged without being saved)."""
-        with self._lock:
-            was_open = self._documents.pop(path, None) is not None
-            return self._refresh(path, trust_hash=not was_open)
-
+    # ---- live updates: the editor's buffers (analysis/buffers.py) ------------------
     def refresh_file(self, path: str) -> ChangeSet:
         """Re-read ``path`` from disk (created or modified outside the editor)."""
         return self._refresh(path, trust_hash=True)
@@ -737,27 +676,6 @@ class CodeMap:
                 s.id: str(SymbolId.parse(s.id).with_path(new)) for s in before})
             self._notify(changes)
             return changes
-
-    def document_text(self, path: str) -> bytes | None:
-        with self._lock:
-            document = self._documents.get(path)
-            if document is not None:
-                return document.data
-        try:
-            return (self.root / path).read_bytes()
-        except OSError:
-            return None
-
-    def document_line(self, path: str, line: int) -> tuple[int, bytes] | None:
-        """Line ``line`` of an open buffer (the last line, with its number, when there is
-        no such line); None when ``path`` is not open. Cheaper than :meth:`document_text`
-        for converting an editor position: it slices one line, not the buffer."""
-        with self._lock:
-            document = self._documents.get(path)
-            return None if document is None else document.line(line)
-
-    def is_open(self, path: str) -> bool:
-        return path in self._documents
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)

@@ -37,19 +37,6 @@ def byte_position(
     return line, column_to_byte(content, character, encoding)
 
 
-def clamped_byte_position(
-    found: tuple[int, bytes], line: int, character: int, encoding: Encoding
-) -> tuple[int, int]:
-    """``(line, byte col)`` for an edit's LSP position, given the buffer's line as
-    :meth:`CodeMap.document_line` returns it (that line, or the last one when ``line``
-    does not exist): a line past the end means the end of the text (an edit range must
-    always land somewhere)."""
-    number, content = found
-    if number != line:
-        return number, len(content)
-    return line, column_to_byte(content.removesuffix(b"\r"), character, encoding)
-
-
 def lsp_range(value: Range, encoding: Encoding) -> types.Range:
     """A code-map range as an lsprotocol range in the negotiated encoding."""
     start, end = value.start.to_json(encoding), value.end.to_json(encoding)

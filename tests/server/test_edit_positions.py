@@ -1,11 +1,12 @@
-"""LSP edit ranges land on the right bytes of the buffer (converted line by line)."""
+"""LSP edit ranges land on the right bytes of the buffer: the code map's buffers convert
+each range line by line (``LiveBuffers.apply_edits``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from codekeep.analysis.buffers import Edit
 from codekeep.analysis.model import Encoding
-from codekeep.server.features.documents import Edit, apply_edits
 from codekeep.services import WorkspaceServices
 
 
@@ -14,7 +15,7 @@ def _edited(tmp_path: Path, text: str, edit: Edit, encoding: Encoding = "utf-16"
     services = WorkspaceServices.open(tmp_path)
     try:
         services.codemap.open_document("mod.py", text)
-        apply_edits(services, "mod.py", [edit], encoding)
+        services.codemap.apply_edits("mod.py", [edit], encoding)
         return services.codemap.document_text("mod.py") or b""
     finally:
         services.close()

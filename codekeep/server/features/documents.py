@@ -15,16 +15,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from lsprotocol import types
 
-from codekeep.analysis.codemap import CodeMap
-from codekeep.analysis.errors import DocumentNotOpenError
-from codekeep.analysis.model import Encoding
+from codekeep.analysis.buffers import Edit
 from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.server.app import CodeKeepServer, run_hooks
-from codekeep.server.locations import clamped_byte_position
 from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)
@@ -41,15 +37,6 @@ SETTLE_AFTER_S = 0.005
 SETTLE_WAITS_AT_MOST_S = 0.25
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
-    """One content change as sent: LSP range (None: whole document) and new text."""
-
-    start: tuple[int, int] | None
-    end: tuple[int, int] | None
-    text: str
-
-
 def edits_of(changes: Sequence[types.TextDocumentContentChangeEvent]) -> list[Edit]:
     edits = []
     for change in changes:
@@ -61,35 +48,6 @@ def edits_of(changes: Sequence[types.TextDocumentContentChangeEvent]) -> list[Ed
         else:
             edits.append(Edit(None, None, change.text))
     return edits
-
-
-def apply_edits(
-    services: WorkspaceServices, path: str, edits: Sequence[Edit], encoding: Encoding,
-    *, defer: bool = False,
-) -> None:
-    """Apply LSP edits to the code map, converting each range against the buffer as it
-    is *before* that edit (as the protocol defines). Ranges outside the buffer are
-    clamped to it; the next save (which carries the full text) re-syncs the buffer
-    should a client ever send edits that do not match what it sent before.
-    """
-    codemap = services.codemap
-    if not codemap.is_open(path):
-        return  # not indexed as a buffer (unknown language, over the size cap, binary)
-    for edit in edits:
-        if edit.start is None or edit.end is None:
-            codemap.open_document(path, edit.text)
-            continue
-        start, end = (_position(codemap, path, point, encoding) for point in (edit.start, edit.end))
-        codemap.apply_edit(path, min(start, end), max(start, end), edit.text, defer=defer)
-
-
-def _position(
-    codemap: CodeMap, path: str, point: tuple[int, int], encoding: Encoding
-) -> tuple[int, int]:
-    found = codemap.document_line(path, point[0])
-    if found is None:
-        raise DocumentNotOpenError(f"document is not open: {path}")
-    return clamped_byte_position(found, *point, encoding)
 
 
 def revert_to_disk(services: WorkspaceServices, path: str) -> None:
@@ -165,7 +123,7 @@ def register(server: CodeKeepServer) -> None:
         encoding = ls.encoding
 
         def edit(services: WorkspaceServices) -> None:
-            apply_edits(services, path, edits, encoding, defer=True)
+            services.codemap.apply_edits(path, edits, encoding, defer=True)
             if services.codemap.owes_facts():
                 ls.call_on_loop(lambda: settle_later(handle))
 
