@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import json
 import random
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -164,8 +165,9 @@ def truth_of(cache: Path, root: Path, package: Package) -> dict[str, Any]:
 
 
 def measure(cache: Path, package: Package, show_symbols: bool) -> dict[str, Any]:
-    """One package's figures against jedi."""
+    """One package's figures against jedi, from a fresh index of the sdist."""
     root = fetch(cache, package)
+    shutil.rmtree(root / ".codekeep", ignore_errors=True)
     truth: dict[str, set[Line]] = {}
     ours: dict[str, list[tuple[str, int, str]]] = {}
     for key, (name, path, line, expected, left_out) in truth_of(cache, root, package).items():

@@ -229,7 +229,7 @@ class ImportGraph:
         so a named import follows on through the barrel's named imports and, inside a
         barrel, its whole-module ones (``export * from``), up to :data:`BARREL_HOPS`
         files deep. A file's own whole-module imports (default imports) are not
-        followed: they do not bring in names.
+        followed: they do not bring in names; a Python star import is.
         """
         imported = self.imports_of(path)
         top = top_level_name(definition)
@@ -239,8 +239,19 @@ class ImportGraph:
                 return True
         if hops >= BARREL_HOPS or self.style_of(path) not in BARREL_STYLES:
             return False
+        starred = self._starred(path) if hops == 0 else set()
         return any(
-            barrel != definition.path and (top in taken if taken is not None else hops > 0)
+            barrel != definition.path
+            and (top in taken if taken is not None else hops > 0 or barrel in starred)
             and self._reaches(barrel, definition, hops + 1)
             for barrel, taken in imported.items()
         )
+
+    def _starred(self, path: str) -> set[str]:
+        """Files ``path`` star-imports (Python ``from pyparsing import *``): every name
+        they export, re-exports included, is bound in ``path``."""
+        if self.style_of(path) != "python":
+            return set()
+        resolver = self._load()
+        return {target for imp in self._imports(path) if imp.name == "*"
+                for target in resolver.targets("python", path, imp)}

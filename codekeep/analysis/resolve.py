@@ -235,24 +235,34 @@ class ModuleResolver:
     def _resolved(self, style: str, importer: str, imp: ImportFact) -> list[tuple[str, bool]]:
         """Files one import brings in, each with "the whole module?"; memoised.
 
-        Absolute imports resolve the same from every file and relative ones the same from
-        every file of a folder, so thousands of repeated imports cost one lookup each.
+        Absolute imports resolve the same from every file (but a Python one whose
+        candidates rank differently from different folders, see ``_python_hits``) and
+        relative ones the same from every file of a folder, so thousands of repeated
+        imports cost one lookup each.
         """
         relative = imp.module.startswith((".", "/", "super", "self")) or style in (
             COMPANION_STYLES)
-        # a Python import's file may depend on the importer's folder (``_python_hits``)
-        local = relative or style == "python"
-        key = (style, posixpath.dirname(importer) if local else "", imp.module, imp.name)
+        folder = posixpath.dirname(importer)
+        key = (style, folder if relative else "", imp.module, imp.name)
         found = self._resolved_cache.get(key)
+        if found is None and not relative and style == "python":
+            key = (style, folder, imp.module, imp.name)  # one of those that depend on it
+            found = self._resolved_cache.get(key)
         if found is None:
             whole_import = imp.name is None or imp.name == "*"
             found = []
+            everywhere = True
             for index, group in enumerate(probe_groups(style, importer, imp.module, imp.name)):
-                hits = (self._python_hits(importer, group) if style == "python" and not relative
-                        else self._first_hits(group))
+                if style == "python" and not relative:
+                    hits, same_everywhere = self._python_hits(importer, group)
+                    everywhere = everywhere and same_everywhere
+                else:
+                    hits = self._first_hits(group)
                 # Python: the module itself brings in the names imported from it (an
                 # ``__init__.py`` re-exporting them), the second group is a submodule
                 found += [(target, whole_import or index > 0) for target in hits]
+            if not relative:
+                key = (style, "" if everywhere else folder, imp.module, imp.name)
             self._resolved_cache[key] = found
         return found
 
@@ -264,7 +274,7 @@ class ModuleResolver:
                 return matched
         return []
 
-    def _python_hits(self, importer: str, group: list[_Probe]) -> list[str]:
+    def _python_hits(self, importer: str, group: list[_Probe]) -> tuple[list[str], bool]:
         """The files an absolute Python import finds, as Python would import them.
 
         A file found by suffix sits under some folder R (``tests/apps/inner`` for
@@ -274,7 +284,8 @@ class ModuleResolver:
         in ``src/web/app.py`` is the standard library's, not ``src/web/json``. Of the
         rest, a declared package root wins (the workspace root, ``src/``, the folder
         of a ``setup.py`` and its ``src/``), then the importer's own folder or one
-        above it (a script or test run from there), then any other."""
+        above it (a script or test run from there), then any other. Second: whether
+        every importer finds the same (a single candidate, or the best a declared root)."""
         ranked: list[tuple[int, int, str]] = []
         for order, probe in enumerate(group):
             for path in self._match(probe):
@@ -283,9 +294,10 @@ class ModuleResolver:
                     continue
                 ranked.append((self._root_rank(importer, root), order, path))
         if not ranked:
-            return []  # only modules inside other packages: `import json` is the stdlib's
+            return [], True  # only modules inside other packages: `import json` is the stdlib's
         best = min(ranked)[:2]
-        return [path for rank, order, path in ranked if (rank, order) == best]
+        return ([path for rank, order, path in ranked if (rank, order) == best],
+                len(ranked) == 1 or best[0] == 0)
 
     def _is_package(self, folder: str) -> bool:
         prefix = f"{folder}/" if folder else ""

@@ -98,3 +98,15 @@ def test_an_aliased_base_and_a_stdlib_module_of_the_same_name_are_no_uses(
                    for use in _uses(codemap, "Response", "src/web/wrappers.py"))
     assert not any(use[0] == "src/web/app.py"
                    for use in _uses(codemap, "loads", "src/web/json/__init__.py"))
+
+
+def test_a_star_import_of_a_re_exporting_package_and_class_attribute_reads_are_uses(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    codemap = _indexed(open_map, workspace({
+        "pp/__init__.py": "from .core import *\n",
+        "pp/core.py": ("__all__ = ['ParserElement']\n\n\nclass ParserElement:\n"
+                       "    @staticmethod\n    def enable_packrat():\n        pass\n"),
+        "examples/calc.py": "from pp import *\n\nParserElement.enable_packrat()\n",
+    }))
+    assert ("examples/calc.py", 3, "resolved") in _uses(codemap, "ParserElement", "pp/core.py")

@@ -87,6 +87,12 @@
 (return_statement (identifier) @name) @reference.value
 (default_parameter value: (identifier) @name) @reference.value
 (typed_default_parameter value: (identifier) @name) @reference.value
+; a class whose attribute is read or called (`ParserElement.enable_packrat()`,
+; `signature(Meter.create_counter)`); capitalised names only: lower-case receivers are
+; mostly locals, modules and `self`
+(attribute
+  object: (identifier) @name
+  (#match? @name "^_*[A-Z]")) @reference.value
 
 (import_from_statement
   name: (dotted_name
