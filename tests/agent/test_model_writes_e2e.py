@@ -5,6 +5,7 @@ in the task's ledger; and the task's answer never depends on them."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -178,7 +179,11 @@ async def test_an_endpoint_timing_out_on_extraction_loses_nothing(harness):
     assert {w["content"] for w in result.extracted["written"]} == {
         "package_manager: pnpm", "test_command: pnpm test:unit"}
     rows = harness.ledger_rows(result.task_id)
-    assert [(row["call_type"], row["input_tokens"]) for row in rows][-1] == ("other", 0)
+    assert all(row["call_type"] != "other" or row["input_tokens"] for row in rows)
+    with sqlite3.connect(harness.root / ".codekeep" / "ledger.db") as conn:
+        (failed,) = conn.execute("SELECT kind, detail FROM errors WHERE task_id = ?",
+                                 (result.task_id,)).fetchall()
+    assert "timed out" in failed[1]  # the failed extraction: an error event, not a call
 
 
 SPENT = {"prompt_tokens": 400, "completion_tokens": 50}
