@@ -1,4 +1,4 @@
-"""``codekeep rename``: change a symbol's name across files from a shell.
+"""``codekeep rename`` and ``codekeep impact``: symbol-level changes from a shell.
 
 A thin door onto ``codekeep.analysis.rename``: the index is brought up to date first,
 the whole rename is planned and checked (collisions, stale files, parse) before any file
@@ -11,11 +11,12 @@ import argparse
 import sys
 
 from codekeep.cli.codemap import guarded, open_codemap
-from codekeep.cli.options import add_common_options, emit_json
+from codekeep.cli.options import add_common_options, emit_json, fail, nothing_found
 
 ORDER = 11
 COMMANDS = {
     "rename": "rename SYMBOL (id or Container.name) to NEW_NAME everywhere it is used",
+    "impact": "what a diff changes, who calls it (to --depth), which tests reach it",
 }
 
 
@@ -40,14 +41,63 @@ def _rename(args: argparse.Namespace) -> int:
     return 0
 
 
+def _impact(args: argparse.Namespace) -> int:
+    from codekeep.analysis.impact import DiffSides, impact
+
+    if sum(map(bool, (args.rev_range, args.staged, args.worktree))) > 1:
+        return fail("give one of REV_RANGE, --staged, --worktree")
+    if args.depth < 0:
+        return fail("--depth must be 0 or more")
+    sides = DiffSides.of(args.rev_range, staged=args.staged, worktree=args.worktree)
+    with open_codemap(args) as codemap:
+        answer = impact(codemap, sides, args.depth)
+    if args.json:
+        emit_json(answer.to_json())
+        return 0
+    if not answer.symbols:
+        return nothing_found(args, f"no definitions change between {answer.base} and "
+                             f"{answer.head} ({len(answer.files)} files differ)", {})
+    for item in answer.symbols:
+        risk = f"  [{', '.join(item.risk)}]" if item.risk else ""
+        print(f"{item.change:<8} {item.kind:<9} {item.id}  {item.path}:{item.line + 1}{risk}")
+        for caller in item.callers:
+            chain = "".join(f" <- {hop}" for hop in reversed(caller.via))
+            named = " (name match)" if caller.confidence == "name" else ""
+            print(f"  {'  ' * (caller.depth - 1)}<- {caller.id}  {caller.path}:"
+                  f"{caller.line + 1}{named}{'  (via' + chain + ')' if chain else ''}")
+        if item.test_files:
+            print(f"  tests: {', '.join(item.test_files)}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction, only: str | None = None) -> None:
-    del only  # one command
-    parser = subparsers.add_parser("rename", help=COMMANDS["rename"],
-                                   description=COMMANDS["rename"])
+    for name in COMMANDS if only is None else (only,):
+        parser = subparsers.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
+        add_common_options(parser)
+        ARGUMENTS[name](parser)
+
+
+def _rename_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=guarded(_rename), read_only=False, max_bytes=None,
                         exclude=None)
-    add_common_options(parser)
     parser.add_argument("symbol", metavar="SYMBOL")
     parser.add_argument("new_name", metavar="NEW_NAME")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the edit; change nothing")
+
+
+def _impact_arguments(parser: argparse.ArgumentParser) -> None:
+    from codekeep.analysis.impact import DEFAULT_DEPTH
+
+    parser.set_defaults(handler=guarded(_impact), read_only=True, max_bytes=None,
+                        exclude=None)
+    parser.add_argument("rev_range", nargs="?", metavar="REV_RANGE",
+                        help="A..B, or A (against the worktree); default: HEAD vs the worktree")
+    parser.add_argument("--staged", action="store_true", help="the index against HEAD")
+    parser.add_argument("--worktree", action="store_true",
+                        help="the worktree against the index (what is not staged)")
+    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH,
+                        help=f"callers followed this many levels (default {DEFAULT_DEPTH})")
+
+
+ARGUMENTS = {"rename": _rename_arguments, "impact": _impact_arguments}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 DISCLOSURE_TOOLS = frozenset({"list_tool_categories", "load_tools", "search_tools"})
 
 _CODE_MAP = frozenset(
-    {"find_symbol", "find_references", "find_related", "search_symbols", "repo_map"}
+    {"find_symbol", "find_references", "find_related", "search_symbols", "repo_map", "impact"}
 )
 _READ_FILES = frozenset({"read_file", "search_code", "list_files", "search_docs"})
 _EXPLORE = _CODE_MAP | _READ_FILES | {"recall", "note_finding"} | DISCLOSURE_TOOLS

@@ -6,6 +6,7 @@ the code map itself counts from 0.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -185,3 +186,45 @@ async def repo_map(
         text=result.text or "(the code map is empty: nothing indexed yet)",
         query=f"{token_budget}|{','.join(sorted(focus))}",
     )
+
+
+@tool(category="code_map", read_only=True, compression="text", cacheable=False)
+async def impact(
+    ctx: ToolContext,
+    rev_range: Annotated[
+        str | None,
+        Param("Git revisions 'A..B', or 'A' against the working tree; omit for HEAD "
+              "against the working tree."),
+    ] = None,
+    staged: Annotated[bool, Param("What is staged, against HEAD.")] = False,
+    worktree: Annotated[bool, Param("What is not staged yet (working tree vs index).")] = False,
+    depth: Annotated[int, Param("Caller levels to follow.",
+                                schema={"minimum": 0, "maximum": 10})] = 3,
+) -> ToolOutput:
+    """What a diff changes: the symbols it adds, changes or removes, their callers and
+    type users (with the chain to each), the tests that reach them, and a risk class
+    (public API, many callers, no tests). Run it before committing to know which tests
+    to run."""
+    from codekeep.analysis.impact import DiffSides, ImpactError
+    from codekeep.analysis.impact import impact as diff_impact
+
+    if sum(map(bool, (rev_range, staged, worktree))) > 1:
+        raise ToolError("give one of rev_range, staged, worktree", rule="arguments")
+    if rev_range is not None and rev_range.startswith("-"):
+        raise ToolError("a revision range never starts with '-'", rule="arguments")
+    sides = DiffSides.of(rev_range, staged=staged, worktree=worktree)
+    try:
+        answer = await asyncio.to_thread(diff_impact, ctx.require_codemap(), sides, depth)
+    except ImpactError as exc:
+        raise ToolError(str(exc), rule="git") from None
+    lines = [f"{answer.base} -> {answer.head}: {len(answer.files)} files, "
+             f"{len(answer.symbols)} definitions"]
+    for item in answer.symbols:
+        risk = f" [{', '.join(item.risk)}]" if item.risk else ""
+        lines.append(f"{item.change} {item.kind} {item.id}:{item.line + 1}{risk}")
+        lines += [f"  {'  ' * (c.depth - 1)}<- {c.id}:{c.line + 1}"
+                  + (" (name match)" if c.confidence == "name" else "") for c in item.callers]
+        if item.test_files:
+            lines.append(f"  tests: {', '.join(item.test_files)}")
+    return ToolOutput(data=answer.to_json(), text="\n".join(lines),
+                      files=sorted({s.path for s in answer.symbols}))
