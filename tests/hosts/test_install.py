@@ -44,11 +44,6 @@ def run(*argv: str) -> int:
     return main(list(argv))
 
 
-def files_of(project: Path, home: Path) -> set[str]:
-    return {str(p.relative_to(p.anchor)) for folder in (project, home)
-            for p in folder.rglob("*") if p.is_file() and ".local" not in p.parts}
-
-
 @pytest.mark.parametrize("host", HOSTS)
 def test_install_then_uninstall_leaves_an_empty_project_empty(
         host: str, project: Path, home: Path) -> None:
