@@ -222,15 +222,32 @@ def answer_id(data: Any) -> tuple[MsgId] | None:
 
 
 async def read_stdio(stdin: Any, thread_pool: Any) -> Reader:
-    """A reader for ``stdin``: an asyncio pipe when it is one (no thread hop per line:
-    a keystroke is two messages, and every hop is latency the user feels), else pygls'
-    thread-backed reader (a file, a tty)."""
+    """A reader for ``stdin``: an asyncio pipe when the event loop can poll it (no
+    thread hop per line: a keystroke is two messages, and every hop is latency the user
+    feels), else pygls' thread-backed reader (a file, ``/dev/null``, a tty)."""
     from pygls.io_ import StdinAsyncReader
 
     loop = asyncio.get_running_loop()
+    if not _pollable(stdin):
+        # asyncio accepts any character device as a pipe and only fails later, in a
+        # callback (``serve < /dev/null`` printed a PermissionError and never ended).
+        return StdinAsyncReader(stdin, thread_pool)
     try:
         reader = asyncio.StreamReader(limit=2**26)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
         return reader
     except (OSError, ValueError):
         return StdinAsyncReader(stdin, thread_pool)
+
+
+def _pollable(stream: Any) -> bool:
+    """Whether the event loop's selector accepts ``stream`` (epoll refuses regular
+    files and ``/dev/null``)."""
+    import selectors
+
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(stream, selectors.EVENT_READ)
+    except (OSError, ValueError):
+        return False
+    return True
