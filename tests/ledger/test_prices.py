@@ -60,3 +60,19 @@ def test_old_records_keep_the_price_they_were_billed_at(open_ledger) -> None:  #
 def test_ledger_model_info_is_what_the_agent_asks_for_its_context_window(
         ledger: Ledger) -> None:
     assert ledger.model_info("gpt-4.1-mini").context_window == 1_047_576
+
+
+def test_a_model_the_table_does_not_know_is_reported_unpriced_not_free(open_ledger) -> None:  # type: ignore[no-untyped-def]
+    from codekeep.ledger.reports import render_text
+
+    ledger = open_ledger()
+    record = ledger.record(task_id="t", call_type="plan", model="my-local-model",
+                           input_tokens=1000, output_tokens=100)
+    assert (record.priced, record.cost_usd) == (False, 0.0)
+    assert ledger.model_info("qwen2.5-coder:7b").priced  # local models are free on purpose
+    report = ledger.report(task_id="t")
+    assert report["total"]["unpricedCalls"] == 1
+    assert report["unpriced"] == [{"model": "my-local-model", "calls": 1}]
+    text = render_text(report)
+    assert "0.0000" not in text and "unpriced" in text
+    assert "Warning: 1 call unpriced: the price table does not know my-local-model" in text
