@@ -38,6 +38,7 @@ import sqlite3
 import threading
 import time
 import weakref
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,11 +94,14 @@ _Entry = tuple[str, str, bytes, int, bytes]
 
 
 def entry_checksum(digest: str, language: str, rows: bytes) -> bytes:
-    """What an entry's bytes must hash to, bound to its content hash, its language and
+    """What an entry's bytes must check to, bound to its content hash, its language and
     this extractor's fingerprint: a damaged, truncated or misfiled entry (another
-    content's facts, another version's) never matches."""
+    content's facts, another version's) does not match. A CRC-32 over the key and the
+    rows, and their length: it runs on every cache hit, and a cryptographic hash (7×
+    the CPU: a fifth of a second checkout's) would add nothing, since without a secret
+    key anyone can recompute either."""
     key = f"{fingerprint()}\0{digest}\0{language}\0".encode()
-    return hashlib.blake2b(key + rows, digest_size=16).digest()
+    return (zlib.crc32(rows, zlib.crc32(key)) << 32 | len(rows) & 0xFFFFFFFF).to_bytes(8, "big")
 # Connections a forked process inherited anyway (a fork that skipped the at-fork hook
 # below): SQLite forbids using them in the child, and letting them be collected would
 # close them there; kept, untouched, for the life of the process.

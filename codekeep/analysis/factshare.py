@@ -9,8 +9,9 @@ rows, zlib-compressed, and their checksum.
 
 Nothing in it is trusted as it stands. An import refuses a file made by another
 extractor (its fingerprint differs: its facts would be another version's) and every
-entry whose bytes do not hash to its checksum — the checksum binds the rows to the
-content hash of the file they were extracted from, its language and the fingerprint
+entry whose bytes do not match its checksum — the checksum (a CRC-32 and the length)
+binds the rows to the content hash of the file they were extracted from, its language
+and the fingerprint
 (:func:`.factcache.entry_checksum`); the cache checks it again on every use, and an
 entry is only ever looked up by the hash of the bytes read from disk. (A checksum
 catches damage and misfiled entries, not a forger who recomputes it: import artifacts
