@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from codekeep.analysis.model import Reference, Symbol
 
 IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+QUOTED_NAME = re.compile(rb"(['\"])([A-Za-z_][A-Za-z0-9_]*)\1")
 DUNDER_ALL = re.compile(rb"^\s*__all__\s*(?:\+=|=|:[^=]*=)\s*[\[(]", re.MULTILINE)
 
 
@@ -143,6 +144,17 @@ def _dunder_all_sites(path: str, data: bytes, old: bytes) -> list[Site]:
             line = data.count(b"\n", 0, at)
             sites.append(Site(path, line, at - (data.rfind(b"\n", 0, at) + 1), "__all__"))
     return sites
+
+
+def dunder_all_names(data: bytes) -> set[str]:
+    """The names a Python file's ``__all__`` lists export."""
+    names: set[str] = set()
+    for match in DUNDER_ALL.finditer(data):
+        closer = b"]" if data[match.end() - 1:match.end()] == b"[" else b")"
+        end = data.find(closer, match.end())
+        listed = data[match.end(): len(data) if end < 0 else end]
+        names |= {m.group(2).decode() for m in QUOTED_NAME.finditer(listed)}
+    return names
 
 
 def _refuse_collisions(codemap: CodeMap, plan: RenamePlan) -> None:

@@ -1,4 +1,4 @@
-"""``codekeep rename`` and ``codekeep impact``: symbol-level changes from a shell.
+"""``codekeep rename|impact|path|unused``: symbol-level changes and the call graph from a shell.
 
 A thin door onto ``codekeep.analysis.rename``: the index is brought up to date first,
 the whole rename is planned and checked (collisions, stale files, parse) before any file
@@ -17,6 +17,8 @@ ORDER = 11
 COMMANDS = {
     "rename": "rename SYMBOL (id or Container.name) to NEW_NAME everywhere it is used",
     "impact": "what a diff changes, who calls it (to --depth), which tests reach it",
+    "path": "the shortest call chains from FROM to TO",
+    "unused": "definitions nothing uses and no entry point explains",
 }
 
 
@@ -70,6 +72,39 @@ def _impact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _path(args: argparse.Namespace) -> int:
+    from codekeep.analysis.callgraph import call_paths
+
+    with open_codemap(args) as codemap:
+        chains = call_paths(codemap, args.source, args.target)
+        if not chains:
+            return nothing_found(args, f"{args.source} does not reach {args.target} through "
+                                 "calls the index knows", {"paths": []})
+        if args.json:
+            emit_json({"paths": [[s.to_json(codemap.root) for s in chain] for chain in chains]})
+            return 0
+    for chain in chains:
+        print(" -> ".join(f"{s.id}:{s.selection_range.start.line + 1}" for s in chain))
+    return 0
+
+
+def _unused(args: argparse.Namespace) -> int:
+    from codekeep.analysis.callgraph import unused
+
+    with open_codemap(args) as codemap:
+        found = unused(codemap, args.kind, codemap.settings.entry_hooks)
+        if not found:
+            return nothing_found(args, "every definition is used or an entry point",
+                                 {"symbols": []})
+        if args.json:
+            emit_json({"symbols": [s.to_json(codemap.root) for s in found]})
+            return 0
+    for symbol in found:
+        line = symbol.selection_range.start.line + 1
+        print(f"{symbol.kind:<9} {symbol.id}  {symbol.path}:{line}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction, only: str | None = None) -> None:
     for name in COMMANDS if only is None else (only,):
         parser = subparsers.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
@@ -100,4 +135,18 @@ def _impact_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"callers followed this many levels (default {DEFAULT_DEPTH})")
 
 
-ARGUMENTS = {"rename": _rename_arguments, "impact": _impact_arguments}
+def _path_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.set_defaults(handler=guarded(_path), read_only=True, max_bytes=None, exclude=None)
+    parser.add_argument("source", metavar="FROM")
+    parser.add_argument("target", metavar="TO")
+
+
+def _unused_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.set_defaults(handler=guarded(_unused), read_only=True, max_bytes=None,
+                        exclude=None)
+    parser.add_argument("--kind", choices=("function", "class"), default=None,
+                        help="only functions and methods, or only classes and other types")
+
+
+ARGUMENTS = {"rename": _rename_arguments, "impact": _impact_arguments,
+             "path": _path_arguments, "unused": _unused_arguments}

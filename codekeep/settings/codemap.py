@@ -50,6 +50,11 @@ class IndexSettings:
         "Index only these languages, e.g. `[\"python\", \"go\"]` (null: every known one).",
         default=None)
 
+    entry_hooks: tuple[str, ...] = setting(
+        "Names a framework calls for you (globs, e.g. `setUp*`, `handle`, `ready`): "
+        "`codekeep unused` never lists definitions of these names.",
+        default=("setUp*", "tearDown*", "main"), wire="entryHooks")
+
     def __post_init__(self) -> None:
         check_bounds(self)
 

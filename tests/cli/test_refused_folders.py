@@ -27,7 +27,7 @@ ARGUMENTS = {
     "memory": ("remember", "tests run with tox"), "ledger": ("report",),
     "settings": (), "agent": ("what is here?",), "mcp": (), "doctor": (),
     "install": ("claude-code",), "uninstall": ("claude-code",), "rename": ("Foo", "Bar"),
-    "impact": (),
+    "impact": (), "path": ("a", "b"), "unused": (),
 }
 NO_FOLDER = {
     "serve",  # the language server's folders come from the editor (refused there)
