@@ -1,0 +1,171 @@
+"""Symbol edits and impact benchmark, on Django's sdist from PyPI (never tuned on).
+
+* tokens for "change this method's body": the arguments and the answer of one
+  ``replace_symbol_body`` call against one ``write_file`` of the whole file (the same
+  change: each method's ``return`` gets a comment), both through the real pipeline, on
+  methods drawn in a fixed pseudo-random order;
+* ``impact`` latency for a 20-file diff (one function body changed in each of 20 files,
+  depth 3) and ``path`` latency (shortest chains between a view and a helper it reaches),
+  in-process on the warm index, each against ``git diff --name-only`` of the same tree
+  (the reference, measured in the same rounds).
+
+Prints ONE JSON object. Usage: python bench/symbols_bench.py [--rounds 5] [--methods 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from cli_bench import cached_django  # type: ignore[import-not-found]
+
+from codekeep.analysis.callgraph import call_paths
+from codekeep.analysis.codemap import CodeMap
+from codekeep.analysis.impact import DiffSides, impact
+from codekeep.common.tokens import token_len
+from codekeep.tools import ToolKit
+
+DJANGO = "5.1.4"
+CACHE = Path.home() / ".cache" / "codekeep-bench"
+SEED = 27
+
+
+def _git(root: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.invalid",
+           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.invalid"}
+    subprocess.run(["git", "-C", str(root), *args], check=True, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _methods(codemap: CodeMap, count: int) -> list[Any]:
+    """Methods of 3-40 lines in Django's package (not its tests), a fixed sample."""
+    candidates = [s for s in codemap.symbols_in() if s.kind == "method"
+                  and s.path.startswith("django/") and "#" not in s.id
+                  and 3 <= s.range.end.line - s.range.start.line <= 40]
+    candidates.sort(key=lambda s: s.id)
+    random.Random(SEED).shuffle(candidates)
+    picked, files = [], set()
+    for symbol in candidates:
+        if symbol.path not in files:
+            picked.append(symbol)
+            files.add(symbol.path)
+        if len(picked) == count:
+            break
+    return picked
+
+
+def _changed(text: str) -> str:
+    """The method's text with a comment after its first line: the same edit both ways."""
+    first, _newline, rest = text.partition("\n")
+    indent = len(rest) - len(rest.lstrip(" "))
+    return f"{first}\n{' ' * indent}# reviewed\n{rest}"
+
+
+async def _tokens(root: Path, codemap: CodeMap, methods: list[Any]) -> dict[str, Any]:
+    kit = ToolKit.open(root, codemap=codemap)
+    ratios, symbol_tokens, whole_tokens = [], [], []
+    for symbol in methods:
+        data = (root / symbol.path).read_text(encoding="utf-8")
+        lines = data.splitlines(keepends=True)
+        start, end = symbol.range.start.line, symbol.range.end.line
+        method = "".join(lines[start:end + 1])
+        indent = len(lines[start]) - len(lines[start].lstrip(" "))
+        new_method = _changed(method)
+        whole = "".join(lines[:start]) + new_method + "".join(lines[end + 1:])
+        body = "\n".join(line[indent:] for line in new_method.splitlines())
+        by_symbol = {"symbol": symbol.id, "body": body}
+        ctx = kit.context(f"s-{symbol.id}", "edit")
+        answer = await kit.pipeline.execute("replace_symbol_body", by_symbol, ctx)
+        assert answer.ok, answer.content
+        assert (root / symbol.path).read_text(encoding="utf-8") == whole, symbol.id
+        (root / symbol.path).write_text(data, encoding="utf-8")
+        codemap.refresh_file(symbol.path)
+        ctx = kit.context(f"w-{symbol.id}", "edit")
+        by_file = {"path": symbol.path, "content": whole}
+        written = await kit.pipeline.execute("write_file", by_file, ctx)
+        assert written.ok, written.content
+        (root / symbol.path).write_text(data, encoding="utf-8")
+        codemap.refresh_file(symbol.path)
+        cost_symbol = token_len(json.dumps(by_symbol)) + token_len(answer.content)
+        cost_whole = token_len(json.dumps(by_file)) + token_len(written.content)
+        symbol_tokens.append(cost_symbol)
+        whole_tokens.append(cost_whole)
+        ratios.append(cost_symbol / cost_whole)
+    kit.close()
+    return {"methods": len(methods),
+            "replace_symbol_body_tokens_median": statistics.median(symbol_tokens),
+            "write_file_tokens_median": statistics.median(whole_tokens),
+            "ratio_median": round(statistics.median(ratios), 3),
+            "ratio_total": round(sum(symbol_tokens) / sum(whole_tokens), 3)}
+
+
+def _ms(run: Any, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--methods", type=int, default=30)
+    args = parser.parse_args()
+    source = cached_django(CACHE, DJANGO)
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch) / "django"
+        shutil.copytree(source, root)
+        _git(root, "init", "-q")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", "django")
+        with CodeMap.open(root) as codemap:
+            codemap.index()
+            methods = _methods(codemap, max(args.methods, 20))
+            tokens = asyncio.run(_tokens(root, codemap, methods[:args.methods]))
+            for symbol in methods[:20]:  # the 20-file diff: one method body each
+                path = root / symbol.path
+                lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+                at = symbol.range.end.line
+                lines[at] = lines[at].rstrip("\n") + "  # changed\n"
+                path.write_text("".join(lines), encoding="utf-8")
+                codemap.refresh_file(symbol.path)
+            sides = DiffSides("HEAD", None)
+            found = impact(codemap, sides, 3)
+            impact_ms = _ms(lambda: impact(codemap, sides, 3), args.rounds)
+            chains = call_paths(codemap, "django/views/generic/base.py::View.as_view",
+                                "django/utils/decorators.py::classonlymethod")
+            path_ms = _ms(lambda: call_paths(codemap, "django/core/handlers/base.py::"
+                                             "BaseHandler.get_response",
+                                             "django/urls/resolvers.py::URLResolver.resolve"),
+                          args.rounds)
+            git_ms = _ms(lambda: subprocess.run(["git", "-C", str(root), "diff", "--name-only",
+                                                 "HEAD"], check=True, capture_output=True),
+                         args.rounds)
+    print(json.dumps({
+        "tree": f"django-{DJANGO}",
+        "load": os.getloadavg(),
+        "tokens": tokens,
+        "impact": {"files": len(found.files), "symbols": len(found.symbols),
+                   "callers": sum(len(s.callers) for s in found.symbols),
+                   "median_ms": round(impact_ms, 1), "vs_git_diff": round(impact_ms / git_ms, 1),
+                   "goal_ms": 200, "met": impact_ms <= 200},
+        "path": {"median_ms": round(path_ms, 1), "vs_git_diff": round(path_ms / git_ms, 1),
+                 "chains_found_as_view": len(chains)},
+        "git_diff_ms": round(git_ms, 1),
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
