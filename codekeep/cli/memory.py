@@ -304,6 +304,14 @@ def _purge(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
              only: str | None = None) -> None:
     from codekeep.memory import KINDS, SCOPES, STATUSES
+    from codekeep.memory.model import (
+        DEFAULT_IMPORTANCE,
+        DEFAULT_KIND,
+        DEFAULT_SCOPE,
+        IMPORTANCE_MAX,
+        IMPORTANCE_MIN,
+        WRITABLE_SCOPES,
+    )
 
     common = store_options()
     memory = subparsers.add_parser("memory", help=COMMANDS["memory"])
@@ -317,10 +325,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
 
     p = commands.add_parser("remember", parents=[common], help="store a memory (consolidated)")
     p.add_argument("text")
-    p.add_argument("--kind", default="fact", choices=[k for k in KINDS if k != "event"])
+    p.add_argument("--kind", default=DEFAULT_KIND, choices=[k for k in KINDS if k != "event"])
     p.add_argument("--key", default=None, help="subject key; same key with a new value supersedes")
-    p.add_argument("--importance", type=int, default=5, choices=range(1, 11), metavar="1-10")
-    p.add_argument("--scope", default="project", choices=[s for s in SCOPES if s != "task"])
+    p.add_argument("--importance", type=int, default=DEFAULT_IMPORTANCE,
+                   choices=range(IMPORTANCE_MIN, IMPORTANCE_MAX + 1),
+                   metavar=f"{IMPORTANCE_MIN}-{IMPORTANCE_MAX}")
+    p.add_argument("--scope", default=DEFAULT_SCOPE, choices=WRITABLE_SCOPES)
     p.add_argument("--file", action="append", default=[], help="link to a file (repeatable)")
     p.add_argument("--symbol", action="append", default=[], help="link to a symbol id (repeatable)")
     p.add_argument(

@@ -8,11 +8,29 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
-KINDS = ("event", "summary", "fact", "insight", "preference", "soft_preference", "note", "case")
-STATUSES = ("active", "superseded", "observed", "confirmed_resolved", "archived", "disabled")
-SCOPES = ("task", "project", "user", "team")
+MemoryKind = Literal[
+    "event", "summary", "fact", "insight", "preference", "soft_preference", "note", "case"
+]
+MemoryStatus = Literal[
+    "active", "superseded", "observed", "confirmed_resolved", "archived", "disabled"
+]
+MemoryScope = Literal["task", "project", "user", "team"]
+# What a door may write: events and summaries come from the event stream, tasks from a task.
+WritableKind = Literal["fact", "insight", "preference", "soft_preference", "note", "case"]
+WritableScope = Literal["project", "user", "team"]
+KINDS: tuple[MemoryKind, ...] = get_args(MemoryKind)
+STATUSES: tuple[MemoryStatus, ...] = get_args(MemoryStatus)
+SCOPES: tuple[MemoryScope, ...] = get_args(MemoryScope)
+WRITABLE_KINDS: tuple[WritableKind, ...] = get_args(WritableKind)
+WRITABLE_SCOPES: tuple[WritableScope, ...] = get_args(WritableScope)
+
+# A write's defaults and bounds, declared once for every door (CLI, LSP, tools, MCP).
+DEFAULT_KIND: WritableKind = "fact"
+DEFAULT_SCOPE: WritableScope = "project"
+DEFAULT_IMPORTANCE = 5
+IMPORTANCE_MIN, IMPORTANCE_MAX = 1, 10
 # Scopes kept in this machine's SQLite; "team" lives in the team's PostgreSQL (codekeep.team).
 LOCAL_SCOPES = ("task", "project", "user")
 # The first letter of an id names its scope's database; "t" is the task scope's, so the

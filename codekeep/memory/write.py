@@ -20,8 +20,12 @@ from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.consolidate import Candidate, Decision, Existing, decide, merge_contents
 from codekeep.memory.evidence import EvidenceVerifier, evidence_items
 from codekeep.memory.model import (
+    DEFAULT_IMPORTANCE,
+    DEFAULT_KIND,
     EXTRACTED_SOURCES,
     ID_PREFIXES,
+    IMPORTANCE_MAX,
+    IMPORTANCE_MIN,
     KINDS,
     MODEL_SOURCES,
     OBSERVING_SOURCES,
@@ -62,10 +66,10 @@ TEAM_CONFIRMATION_NOTE = (
 @dataclass(slots=True)
 class WriteRequest:
     content: str
-    kind: str = "fact"
+    kind: str = DEFAULT_KIND
     key: str | None = None
     value: str | None = None
-    importance: int = 5
+    importance: int = DEFAULT_IMPORTANCE
     files: Sequence[str] = ()
     symbols: Sequence[str] = ()
     evidence: dict[str, Any] | None = None
@@ -119,9 +123,11 @@ class WritePath:
             raise MemoryInputError("memory content is empty")
         if len(req.content) > MAX_CONTENT_CHARS:
             raise MemoryInputError(f"memory content is longer than {MAX_CONTENT_CHARS} characters")
-        if not isinstance(req.importance, int) or not 1 <= req.importance <= 10:
+        if not isinstance(req.importance, int) or not (
+                IMPORTANCE_MIN <= req.importance <= IMPORTANCE_MAX):
             raise MemoryInputError(
-                f"importance must be an integer from 1 to 10 (got {req.importance!r})"
+                f"importance must be an integer from {IMPORTANCE_MIN} to {IMPORTANCE_MAX} "
+                f"(got {req.importance!r})"
             )
         if not 0.0 <= float(req.confidence) <= 1.0:
             raise MemoryInputError(f"confidence must be between 0 and 1 (got {req.confidence!r})")

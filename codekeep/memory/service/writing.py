@@ -9,7 +9,13 @@ from dataclasses import replace
 from typing import Any, TypedDict, Unpack
 
 from codekeep.memory.evidence import quote_found
-from codekeep.memory.model import MemoryInputError, WriteResult
+from codekeep.memory.model import (
+    DEFAULT_IMPORTANCE,
+    DEFAULT_KIND,
+    DEFAULT_SCOPE,
+    MemoryInputError,
+    WriteResult,
+)
 from codekeep.memory.scope import ScopeRequest
 from codekeep.memory.service.core import ServiceCore
 from codekeep.memory.team_scope import is_team_id, promotion_request
@@ -57,9 +63,9 @@ class ScopedWriter:
         self,
         content: str,
         *,
-        kind: str = "fact",
+        kind: str = DEFAULT_KIND,
         key: str | None = None,
-        importance: int = 5,
+        importance: int = DEFAULT_IMPORTANCE,
         files: Sequence[str] = (),
         symbols: Sequence[str] = (),
         evidence: dict[str, Any] | None = None,
@@ -90,7 +96,7 @@ class Writing(ServiceCore):
     def writer(
         self,
         *,
-        kind: str = "fact",
+        kind: str = DEFAULT_KIND,
         scope: str | None = None,
         source: str = "agent",
         task_id: str | None = None,
@@ -103,8 +109,8 @@ class Writing(ServiceCore):
         self,
         content: str,
         *,
-        kind: str = "fact",
-        scope: str = "project",
+        kind: str = DEFAULT_KIND,
+        scope: str = DEFAULT_SCOPE,
         source: str = "user",
         task_id: str | None = None,
         **fields: Unpack[MemoryFields],
@@ -118,8 +124,8 @@ class Writing(ServiceCore):
         self,
         content: str,
         *,
-        kind: str = "fact",
-        scope: str = "project",
+        kind: str = DEFAULT_KIND,
+        scope: str = DEFAULT_SCOPE,
         task_id: str | None = None,
         evidence: Sequence[Mapping[str, str]] = (),
         client: str | None = None,

@@ -48,6 +48,13 @@ from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.embeddings.embedders import Embedded, EmbeddingJob
 from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.memory import KINDS, MemoryInputError, MemoryService
+from codekeep.memory.model import (
+    DEFAULT_IMPORTANCE,
+    DEFAULT_KIND,
+    DEFAULT_SCOPE,
+    IMPORTANCE_MAX,
+    IMPORTANCE_MIN,
+)
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
 from codekeep.server.extensions import CustomHandler, custom_request, target_folder
@@ -90,10 +97,11 @@ def _remember(memory: MemoryService, handle: WorkspaceHandle, params: dict[str, 
         raise p.InvalidParams("'evidence' must be an object {file|event, quote}")
     result = memory.remember(
         p.required_str(params, "content"),
-        kind=p.optional_str(params, "kind") or "fact",
+        kind=p.optional_str(params, "kind") or DEFAULT_KIND,
         key=p.optional_str(params, "key"),
-        importance=_default(p.optional_int(params, "importance", minimum=1, maximum=10), 5),
-        scope=p.optional_str(params, "scope") or "project",
+        importance=_default(p.optional_int(params, "importance", minimum=IMPORTANCE_MIN,
+                                          maximum=IMPORTANCE_MAX), DEFAULT_IMPORTANCE),
+        scope=p.optional_str(params, "scope") or DEFAULT_SCOPE,
         files=_paths(handle, p.optional_str_list(params, "files")),
         symbols=p.optional_str_list(params, "symbols"),
         evidence=evidence,

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import copy
-from typing import Annotated, Literal
+from typing import Annotated
 
-from codekeep.memory.model import MemoryInputError
+from codekeep.memory.model import (
+    DEFAULT_IMPORTANCE,
+    DEFAULT_KIND,
+    DEFAULT_SCOPE,
+    IMPORTANCE_MAX,
+    IMPORTANCE_MIN,
+    MemoryInputError,
+    WritableKind,
+    WritableScope,
+)
 from codekeep.tools.context import ToolContext
 from codekeep.tools.result import ToolError, ToolOutput
 from codekeep.tools.spec import Param, ToolSpec, tool
 
-MemoryKind = Literal["fact", "insight", "preference", "soft_preference", "note", "case"]
-MemoryScope = Literal["project", "user", "team"]
 SCOPE_DOC = (
     "Where to keep it: project (this repository, the default), user (follows the "
     "developer to every project) or team (shared with the whole team)."
@@ -38,13 +45,14 @@ async def remember(
     content: Annotated[
         str, Param("The fact, decision or preference, as one self-contained sentence.")
     ],
-    kind: Annotated[MemoryKind, Param("What sort of memory this is.")] = "fact",
+    kind: Annotated[WritableKind, Param("What sort of memory this is.")] = DEFAULT_KIND,
     key: Annotated[
         str | None, Param("Stable key for a value that may change later (e.g. 'test.command').")
     ] = None,
     importance: Annotated[
-        int, Param("1 (trivia) to 10 (critical).", schema={"minimum": 1, "maximum": 10})
-    ] = 5,
+        int, Param(f"{IMPORTANCE_MIN} (trivia) to {IMPORTANCE_MAX} (critical).",
+                   schema={"minimum": IMPORTANCE_MIN, "maximum": IMPORTANCE_MAX})
+    ] = DEFAULT_IMPORTANCE,
     files: Annotated[list[str], Param("Workspace files this is about.")] = [],  # noqa: B006
     symbols: Annotated[list[str], Param("Symbol ids this is about (from find_symbol).")] = [],  # noqa: B006
     evidence: Annotated[
@@ -56,7 +64,7 @@ async def remember(
             schema={"items": EVIDENCE_ITEM},
         ),
     ] = [],  # noqa: B006
-    scope: Annotated[MemoryScope, Param(SCOPE_DOC)] = "project",
+    scope: Annotated[WritableScope, Param(SCOPE_DOC)] = DEFAULT_SCOPE,
 ) -> ToolOutput:
     """Store something worth knowing in future tasks (project facts, decisions, user
     preferences, cases: a problem and how it was resolved). It becomes knowledge only
@@ -98,7 +106,7 @@ async def recall(
     limit: Annotated[
         int, Param("Most memories to return.", schema={"minimum": 1, "maximum": 50})
     ] = 10,
-    kinds: Annotated[list[MemoryKind] | None, Param("Only these kinds.")] = None,
+    kinds: Annotated[list[WritableKind] | None, Param("Only these kinds.")] = None,
     files: Annotated[list[str], Param("Prefer memories about these files.")] = [],  # noqa: B006
 ) -> ToolOutput:
     """Recall what earlier tasks learned about the project, best matches first."""
