@@ -110,6 +110,27 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
+def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                  extras: list[str]) -> NoReturn:
+    """Exit 2 with the usage of the command given (argparse prints the top-level
+    usage), saying that a folder is given with ``--root`` (``codekeep index src``)."""
+    command = _subparser(parser, getattr(args, "command", None))
+    hint = ""
+    if command is not None and hasattr(args, "root") and any(
+            not extra.startswith("-") for extra in extras):
+        hint = " (a folder to work in goes after --root: --root DIR)"
+    (command or parser).error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+
+
+def _subparser(parser: argparse.ArgumentParser,
+               command: str | None) -> argparse.ArgumentParser | None:
+    """The parser of ``command`` (for a group such as ``memory``, the group's)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return action.choices[command]
+    return None
+
+
 def run() -> NoReturn:
     """The ``codekeep`` command (and ``python -m codekeep``): :func:`main`, leaving the
     process at once after a query (see :func:`_leave_now`)."""
@@ -126,7 +147,9 @@ def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> i
         print(f"codekeep {__version__}")
         return 0
     parser = build_parser(_command_in(arguments))
-    args = parser.parse_args(arguments)
+    args, extras = parser.parse_known_args(arguments)
+    if extras:
+        _unrecognized(parser, args, extras)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

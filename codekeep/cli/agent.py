@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from codekeep.cli.options import common_options, emit_json, fail, root_of, settings_of
+from codekeep.cli.options import common_options, emit_json, fail, positive_int, root_of, settings_of
 
 ORDER = 90
 COMMANDS = {"agent": "run the agent on a task (needs CODEKEEP_MODEL)"}
@@ -32,19 +32,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     parser.add_argument("--model", help="model name (overrides CODEKEEP_MODEL)")
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (overrides "
                                            "CODEKEEP_BASE_URL)")
-    parser.add_argument("--budget", type=_positive_int, default=None,
+    parser.add_argument("--budget", type=positive_int, default=None,
                         help="token budget for this task (warned at 75 %%, summarised at 100 %%)")
     parser.set_defaults(handler=_run)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"the budget must be positive, got {value}")
-    return value
 
 
 def _run(args: argparse.Namespace) -> int:

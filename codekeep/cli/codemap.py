@@ -22,6 +22,7 @@ from codekeep.cli.options import (
     fail,
     index_settings_of,
     nothing_found,
+    positive_int,
     root_of,
     settings_of,
 )
@@ -84,12 +85,6 @@ def open_codemap(args: argparse.Namespace, refresh: bool = True,
     return codemap
 
 
-# A zero or negative count is a typo, never a request: --limit 0 would claim "no symbol
-# named X", and --max-bytes -1 would drop every file from the index. (The code map
-# refuses such a limit too; checking here lets the message name the option.)
-_POSITIVE_OPTIONS = ("limit", "max_bytes", "tokens")
-
-
 def guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """Bad input ends in one clear line on stderr and exit status 1, never a traceback."""
 
@@ -98,10 +93,6 @@ def guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.
         from codekeep.analysis.codemap import INDEX_FILE
         from codekeep.analysis.store import discard
 
-        for option in _POSITIVE_OPTIONS:
-            value = getattr(args, option, None)
-            if value is not None and value < 1:
-                return fail(f"--{option.replace('_', '-')} must be a positive number")
         try:
             return handler(args)
         except (CodeMapError, SchemaTooNewError) as exc:
@@ -321,12 +312,12 @@ def _map(args: argparse.Namespace) -> int:
 def _find_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name")
     parser.add_argument("--kind", help="only this kind (function, class, method ...)")
-    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--limit", type=positive_int, default=None)
 
 
 def _refs_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="NAME_OR_ID")
-    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--limit", type=positive_int, default=None)
     parser.add_argument("--offset", type=int, default=0,
                         help="pass over this many uses first (the next page after --limit)")
 
@@ -337,7 +328,7 @@ def _related_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query")
-    parser.add_argument("--limit", type=int, default=30)
+    parser.add_argument("--limit", type=positive_int, default=30)
 
 
 def _symbols_arguments(parser: argparse.ArgumentParser) -> None:
@@ -345,7 +336,7 @@ def _symbols_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _map_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tokens", type=int, default=1024)
+    parser.add_argument("--tokens", type=positive_int, default=1024)
     parser.add_argument("--focus", nargs="*", default=[], metavar="PATH",
                         help="files the ranking is personalised towards")
 
@@ -375,7 +366,7 @@ def register(subparsers: argparse._SubParsersAction, only: str | None = None) ->
         parser.set_defaults(handler=guarded(handler), read_only=arguments is not None)
         add_common_options(parser)
         parser.add_argument(
-            "--max-bytes", type=int, default=None,
+            "--max-bytes", type=positive_int, default=None,
             help=f"skip files larger than this (setting maxFileSize, default "
                  f"{DEFAULT_MAX_FILE_BYTES})")
         parser.add_argument(

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codekeep.cli.options import common_options, emit_json, fail, root_of, settings_of
+from codekeep.cli.options import common_options, emit_json, fail, positive_int, root_of, settings_of
 from codekeep.common.sqlite import SchemaTooNewError
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def register(subparsers: argparse._SubParsersAction, only: str | None = None) ->
         "search", parents=[parent], help="the doc sections that best answer QUERY",
         description="The doc sections that best answer QUERY, best first.")
     search.add_argument("query", metavar="QUERY")
-    search.add_argument("--limit", type=_positive, default=10, help="most results (default 10)")
+    search.add_argument("--limit", type=positive_int, default=10, help="most results (default 10)")
     search.add_argument("--expand", default=None, metavar="MODE",
                         help="off, multi-query, hyde or both (default: the setting "
                              "docs.expand, off): the model (CODEKEEP_MODEL ...) rewrites the "
@@ -148,12 +148,3 @@ def register(subparsers: argparse._SubParsersAction, only: str | None = None) ->
         description="Index the workspace's docs (unchanged files are skipped).")
     index.set_defaults(handler=_guarded(_index))
 
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be a positive number")
-    return value

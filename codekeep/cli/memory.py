@@ -22,6 +22,7 @@ from codekeep.cli.options import (
     emit_json,
     fail,
     nothing_found,
+    positive_int,
     repair_first,
     root_of,
     settings_of,
@@ -350,7 +351,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
 
     p = commands.add_parser("recall", parents=[common], help="the best memories for a query")
     p.add_argument("query")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=positive_int, default=10)
     p.add_argument("--kind", action="append", default=[], choices=KINDS)
     p.add_argument("--file", action="append", default=[])
     p.add_argument("--symbol", action="append", default=[])
@@ -363,7 +364,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument(
         "--all", action="store_true", help="every status, including superseded and disabled"
     )
-    p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--limit", type=positive_int, default=200)
     p.set_defaults(handler=_list)
 
     p = commands.add_parser(

@@ -97,6 +97,19 @@ def _reported(layers: LayerStack[T]) -> T:
     return layers.settings
 
 
+def positive_int(text: str) -> int:
+    """An argparse type for a count (``--limit``, ``--tokens`` ...): zero or less is a
+    typo, never a request (``--limit 0`` would claim nothing is there), so argparse
+    reports it as a usage error (exit 2) with the command's own usage line."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {value}")
+    return value
+
+
 def emit_json(payload: Any) -> None:
     json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")

@@ -81,8 +81,8 @@ def test_agent_command_reports_a_refusing_endpoint(workspace: Path,
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [
-    (["--budget", "-5"], 2, "the budget must be positive"),
-    (["--budget", "lots"], 2, "not a whole number of tokens"),
+    (["--budget", "-5"], 2, "must be a positive number, got -5"),
+    (["--budget", "lots"], 2, "expected a whole number, got 'lots'"),
     (["--capability", "root"], 2, "invalid choice"),
 ])
 def test_agent_command_rejects_bad_options(workspace: Path, args, code, message):

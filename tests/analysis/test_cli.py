@@ -96,10 +96,12 @@ def test_related_search_symbols_and_map(capsys: pytest.CaptureFixture[str], root
     code, out, _ = call(capsys, root, "symbols", "--json")
     assert len(json.loads(out)["symbols"]) == 5
     code, out, _ = call(capsys, root, "map", "--tokens", "60", "--json")
+    assert code == 0
     repo_map = json.loads(out)
     assert 0 < repo_map["tokens"] <= 60 and repo_map["text"].startswith("app/models.py:")
-    code, _, err = call(capsys, root, "map", "--tokens", "0")
-    assert code == 1 and "--tokens" in err
+    with pytest.raises(SystemExit) as usage:  # a usage error (exit 2), not "nothing"
+        call(capsys, root, "map", "--tokens", "0")
+    assert usage.value.code == 2 and "--tokens" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args", [
@@ -110,9 +112,12 @@ def test_related_search_symbols_and_map(capsys: pytest.CaptureFixture[str], root
 def test_non_positive_numbers_are_refused_and_the_index_keeps_its_files(
         capsys: pytest.CaptureFixture[str], root: Path, args: tuple[str, ...]) -> None:
     assert call(capsys, root, "index")[0] == 0
-    code, out, err = call(capsys, root, *args)
+    with pytest.raises(SystemExit) as usage:  # a usage error: exit 2, the command's usage
+        call(capsys, root, *args)
+    out, err = capsys.readouterr()
     option = next(a for a in args if a.startswith("--"))
-    assert (code, out) == (1, "") and f"{option} must be a positive number" in err
+    assert (usage.value.code, out) == (2, "")
+    assert f"{option}: must be a positive number" in err and f"usage: codekeep {args[0]}" in err
     code, out, _ = call(capsys, root, "find", "make_user", "--no-refresh")
     assert code == 0 and "app/models.py" in out
 
