@@ -160,10 +160,12 @@ def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> i
         # indexes the filesystem root or a home folder (the language server refuses
         # them with the same message). A command whose parser sets
         # ``refuses_folders_itself`` refuses them only where it would work in the folder.
-        root = args.root
-        if root is not None and not Path(root).expanduser().is_dir():
-            return fail(f"workspace root is not a directory: {resolve_root(root)}")
-        refused = refusal(resolve_root(root))
+        # Resolved here once for the whole command: every handler reads it through
+        # ``options.root_of``.
+        given, args.root = args.root, resolve_root(args.root)
+        if given is not None and not Path(given).expanduser().is_dir():
+            return fail(f"workspace root is not a directory: {args.root}")
+        refused = refusal(args.root)
         if refused is not None and not getattr(args, "refuses_folders_itself", False):
             return fail(refused)
     quick = leave_at_once and getattr(args, "read_only", False)

@@ -65,8 +65,10 @@ def damage_failure(error: BaseException, paths: Sequence[Path]) -> int | None:
     return None if damage is None else fail(str(damage))
 
 
-def root_of(args: argparse.Namespace) -> Any:
-    return resolve_root(args.root)
+def root_of(args: argparse.Namespace) -> Path:
+    """The command's workspace root: resolved once by :func:`codekeep.cli.main` (a handler
+    called without it resolves ``--root`` here)."""
+    return args.root if isinstance(args.root, Path) else resolve_root(args.root)
 
 
 def settings_of(args: argparse.Namespace, flags: Mapping[str, Any] | None = None) -> Settings:
