@@ -1,6 +1,7 @@
 -- CodeKeep user commands (Neovim 0.11+); see :help codekeep.
 --   code map   :CodeKeepFind {name}  :CodeKeepRefs [name]  :CodeKeepRelated
 --              :CodeKeepSearch {query}  :CodeKeepMap [tokens]  :CodeKeepReindex
+--              :CodeKeepImpact [range]
 --   memory     :CodeKeepRemember {text}  :CodeKeepRecall {query}  :CodeKeepNotThis [id]
 --              :CodeKeepForget [id]  :CodeKeepNotes
 --   team       :CodeKeepRememberTeam {text}  :CodeKeepTeam  :CodeKeepPromote [id]
@@ -44,6 +45,13 @@ local COMMANDS = {
   { 'CodeKeepSearch', 'codemap', 'search', '*', 'fuzzy symbol search' },
   { 'CodeKeepMap', 'codemap', 'map', '?', 'ranked repository map (optional token budget)' },
   { 'CodeKeepReindex', 'codemap', 'reindex', 0, 'bring the index up to date with the disk' },
+  {
+    'CodeKeepImpact',
+    'codemap',
+    'impact',
+    '?',
+    'what the diff (default HEAD vs disk) changes, its callers and tests',
+  },
   {
     'CodeKeepRemember',
     'memory',

@@ -126,6 +126,32 @@ function M.related()
   end)
 end
 
+--- One quickfix item per changed symbol, then its callers (indented by depth) and the
+--- tests that reach it; an optional revision range ("HEAD~1..HEAD"), default HEAD
+--- against the files on disk.
+function M.impact(range)
+  range = vim.trim(range or '')
+  local params = range ~= '' and { revRange = range } or vim.empty_dict()
+  core.request(methods.requests.impact, params, function(result, client)
+    local root = core.root(client)
+    local items = {}
+    local function add(path, line, text)
+      table.insert(items, { filename = root .. '/' .. path, lnum = line, col = 1, text = text })
+    end
+    for _, symbol in ipairs(result.symbols or {}) do
+      local risk = #symbol.risk > 0 and (' [' .. table.concat(symbol.risk, ', ') .. ']') or ''
+      add(symbol.path, symbol.line, symbol.change .. ' ' .. symbol.id .. risk)
+      for _, caller in ipairs(symbol.callers) do
+        add(caller.path, caller.line, string.rep('  ', caller.depth) .. '<- ' .. caller.id)
+      end
+      for _, test in ipairs(symbol.tests.files) do
+        add(test, 1, '  test: ' .. test)
+      end
+    end
+    M.show(('CodeKeep impact %s -> %s'):format(result.base, result.head), items)
+  end)
+end
+
 function M.search(query)
   symbol_query(
     methods.requests.search_symbols,

@@ -26,6 +26,7 @@ M.requests = {
   agent_run = 'codekeep/agent/run',
   agent_model = 'codekeep/agent/model',
   docs_search = 'codekeep/docs/search',
+  impact = 'codekeep/impact',
 }
 
 M.notifications = {
