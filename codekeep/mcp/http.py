@@ -8,9 +8,11 @@ non-loopback bind, see :class:`~codekeep.mcp.options.McpOptions`).
 
 from __future__ import annotations
 
+import errno
 import hmac
 import json
 import logging
+import socket
 from typing import Any
 
 import uvicorn
@@ -60,13 +62,14 @@ async def serve_http(options: McpOptions) -> None:
     """Serve every client that connects to ``options.http`` until interrupted."""
     bind = options.http
     assert bind is not None
+    listening = _listen(bind)  # before any work: a busy port is one clear line
     async with opened_door(options) as (_door, server):
         app: Any = server.streamable_http_app(
             streamable_http_path="/mcp", host=bind.host, max_request_body_size=MAX_BODY_BYTES
         )
         if options.token is not None:
             app = BearerTokenGate(app, options.token)
-        await _uvicorn(app, bind).serve()
+        await _uvicorn(app, bind).serve(sockets=[listening])
 
 
 def _uvicorn(app: ASGIApp, bind: HttpBind) -> uvicorn.Server:
@@ -75,3 +78,20 @@ def _uvicorn(app: ASGIApp, bind: HttpBind) -> uvicorn.Server:
     )
     logger.info("serving MCP at %s", bind.url)
     return uvicorn.Server(config)
+
+
+def _listen(bind: HttpBind) -> socket.socket:
+    """A socket bound to ``bind``, or an OSError saying what to do (uvicorn logs the
+    raw ``[Errno 98]`` line and exits 3, the status reserved for a hard budget)."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        bind.host, bind.port, type=socket.SOCK_STREAM)[0]
+    listening = socket.socket(family, kind, proto)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind(address)
+    except OSError as error:
+        listening.close()
+        busy = " (another process uses it: pick a free port)" \
+            if error.errno == errno.EADDRINUSE else ""
+        raise OSError(f"cannot serve MCP at {bind.url}: {error.strerror}{busy}") from None
+    return listening
