@@ -2,7 +2,8 @@
 embedding vectors, and the digest of the last ``MEMORY.md`` sync.
 
 Each is a small typed door onto its own tables; the policies that use them live in
-``layers`` (events), ``embeddings`` (vectors) and ``notes_sync`` (the digest).
+``events`` (the event stream), ``retrieval`` with ``codekeep.embeddings`` (vectors) and
+``notes_sync`` (the digest).
 """
 
 from __future__ import annotations
