@@ -233,16 +233,23 @@ class ImportGraph:
         """
         imported = self.imports_of(path)
         top = top_level_name(definition)
+        python = self.style_of(path) == "python"
+        starred = self._starred(path) if python else set()
         if definition.path in imported:
             names = imported[definition.path]
-            if names is None or top in names or definition.name in names:
+            if names is None:
+                # a re-exporting module passes on a module it star-imports, never one
+                # it merely binds (``from . import nodes`` exports ``nodes``, not its names)
+                if hops == 0 or not python or definition.path in starred:
+                    return True
+            elif top in names or definition.name in names:
                 return True
         if hops >= BARREL_HOPS or self.style_of(path) not in BARREL_STYLES:
             return False
-        starred = self._starred(path) if hops == 0 else set()
         return any(
             barrel != definition.path
-            and (top in taken if taken is not None else hops > 0 or barrel in starred)
+            and (top in taken if taken is not None
+                 else barrel in starred if python else hops > 0)
             and self._reaches(barrel, definition, hops + 1)
             for barrel, taken in imported.items()
         )

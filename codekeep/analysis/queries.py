@@ -127,7 +127,8 @@ def find_references(
     if target is not None:
         aliases = _alias_groups(store, graph, target, [path for path, _n, _s in groups])
         others = _other_definitions(store, target)
-        shadowed = {path for path, _n, _s in groups if _bound_elsewhere(graph, path, others)}
+        shadowed = {path for path, _n, _s in groups
+                    if _bound_elsewhere(graph, path, others, target)}
         labelled += [_aliasing_imports(path, used, spans, target) for path, used, spans in groups
                      if path in shadowed and graph.aliases_of(path, target)]
         groups = [kept for group in groups if group[0] not in shadowed
@@ -189,15 +190,19 @@ def _other_definitions(store: IndexStore, target: Symbol) -> dict[str, Definitio
 
 
 def _bound_elsewhere(
-    graph: ImportGraph, path: str, others: dict[str, DefinitionKey]
+    graph: ImportGraph, path: str, others: dict[str, DefinitionKey], target: Symbol,
 ) -> bool:
     """Whether the name in ``path`` is another definition's: ``path`` defines it (that
-    shadows any import) or imports it by name from another file that defines it."""
+    shadows any import), imports it by name from another file that defines it, or its
+    imports lead to another definition (through re-exports) and not to ``target``."""
     if path in others:
         return True
     imported = graph.imports_of(path) if others else {}
-    return any(file in others and names is not None and others[file].name in names
-               for file, names in imported.items())
+    if any(file in others and names is not None and others[file].name in names
+           for file, names in imported.items()):
+        return True
+    return any(graph.resolves(path, other) for other in others.values()) and (
+        not graph.resolves(path, target))
 
 
 def _without_imports(

@@ -110,3 +110,16 @@ def test_a_star_import_of_a_re_exporting_package_and_class_attribute_reads_are_u
         "examples/calc.py": "from pp import *\n\nParserElement.enable_packrat()\n",
     }))
     assert ("examples/calc.py", 3, "resolved") in _uses(codemap, "ParserElement", "pp/core.py")
+
+
+def test_a_module_a_re_exporter_imports_by_name_passes_on_none_of_its_names(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    codemap = _indexed(open_map, workspace({
+        "pkg/__init__.py": "from .env import Template as Template\n",
+        "pkg/env.py": "from . import nodes\n\n\nclass Template:\n    pass\n",
+        "pkg/nodes.py": "class Template:\n    pass\n",
+        "use.py": "from pkg import Template\n\nTemplate()\n",
+    }))
+    assert ("use.py", 3, "resolved") in _uses(codemap, "Template", "pkg/env.py")
+    assert not any(use[0] == "use.py" for use in _uses(codemap, "Template", "pkg/nodes.py"))
