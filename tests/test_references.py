@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 OUTSIDE = re.compile(
     r"(?-i:DESIGN\.md)"  # the design file that lived outside the repository
     r"|CONTRACTS\.md"
+    r"|(?<![\w/])team/[\w.-]+\.md"  # the team's notes, kept beside the repository
     r"|\bseeds/"
     r"|\bseeds? ?(?:§|00\d\b|documents?\b|design\b)"
     r"|\bseed's\b"
@@ -62,7 +63,9 @@ def test_no_file_refers_to_documents_outside_the_repository() -> None:
 
 def test_the_check_sees_each_kind_of_outside_reference() -> None:
     for outside in ("see DESIGN.md", "seed 004 §3.2", "team/CONTRACTS.md", "issue 17",
+                    "(team/requests-analysis.md, request 3)",
                     "as the seed does", "the seed's rule"):
         assert OUTSIDE.search(outside), outside
-    for inside in ("docs/design.md", "random seed 113", "seeds 100–284", "the seed value"):
+    for inside in ("docs/design.md", "random seed 113", "seeds 100–284", "the seed value",
+                   "codekeep/team/memory.py", "docs/team.md"):
         assert not OUTSIDE.search(inside), inside

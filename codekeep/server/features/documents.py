@@ -54,8 +54,8 @@ def revert_to_disk(services: WorkspaceServices, path: str) -> None:
     """Drop the buffer: the disk content becomes the truth again.
 
     The disk text is applied as a buffer first because ``close_document`` alone keeps
-    the edited facts when the file's stored hash still matches the disk
-    (team/requests-analysis.md, request 3).
+    the edited facts when the file's stored hash still matches the disk: an editor that
+    reverts unsaved edits would otherwise go on seeing the symbols it threw away.
     """
     codemap = services.codemap
     disk = services.root / path
