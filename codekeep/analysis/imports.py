@@ -240,7 +240,8 @@ class ImportGraph:
             if names is None:
                 # a re-exporting module passes on a module it star-imports, never one
                 # it merely binds (``from . import nodes`` exports ``nodes``, not its names)
-                if hops == 0 or not python or definition.path in starred:
+                if hops == 0 or not python or definition.path in starred or (
+                        {top, definition.name} & self._names_from(path, definition.path)):
                     return True
             elif top in names or definition.name in names:
                 return True
@@ -253,6 +254,14 @@ class ImportGraph:
             and self._reaches(barrel, definition, hops + 1)
             for barrel, taken in imported.items()
         )
+
+    def _names_from(self, path: str, target: str) -> set[str]:
+        """Names ``path`` imports by name from ``target`` (``from .json import jsonify``
+        next to ``from . import json``, which takes the whole module)."""
+        resolver = self._load()
+        return {imp.name.rsplit(".", 1)[-1] for imp in self._imports(path)
+                if imp.name and imp.name != "*"
+                and target in resolver.targets("python", path, imp)}
 
     def _starred(self, path: str) -> set[str]:
         """Files ``path`` star-imports (Python ``from pyparsing import *``): every name

@@ -123,3 +123,15 @@ def test_a_module_a_re_exporter_imports_by_name_passes_on_none_of_its_names(
     }))
     assert ("use.py", 3, "resolved") in _uses(codemap, "Template", "pkg/env.py")
     assert not any(use[0] == "use.py" for use in _uses(codemap, "Template", "pkg/nodes.py"))
+
+
+def test_a_name_re_exported_from_a_subpackage_the_package_also_imports_whole(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    codemap = _indexed(open_map, workspace({
+        "web/__init__.py": "from . import json as json\nfrom .json import jsonify as jsonify\n",
+        "web/json/__init__.py": "def jsonify(value):\n    return value\n",
+        "tests/test_json.py": "import web\n\nweb.jsonify(1)\n",
+    }))
+    assert ("tests/test_json.py", 3, "resolved") in _uses(
+        codemap, "jsonify", "web/json/__init__.py")
