@@ -79,7 +79,14 @@ local COMMANDS = {
     'share the memory under the cursor (or id) with the team',
   },
   { 'CodeKeepDocs', 'docs', 'search', '*', "search the project's docs" },
-  { 'CodeKeepLedger', 'ledger', 'report', '?', 'token ledger report', { 'task', 'day', 'file', 'host', 'claude-code', 'codex' } },
+  {
+    'CodeKeepLedger',
+    'ledger',
+    'report',
+    '?',
+    'token ledger report',
+    { 'task', 'day', 'file', 'host', 'claude-code', 'codex' },
+  },
   {
     'CodeKeepBudget',
     'ledger',

@@ -31,7 +31,8 @@ function M.report(arg)
     return
   end
   status.with_task(function(task)
-    local params = { groupBy = view.group_by, taskId = view.own_task and task or nil, host = view.host }
+    local params =
+      { groupBy = view.group_by, taskId = view.own_task and task or nil, host = view.host }
     core.request(methods.requests.ledger_report, params, function(report)
       if view.own_task then
         status.apply_budget(report.budget)
