@@ -13,7 +13,7 @@ from typing import Literal
 from codekeep.analysis.encoding import decode_spans, encode_spans, has_scoped_uses
 from codekeep.analysis.facts import RefFact
 from codekeep.analysis.go_types import EXTERNAL, GoTypes
-from codekeep.analysis.imports import ImportGraph
+from codekeep.analysis.imports import ImportGraph, top_level_name
 from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
 from codekeep.analysis.receivers import (
     IMPLICIT_SELF_CALLS,
@@ -86,9 +86,15 @@ def _target_in(
     if len(local) == 1:
         return local[0].id  # a definition in the same file shadows imported ones
     targets = list(local)
-    for file, definitions in by_path.items():
-        if file != path:
-            targets += [d for d in definitions if graph.resolves(path, d)]
+    imported = graph.imports_of(path)
+    for file, names in imported.items():
+        targets += [d for d in by_path.get(file, ())
+                    if names is None or top_level_name(d) in names or d.name in names]
+    wanted = {top_level_name(d) for definitions in by_path.values() for d in definitions}
+    if not targets and any(names is None or wanted & names for names in imported.values()):
+        # an import of the name that leads to none directly: a re-export, followed
+        targets = [d for file, definitions in by_path.items() if file != path
+                   for d in definitions if graph.resolves(path, d)]
     return targets[0].id if len(targets) == 1 else None
 
 
