@@ -70,6 +70,31 @@ def compress_search(data: Any, limit: int) -> Compressed:
     return _with_notes(lines, notes, limit)
 
 
+def compress_references(data: Any, limit: int) -> Compressed:
+    """One page of a symbol's uses, every one of them, grouped by file: what was shown,
+    the exact total and the call for the next page (the tool takes no pattern or path
+    to narrow, and nothing stops early)."""
+    files, total, offset, shown = data["files"], data["total"], data["offset"], data["shown"]
+    target = data["target"]
+    if shown:
+        header = (f"{total} uses of {target} in all (resolved first); shown: uses "
+                  f"{offset + 1}-{offset + shown} in {len(files)} files")
+    else:
+        header = f"{total} uses of {target} in all; none at offset {offset}"
+    lines: list[Line] = [(header, None)]
+    for entry in files:
+        lines.append((f"{entry['path']} ({entry['count']})", None))
+        for match in entry["matches"]:
+            lines.append((f"  {match['line']}: {match['text'].strip()[:160]}", entry["path"]))
+    notes = []
+    if offset + shown < total:
+        notes.append(
+            f"… {total - offset - shown} more uses not shown: call find_references again "
+            f"with {data['argument']}={target!r} offset={offset + shown} for the next page"
+        )
+    return _with_notes(lines, notes, limit)
+
+
 def compress_file(data: Any, limit: int) -> Compressed:
     """The requested range with line numbers; lines past the cap are stated, not sent."""
     start = data["start_line"]
@@ -163,6 +188,7 @@ def _truncate(text: str, limit: int) -> tuple[str, str | None]:
 
 _COMPRESSORS: dict[str, Callable[[Any, int], Compressed]] = {
     "search": compress_search,
+    "references": compress_references,
     "file": compress_file,
     "symbols": compress_symbols,
     "text": compress_text,

@@ -24,7 +24,7 @@ def is_snake_case(name: str) -> bool:
 
 
 PathAccess = Literal["read", "write"]
-Compression = Literal["search", "file", "symbols", "text", "json"]
+Compression = Literal["search", "references", "file", "symbols", "text", "json"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,7 +62,7 @@ async def find_symbol(
     )
 
 
-@tool(category="code_map", read_only=True, compression="search")
+@tool(category="code_map", read_only=True, compression="references")
 async def find_references(
     ctx: ToolContext,
     name: Annotated[str | None, Param("Symbol name whose uses to find.")] = None,
@@ -72,12 +72,17 @@ async def find_references(
     limit: Annotated[
         int, Param("Most references to return.", schema={"minimum": 1, "maximum": 1000})
     ] = 100,
+    offset: Annotated[
+        int, Param("Uses to pass over first: the next page starts at the previous "
+                   "offset + limit.", schema={"minimum": 0})
+    ] = 0,
 ) -> ToolOutput:
     """Find the uses of a symbol: resolved references first, then name-only matches."""
     if not name and not symbol_id:
         raise ToolError("pass name or symbol_id", rule="arguments")
     codemap = ctx.require_codemap()
-    refs, total = codemap.find_references(symbol_id=symbol_id, name=name, limit=limit)
+    refs, total = codemap.find_references(symbol_id=symbol_id, name=name, limit=limit,
+                                          offset=offset)
     lines_of: dict[str, list[str]] = {}
     grouped: dict[str, list[dict[str, Any]]] = {}
     for ref in refs:
@@ -91,10 +96,12 @@ async def find_references(
         grouped.setdefault(ref.path, []).append({"line": number + 1, "text": marker + text})
     files = [{"path": p, "count": len(m), "matches": m} for p, m in grouped.items()]
     data = {
-        "pattern": symbol_id or name,
+        "target": symbol_id or name,
+        "argument": "symbol_id" if symbol_id else "name",
         "files": files,
-        "total_matches": total,
-        "truncated": total > len(refs),
+        "total": total,
+        "offset": offset,
+        "shown": len(refs),
     }
     return ToolOutput(data=data, files=list(grouped), query=symbol_id or name)
 
