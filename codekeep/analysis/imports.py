@@ -86,6 +86,7 @@ class ImportGraph:
         # depends on other files' imports too, so any change drops it all
         self._exported: dict[tuple[str, str, str, str | None], bool] = {}
         self._qualifiers: dict[tuple[str, str], set[str] | None] = {}  # (path, receiver)
+        self._stars: dict[str, set[str]] = {}  # path -> files it star-imports
 
     def invalidate(self) -> None:
         """Files came or went: every resolution may change."""
@@ -94,6 +95,7 @@ class ImportGraph:
         self._cache.clear()
         self._exported.clear()
         self._qualifiers.clear()
+        self._stars.clear()
 
     def update_file(self, path: str, imports: Sequence[ImportFact]) -> None:
         """One file's imports changed: only that file's resolution is stale."""
@@ -101,6 +103,7 @@ class ImportGraph:
         self._cache.pop(path, None)
         self._exported.clear()
         self._qualifiers = {k: v for k, v in self._qualifiers.items() if k[0] != path}
+        self._stars.pop(path, None)
 
     def _load(self) -> ModuleResolver:
         if self._resolver is None:
@@ -266,8 +269,10 @@ class ImportGraph:
     def _starred(self, path: str) -> set[str]:
         """Files ``path`` star-imports (Python ``from pyparsing import *``): every name
         they export, re-exports included, is bound in ``path``."""
-        if self.style_of(path) != "python":
-            return set()
-        resolver = self._load()
-        return {target for imp in self._imports(path) if imp.name == "*"
+        found = self._stars.get(path)
+        if found is None:
+            resolver = self._load()
+            found = self._stars[path] = {
+                target for imp in self._imports(path) if imp.name == "*"
                 for target in resolver.targets("python", path, imp)}
+        return found
