@@ -121,6 +121,7 @@ def describe(
     document: DocumentRef,
     position: types.Position,
     contributions: Contributions,
+    kind: types.MarkupKind,
 ) -> types.Hover | None:
     targets = targets_at(services, document, position)
     if not targets:
@@ -128,7 +129,23 @@ def describe(
     text = "\n\n---\n\n".join(
         hover_markdown(services, symbol, contributions) for symbol in targets[:3]
     )
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+    if kind == types.MarkupKind.PlainText:
+        text = plain_text(text)
+    return types.Hover(contents=types.MarkupContent(kind=kind, value=text))
+
+
+def hover_kind(capabilities: types.ClientCapabilities) -> types.MarkupKind:
+    """The client's first choice of ``hover.contentFormat`` (Markdown when it names
+    none): a client asking for plain text showed raw fences and backticks."""
+    hover = capabilities.text_document.hover if capabilities.text_document else None
+    formats = (hover.content_format if hover else None) or [types.MarkupKind.Markdown]
+    return types.MarkupKind(formats[0])
+
+
+def plain_text(markdown: str) -> str:
+    """The hover's Markdown as plain text: no code fences, backticks or bold marks."""
+    lines = [line for line in markdown.splitlines() if not line.startswith("```")]
+    return "\n".join(lines).replace("`", "").replace("**", "")
 
 
 def register(server: CodeKeepServer) -> None:
@@ -136,7 +153,8 @@ def register(server: CodeKeepServer) -> None:
     async def hover(ls: CodeKeepServer, params: types.HoverParams) -> types.Hover | None:
         return await ls.on_document(
             params.text_document.uri,
-            lambda s, document: describe(s, document, params.position, ls.contributions),
+            lambda s, document: describe(s, document, params.position, ls.contributions,
+                                         hover_kind(ls.client_capabilities)),
         )
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
