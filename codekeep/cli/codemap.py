@@ -201,7 +201,8 @@ def _find(args: argparse.Namespace) -> int:
         symbols = codemap.find_symbol(args.name, kind=args.kind, limit=args.limit)
         if not symbols:
             kind = f" of kind {args.kind}" if args.kind else ""
-            return nothing_found(args, f"no symbol named {args.name!r}{kind}", {"symbols": []})
+            return nothing_found(args, f"no symbol named {args.name!r}{kind}"
+                                 f"{_did_you_mean(codemap, args.name)}", {"symbols": []})
         if args.json:
             emit_json({"symbols": [s.to_json(codemap.root) for s in symbols]})
         else:
@@ -209,6 +210,19 @@ def _find(args: argparse.Namespace) -> int:
                 container = f"  (in {symbol.container})" if symbol.container else ""
                 print(_symbol_line(symbol) + container)
     return 0
+
+
+def _did_you_mean(codemap: CodeMap, name: str) -> str:
+    """The closest names the fuzzy search knows (``find Flsk``: Flask), and where to look
+    further: ``find`` takes exact names only, and an inherited member (``Flask.route``
+    defined on a base class) is found under the class that defines it."""
+    close = list(dict.fromkeys(
+        f"{symbol.container}.{symbol.name}" if symbol.container else symbol.name
+        for symbol, _score in codemap.search_symbols(name, limit=3)
+        or codemap.search_symbols(name.rpartition(".")[2], limit=3)))
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return (f"{hint} (`codekeep search {name}` looks fuzzily; a member inherited from a "
+            "base class is found under the class that defines it)")
 
 
 def _refs(args: argparse.Namespace) -> int:
