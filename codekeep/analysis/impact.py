@@ -117,12 +117,21 @@ class Impact:
 
 
 def _git(codemap: CodeMap, *args: str) -> bytes:
-    done = subprocess.run(["git", "-C", str(codemap.root), *args], capture_output=True,
-                          timeout=60, check=False)
+    done = _run_git(codemap, *args)
     if done.returncode != 0:
+        if _run_git(codemap, "rev-parse", "--is-inside-work-tree").returncode != 0:
+            # git's own answer outside a repository is its usage text: say what is wrong
+            raise ImpactError(f"'{codemap.root}' is not in a git repository: impact maps "
+                              "a git diff to the symbols it touches")
         message = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
-        raise ImpactError(f"git {' '.join(args)}: {message[-1] if message else 'failed'}")
+        raise ImpactError(f"'git {' '.join(args)}' failed: "
+                          f"{message[-1] if message else 'no message'}")
     return done.stdout
+
+
+def _run_git(codemap: CodeMap, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", "-C", str(codemap.root), *args], capture_output=True,
+                          timeout=60, check=False)
 
 
 def changed_files(codemap: CodeMap, sides: DiffSides) -> list[str]:

@@ -175,3 +175,12 @@ async def test_the_impact_tool_answers_through_the_pipeline(tmp_path: Path) -> N
         bad = await kit.pipeline.execute("impact", {"rev_range": "nope..HEAD"}, ctx)
         assert bad.rule == "git" and "nope" in bad.content
         kit.close()
+
+
+def test_a_folder_outside_git_is_told_so(capsys: pytest.CaptureFixture[str],
+                                         tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("def run():\n    pass\n")
+    assert main(["impact", "--root", str(tmp_path)]) == 1
+    error = capsys.readouterr().err
+    assert f"'{tmp_path}' is not in a git repository" in error
+    assert "usage" not in error  # not git's own usage text

@@ -130,7 +130,8 @@ async def test_positions_past_the_end(client: LanguageClient, project: Path) -> 
             "position": {"line": 9999, "character": 0},
         },
     )
-    assert result == {"references": [], "total": 0, "reason": f"{uri} has no line 9999"}
+    assert result == {"references": [], "total": 0, "reason": f"{uri} has no line 9999",
+                      "partial": False}
     definition = await client.text_document_definition_async(
         types.DefinitionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
