@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.cli import main
+from tests.analysis.cli_calls import call
+from tests.analysis.conftest import WriteFiles
 
 TREE = {
     "app/core.py": ("def load():\n    return parse()\n\n\ndef parse():\n    return token()\n\n\n"
@@ -26,17 +27,8 @@ TREE = {
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    for rel, text in TREE.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    return tmp_path
-
-
-def call(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
-    code = main([*args, "--root", str(root)])
-    out, err = capsys.readouterr()
-    return code, out, err
+def root(workspace: WriteFiles) -> Path:
+    return workspace(dict(TREE))
 
 
 def test_path_gives_the_shortest_chains(capsys: pytest.CaptureFixture[str], root: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.cli import main
+from tests.analysis.cli_calls import call
 from tests.python_imports_project import BUILD_USES, write_python_imports
 
 PROJECT = {
@@ -32,12 +32,6 @@ def run(root: Path, *args: str) -> tuple[int, str, str]:
     done = subprocess.run([sys.executable, "-m", "codekeep", *args, "--root", str(root)],
                           capture_output=True, text=True, timeout=60)
     return done.returncode, done.stdout, done.stderr
-
-
-def call(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
-    code = main([*args, "--root", str(root)])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_index_then_query_in_real_processes(root: Path) -> None:

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.cli import main
+from tests.analysis.cli_calls import call
+from tests.analysis.conftest import WriteFiles
 
 PACKAGES = Path(os.environ.get("CODEKEEP_TEST_PACKAGES",
                                Path.home() / ".cache" / "codekeep-test-packages"))
@@ -44,17 +45,8 @@ def _tree(root: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    for rel, text in TREE.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    return tmp_path
-
-
-def call(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
-    code = main([*args, "--root", str(root)])
-    out, err = capsys.readouterr()
-    return code, out, err
+def root(workspace: WriteFiles) -> Path:
+    return workspace(dict(TREE))
 
 
 def test_rename_follows_imports_reexports_and_dunder_all(
