@@ -4,6 +4,7 @@ and statusline(), and the report in a scratch buffer."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -89,9 +90,13 @@ def test_a_claude_code_session_shows_live_in_statusline_and_ledger(tmp_path: Pat
     from tests.ledger.transcripts import SESSION, assistant, write
 
     root = write_project(tmp_path / "project")
+    # dated now: the statusline shows today's calls per host, and the fixture's own date
+    # would make this test fail on every later day
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     transcript = write(tmp_path / "claude" / f"{SESSION}.jsonl", [
-        assistant("msg_1", fresh=120, read=3000, write_5m=200, write_1h=1500, output=40),
-        assistant("msg_2", model="claude-nova-9", fresh=10, output=10)])
+        assistant("msg_1", ts=now, fresh=120, read=3000, write_5m=200, write_1h=1500,
+                  output=40),
+        assistant("msg_2", ts=now, model="claude-nova-9", fresh=10, output=10)])
     r = run_scenario("ledger_hosts.lua", root, tmp_path, env={"CK_TRANSCRIPT": str(transcript)})
     assert r["fold_code"] == 0
     assert "Claude Code" not in r["statusline_before"]
