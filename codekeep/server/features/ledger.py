@@ -102,6 +102,12 @@ def watch_other_writers(server: CodeKeepServer, services: WorkspaceServices) -> 
     A daemon thread asks SQLite every ``LEDGER_POLL_S`` whether another connection
     committed (``PRAGMA data_version``: one cheap query, no file watching); it follows a
     ledger reopened by a settings change and ends with the folder's services.
+
+    The first reading is taken here, on the folder's worker while its services open, not
+    in the thread: ``data_version`` only says "changed since my last reading", so a write
+    that landed before a late first reading would never be announced. Every request the
+    editor sends is queued behind this opening, so what it asks sees any write before the
+    baseline, and the poll announces every write after it.
     """
     uri = path_to_uri(services.root)
 
@@ -109,8 +115,11 @@ def watch_other_writers(server: CodeKeepServer, services: WorkspaceServices) -> 
         if server.protocol.writer is not None:
             server.protocol.notify(CHANGED_NOTIFICATION, {"uri": uri})
 
+    first = services.ledger
+    baseline = (id(first), first.changed_elsewhere())
+
     def poll() -> None:
-        seen: tuple[int, int] | None = None
+        seen = baseline
         ticks = 0
         while not services.closed:
             ledger = services.ledger
@@ -119,13 +128,16 @@ def watch_other_writers(server: CodeKeepServer, services: WorkspaceServices) -> 
                     server.call_on_loop(notify)  # our own write: data_version stays put
                 ticks += 1
                 version = (id(ledger), ledger.changed_elsewhere())
-            except Exception:  # closed: reopened by a settings change, or damaged
-                if services.closed or services.ledger is ledger:
-                    logger.debug("ledger change watch of %s ends", services.root,
-                                 exc_info=True)
-                    return
+            except Exception:  # reopened by a settings change, closing, or one bad reading
+                if services.ledger is not ledger:
+                    continue
+                # a failed reading (a Codex log half-written, a busy moment) must not end
+                # the watch for the rest of the session: try again on the next tick
+                logger.debug("ledger change watch of %s: reading failed", services.root,
+                             exc_info=True)
+                time.sleep(LEDGER_POLL_S)  # not wait_closed: a closed ledger returns at once
                 continue
-            if seen is not None and version != seen:
+            if version != seen:
                 server.call_on_loop(notify)
             seen = version
             ledger.wait_closed(LEDGER_POLL_S)
