@@ -9,8 +9,9 @@ an empty list), never an error.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 
@@ -72,55 +73,66 @@ def outline(services: WorkspaceServices, document: DocumentRef) -> list[types.Do
     return document_symbols(services.codemap.symbols_in([document.path]), document.encoding)
 
 
+async def definition(
+    ls: CodeKeepServer, params: types.DefinitionParams
+) -> list[types.Location] | None:
+    return await ls.on_document(
+        params.text_document.uri, lambda s, document: definitions(s, document, params.position)
+    )
+
+
+async def find_references(
+    ls: CodeKeepServer, params: types.ReferenceParams
+) -> list[types.Location] | None:
+    return await ls.on_document(
+        params.text_document.uri, lambda s, document: references(s, document, params)
+    )
+
+
+async def document_symbol(
+    ls: CodeKeepServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol] | None:
+    return await ls.on_document(params.text_document.uri, outline)
+
+
+async def workspace_symbol(
+    ls: CodeKeepServer, params: types.WorkspaceSymbolParams
+) -> list[types.WorkspaceSymbol]:
+    if not params.query.strip():
+        return []
+    encoding = ls.encoding
+    handles = list(ls.workspaces)
+    per_folder = await asyncio.gather(
+        *(
+            handle.run(lambda s: s.codemap.search_symbols(params.query, WORKSPACE_SYMBOL_LIMIT))
+            for handle in handles
+        )
+    )
+    scored = [
+        (score, handle.root, symbol)
+        for handle, found in zip(handles, per_folder, strict=True)
+        for symbol, score in found
+    ]
+    scored.sort(key=lambda item: -item[0])
+    return [
+        types.WorkspaceSymbol(
+            name=symbol.name,
+            kind=symbol_kind(symbol.kind),
+            location=location(root, symbol, encoding),
+            container_name=symbol.container,
+        )
+        for _score, root, symbol in scored[:WORKSPACE_SYMBOL_LIMIT]
+    ]
+
+
+FEATURES: tuple[tuple[str, Callable[..., Any]], ...] = (
+    (types.TEXT_DOCUMENT_DEFINITION, definition),
+    (types.TEXT_DOCUMENT_REFERENCES, find_references),
+    (types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol),
+    (types.WORKSPACE_SYMBOL, workspace_symbol),
+)
+
+
 def register(server: CodeKeepServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    async def definition(
-        ls: CodeKeepServer, params: types.DefinitionParams
-    ) -> list[types.Location] | None:
-        return await ls.on_document(
-            params.text_document.uri, lambda s, document: definitions(s, document, params.position)
-        )
-
-    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    async def find_references(
-        ls: CodeKeepServer, params: types.ReferenceParams
-    ) -> list[types.Location] | None:
-        return await ls.on_document(
-            params.text_document.uri, lambda s, document: references(s, document, params)
-        )
-
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def document_symbol(
-        ls: CodeKeepServer, params: types.DocumentSymbolParams
-    ) -> list[types.DocumentSymbol] | None:
-        return await ls.on_document(params.text_document.uri, outline)
-
-    @server.feature(types.WORKSPACE_SYMBOL)
-    async def workspace_symbol(
-        ls: CodeKeepServer, params: types.WorkspaceSymbolParams
-    ) -> list[types.WorkspaceSymbol]:
-        if not params.query.strip():
-            return []
-        encoding = ls.encoding
-        handles = list(ls.workspaces)
-        per_folder = await asyncio.gather(
-            *(
-                handle.run(lambda s: s.codemap.search_symbols(params.query, WORKSPACE_SYMBOL_LIMIT))
-                for handle in handles
-            )
-        )
-        scored = [
-            (score, handle.root, symbol)
-            for handle, found in zip(handles, per_folder, strict=True)
-            for symbol, score in found
-        ]
-        scored.sort(key=lambda item: -item[0])
-        return [
-            types.WorkspaceSymbol(
-                name=symbol.name,
-                kind=symbol_kind(symbol.kind),
-                location=location(root, symbol, encoding),
-                container_name=symbol.container,
-            )
-            for _score, root, symbol in scored[:WORKSPACE_SYMBOL_LIMIT]
-        ]
+    for method, handler in FEATURES:
+        server.feature(method)(handler)
