@@ -35,6 +35,7 @@ from codekeep.agent.context_window import (
     output_reserve,
     window_for_model,
 )
+from codekeep.agent.endpoint_windows import EndpointWindows
 from codekeep.agent.exploration import (
     ExplorationBudget,
     ExplorationTracker,
@@ -51,7 +52,6 @@ from codekeep.agent.model_client import (
     ToolCall,
 )
 from codekeep.agent.nudges import Nudge, NudgeGenerator, NudgeType
-from codekeep.agent.overflow import learn_window, learned_window
 from codekeep.agent.prompts import sent_schemas, system_prompt
 from codekeep.agent.replies import (
     EMPTY_NUDGE,
@@ -203,11 +203,13 @@ class _TaskRun:
         self.ctx = loop.toolkit.context(task_id, capability)
         self.ctx.state.in_context = set()  # this loop tracks what its context still holds
         self.client = ModelClient(loop.model)
-        # the window the endpoint itself named beats the setting and the model table
-        self.context_window_tokens = learned_window(loop.model.base_url, self.client.model) \
-            or window_for_model(self.client.model, loop.model.context_window,
-                                loop.ledger.model_info if loop.ledger is not None
-                                else model_info)
+        # the window the endpoint itself named (in any earlier run) beats the setting and
+        # the model table
+        self.endpoint_windows = EndpointWindows(loop.root)
+        self.context_window_tokens = self.endpoint_windows.window(
+            loop.model.base_url, self.client.model) or window_for_model(
+                self.client.model, loop.model.context_window,
+                loop.ledger.model_info if loop.ledger is not None else model_info)
         # memory gets 12.5 % of the window, by default at most 4000 tokens
         self.accounting = LedgerAccounting(loop.ledger, task_id, self.client.settings.stream)
         # the model writes summaries, distillations and extraction unless turned off
@@ -479,13 +481,13 @@ class _TaskRun:
 
     def _shrink(self, overflow: ContextOverflow, sent: int) -> bool:
         """The endpoint refused the prompt as too long: use the window it named from now
-        on (for this endpoint and model, in every later task too) — or, when it named
-        none, judge the window by 70 % of what was sent — render one level more
+        on (for this endpoint and model, in every later task and run too) — or, when it
+        named none, judge the window by 70 % of what was sent — render one level more
         compressed and halve memory's share; False when nothing can shrink any more."""
         assert self.window is not None
         window = overflow.window
         if window is not None:
-            learn_window(self.loop.model.base_url, self.client.model, window)
+            self.endpoint_windows.learn(self.loop.model.base_url, self.client.model, window)
         else:
             window = max(1, min(self.context_window_tokens, sent) * 7 // 10)
         shrunk = window < self.context_window_tokens

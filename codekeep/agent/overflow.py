@@ -19,7 +19,8 @@ wordings recognised, as the servers send them:
 * any server: HTTP 413 (payload too large).
 
 Where the text names the window, :attr:`Overflow.window` carries it so the agent can
-use the endpoint's real window from then on.
+use the endpoint's real window from then on (:mod:`codekeep.agent.endpoint_windows`
+keeps it for later runs).
 """
 
 from __future__ import annotations
@@ -43,19 +44,6 @@ _WINDOW = (
     re.compile(r"exceeds context length (\d+)", re.IGNORECASE),
     re.compile(r"n_ctx\W{1,4}(\d+)", re.IGNORECASE),
 )
-
-
-# (endpoint, model) -> the window the endpoint named refusing a prompt, for this process
-_LEARNED: dict[tuple[str, str], int] = {}
-
-
-def learn_window(base_url: str, model: str, window: int) -> None:
-    """Remember the window an endpoint named; every later task on it uses that one."""
-    _LEARNED[(base_url.rstrip("/"), model)] = window
-
-
-def learned_window(base_url: str, model: str) -> int | None:
-    return _LEARNED.get((base_url.rstrip("/"), model))
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from codekeep.testing.scripted_server import ScriptedModelServer, call, cut_off, http_error, say
+from codekeep.testing.scripted_server import (
+    ScriptedModelServer,
+    call,
+    cut_off,
+    http_error,
+    prompt_tokens,
+    say,
+)
 
 
 def _codekeep(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -152,3 +159,33 @@ def test_agent_command_never_reports_an_empty_reply_as_an_answer(
     assert done.returncode == 1, done.stderr
     assert done.stdout.strip() == "The model gave no answer (its replies were empty)."
     assert "stopped: no_answer" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_window_the_endpoint_named_is_used_by_the_next_run(workspace: Path):
+    # The model table says 8,192 tokens; the server holds 4,096 and says so when a prompt
+    # does not fit. The first run learns it; the next process starts from it.
+    def fits(body: dict[str, object]) -> bool:
+        return prompt_tokens(body) + int(body["max_tokens"]) <= 4096  # type: ignore[call-overload]
+
+    with ScriptedModelServer(window=4096, overflow_style="llamacpp") as server:
+        server.push(call("read_file", {"path": "pkg/big.py"}),
+                    say("generated_function_7 is in pkg/big.py."))
+        options = ("--root", str(workspace), "--model", "scripted-model", "--base-url",
+                   server.base_url)
+        first = _codekeep("agent", "Where is generated_function_7?", *options, env={})
+        assert first.returncode == 0, first.stderr
+        assert not all(fits(body) for body in server.requests)  # refused once, then fitted
+        kept = json.loads((workspace / ".codekeep" / "endpoints.json").read_text())
+        assert [(e["baseUrl"], e["model"], e["contextWindow"]) for e in kept["endpoints"]] \
+            == [(server.base_url, "scripted-model", 4096)]
+
+        sent_before = len(server.requests)
+        server.push(call("read_file", {"path": "pkg/big.py"}),
+                    say("generated_function_8 is in pkg/big.py."))
+        second = _codekeep("agent", "Where is generated_function_8?", *options, env={})
+        assert second.returncode == 0, second.stderr
+        assert second.stdout.strip() == "generated_function_8 is in pkg/big.py."
+        later = server.requests[sent_before:]  # the task's calls, then memory's
+        assert all(fits(body) for body in later)  # nothing refused
+        assert later[0]["max_tokens"] == 512  # the allowance of a 4,096 window, not 8,192
