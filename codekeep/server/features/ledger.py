@@ -58,7 +58,7 @@ from codekeep.ledger.reports import render_text
 from codekeep.ledger.store import HOSTS
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
-from codekeep.server.extensions import LensLine, custom_request, target_folder
+from codekeep.server.extensions import CustomHandler, LensLine, custom_request, target_folder
 from codekeep.services import WorkspaceServices
 
 logger = logging.getLogger(__name__)
@@ -261,6 +261,54 @@ def _current_task(ledger: Ledger, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+async def report(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    group_by = p.optional_str(params, "groupBy") or "type"
+    if group_by not in GROUPS:
+        raise p.InvalidParams(f"'groupBy' must be one of {', '.join(GROUPS)}")
+    since = _since(params)
+    task_id = p.optional_str(params, "taskId")
+    top = p.optional_int(params, "top", minimum=1) or 10
+    host = p.optional_str(params, "host")
+    if host is not None and host not in HOSTS:
+        raise p.InvalidParams(f"'host' must be one of {', '.join(HOSTS)}")
+
+    def build(services: WorkspaceServices) -> dict[str, Any]:
+        result = services.ledger_report(task_id=task_id, since=since, group_by=group_by,
+                                        top_files=top, host=host)
+        return {**result, "text": render_text(result)}
+
+    return await target_folder(ls, params).run(build)
+
+
+async def on_folder_ledger(
+    server: CodeKeepServer, params: dict[str, Any],
+    action: Callable[[Ledger, dict[str, Any]], T],
+) -> T:
+    """``action`` with the target folder's ledger and the params, on its worker."""
+    handle = target_folder(server, params)
+    return await handle.run(lambda services: action(services.ledger, params))
+
+
+async def record(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    return await on_folder_ledger(ls, params, _record_call)
+
+
+async def budget(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    return await on_folder_ledger(ls, params, _budget)
+
+
+async def task(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    return await on_folder_ledger(ls, params, _current_task)
+
+
+REQUESTS: tuple[tuple[str, CustomHandler], ...] = (
+    ("ledger/report", report),
+    ("ledger/record", record),
+    ("ledger/budget", budget),
+    ("ledger/task", task),
+)
+
+
 def register(server: CodeKeepServer) -> None:
     announce = budget_announcer(server)
     server.contributions.opened.append(lambda services: services.subscribe_budget(announce))
@@ -268,38 +316,5 @@ def register(server: CodeKeepServer) -> None:
     server.contributions.file_lens.append(file_lens)
     server.client_notifications.append(BUDGET_NOTIFICATION)
     server.client_notifications.append(CHANGED_NOTIFICATION)
-
-    async def on_ledger(params: dict[str, Any], action: Callable[[Ledger], T]) -> T:
-        handle = target_folder(server, params)
-        return await handle.run(lambda services: action(services.ledger))
-
-    @custom_request(server, "ledger/report")
-    async def report(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        group_by = p.optional_str(params, "groupBy") or "type"
-        if group_by not in GROUPS:
-            raise p.InvalidParams(f"'groupBy' must be one of {', '.join(GROUPS)}")
-        since = _since(params)
-        task_id = p.optional_str(params, "taskId")
-        top = p.optional_int(params, "top", minimum=1) or 10
-        host = p.optional_str(params, "host")
-        if host is not None and host not in HOSTS:
-            raise p.InvalidParams(f"'host' must be one of {', '.join(HOSTS)}")
-
-        def build(services: WorkspaceServices) -> dict[str, Any]:
-            result = services.ledger_report(task_id=task_id, since=since, group_by=group_by,
-                                            top_files=top, host=host)
-            return {**result, "text": render_text(result)}
-
-        return await target_folder(server, params).run(build)
-
-    @custom_request(server, "ledger/record")
-    async def record(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        return await on_ledger(params, lambda ledger: _record_call(ledger, params))
-
-    @custom_request(server, "ledger/budget")
-    async def budget(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        return await on_ledger(params, lambda ledger: _budget(ledger, params))
-
-    @custom_request(server, "ledger/task")
-    async def task(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        return await on_ledger(params, lambda ledger: _current_task(ledger, params))
+    for name, handler in REQUESTS:
+        custom_request(server, name)(handler)
