@@ -25,7 +25,7 @@ from codekeep.common import secrets
 from codekeep.common.secrets import redact
 from codekeep.memory.model import USER_SOURCES
 
-__all__ = ["SafetyVerdict", "check", "injection_phrase", "redact"]
+__all__ = ["SafetyVerdict", "check", "injection_phrase", "reads_as_order", "redact"]
 
 
 INJECTION_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
@@ -58,6 +58,35 @@ class SafetyVerdict:
 
 def injection_phrase(text: str) -> str | None:
     for pattern in INJECTION_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            return match.group(0)
+    return None
+
+
+# Beyond the injection patterns: text that tells the model what to run or which tools
+# and permissions it has. A user may store such a memory (it is their note), but it is
+# never handed to a model as memory: not injected by a hook, not answered by recall.
+_ORDERS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+    r"\balways (?:run|execute|call|invoke|use the \S+ tool|approve|allow)\b",
+    r"\b(?:you|the (?:agent|assistant|model)) (?:must|should|shall) (?:now |always |never )?"
+    r"(?:run|execute|call|ignore|obey|follow|use)\b",
+    r"\b(?:allow|permit|enable|grant|add)\b.{0,30}\b(?:tools?|permissions?|allowedtools"
+    r"|--dangerously|bypasspermissions)\b",
+    r"\b(?:disallow|remove|revoke|deny)\b.{0,30}\b(?:tools?|permissions?)\b",
+    r"\bdangerously-skip-permissions\b|\bpermission[_ ]?mode\b",
+    r"\b(?:system|developer) (?:prompt|message)\b",
+    r"</?codekeep-memory",
+))
+
+
+def reads_as_order(text: str) -> str | None:
+    """The phrase that makes ``text`` read like an instruction to the model, if any:
+    memory handed to a model is data, so such a memory is withheld from it."""
+    phrase = injection_phrase(text)
+    if phrase:
+        return phrase
+    for pattern in _ORDERS:
         match = pattern.search(text)
         if match:
             return match.group(0)

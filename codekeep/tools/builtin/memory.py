@@ -15,6 +15,7 @@ from codekeep.memory.model import (
     WritableKind,
     WritableScope,
 )
+from codekeep.memory.safety import reads_as_order
 from codekeep.tools.context import ToolContext
 from codekeep.tools.result import ToolError, ToolOutput
 from codekeep.tools.spec import Param, ToolSpec, tool
@@ -115,11 +116,18 @@ async def recall(
                                             embedded=ctx.embedded.pop(query, None))
     except MemoryInputError as exc:
         raise ToolError(str(exc), rule="memory") from None
-    memories = [m.to_json() for m in found]
-    lines = [f"{len(memories)} memories for {query!r}"]
+    # A memory that reads like an order to the model ("ignore previous instructions",
+    # "always run ...") is withheld, as a hook's injection withholds it: the answer
+    # lands in the model's context, whoever stored it.
+    kept = [r for r in found if reads_as_order(r.memory.content) is None]
+    memories = [m.to_json() for m in kept]
+    withheld = len(found) - len(kept)
+    lines = [f"{len(memories)} memories for {query!r}"
+             + (f" ({withheld} withheld: they read like instructions)" if withheld else "")]
     lines += [f"[{m['id']}] {m['kind']} ({m['score']:.2f}): {m['content']}" for m in memories]
     linked = list(dict.fromkeys(f for m in memories for f in m["files"]))
-    return ToolOutput(data={"memories": memories}, text="\n".join(lines), files=linked, query=query)
+    return ToolOutput(data={"memories": memories, "withheld": withheld}, text="\n".join(lines),
+                      files=linked, query=query)
 
 
 @tool(category="memory", read_only=False, writes=True, dedup_on=("id",), compression="text")
