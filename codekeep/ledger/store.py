@@ -193,18 +193,22 @@ class LedgerStore:
 
     def calls_after(self, rowid: int, limit: int) -> list[tuple[int, dict[str, object]]]:
         """(rowid, counts) of the raw calls written after ``rowid``, oldest first: what a
-        member ships to the team database (counts and file tokens, never texts)."""
+        member ships to the team database (counts and file tokens, never texts; whether
+        the row is a call of its own, priced, and where its token counts came from, so
+        the team's report says what the member's own says)."""
         with self._lock:
             rows = self._conn.execute(
                 "SELECT rowid, id, ts, day, task_id, call_type, model, input_tokens, "
-                "output_tokens, cached_tokens, reasoning_tokens, cost_usd, files FROM calls "
-                "WHERE rowid > ? ORDER BY rowid LIMIT ?", (rowid, limit)).fetchall()
+                "output_tokens, cached_tokens, reasoning_tokens, cost_usd, files, counted, "
+                "priced, token_source FROM calls WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (rowid, limit)).fetchall()
         return [
             (int(r[0]), {
                 "id": r[1], "ts": r[2], "day": r[3], "taskId": r[4], "callType": r[5],
                 "model": r[6], "inputTokens": r[7], "outputTokens": r[8], "cachedTokens": r[9],
                 "reasoningTokens": r[10], "costUsd": r[11],
                 "files": {path: v[1] for path, v in json.loads(r[12]).items()} if r[12] else {},
+                "counted": bool(r[13]), "priced": bool(r[14]), "tokenSource": r[15],
             })
             for r in rows
         ]
@@ -273,6 +277,15 @@ class LedgerStore:
                     "head = excluded.head, state = excluded.state",
                     (path, read.mark.offset, read.mark.head, read.mark.state))
             return FoldCounts(len(fresh), len(grown), duplicates, errors)
+
+    def unfinished_logs(self) -> list[tuple[str, str]]:
+        """(path, reader) of the logs whose last fold ran out of budget before their end."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT path, json_extract(state, '$.reader') FROM log_marks "
+                "WHERE json_valid(state) AND json_extract(state, '$.unfinished') = 1 "
+                "ORDER BY path").fetchall()
+        return [(str(path), str(reader)) for path, reader in rows]
 
     def record_error(self, event: ErrorEvent) -> None:
         self.fold(None, lambda _mark: Advance(errors=[event]))

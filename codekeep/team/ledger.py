@@ -125,22 +125,37 @@ class TeamLedger:
         if group not in TEAM_GROUPS:
             raise ValueError(f"--team reports group by {', '.join(TEAM_GROUPS)} (not {group!r})")
         rows = self.db.run(lambda conn: team_calls.totals(conn, group, since_day))
-        measures = ("calls", "inputTokens", "outputTokens", "cachedTokens", "costUsd")
+        measures = ("calls", "inputTokens", "outputTokens", "cachedTokens", "costUsd",
+                    "unpricedCalls", "estimatedCalls")
         items = [{"key": key, **dict(zip(measures, values, strict=True))}
                  for key, *values in rows]
         total: dict[str, Any] = {m: sum(item[m] for item in items) for m in measures}
-        if group == "file":
-            total["calls"] = None  # a call reading two files is in two rows
+        if group == "file":  # a call reading two files is in two rows
+            total.update(calls=None, unpricedCalls=None, estimatedCalls=None)
         return {"team": True, "by": group, "since": since_day, "rows": items, "total": total}
 
 
 def render_team(report: dict[str, Any]) -> str:
-    """The team report as a text table."""
+    """The team report as a text table: a cost with unpriced calls in it is a lower bound
+    (">="), and the calls whose tokens CodeKeep counted are named as estimated, as the
+    member's own report does."""
     lines = [f"team usage by {report['by']}" + (f" since {report['since']}"
                                                  if report["since"] else "")]
-    lines.append(f"{'':<32} {'calls':>7} {'input':>11} {'output':>10} {'cost $':>9}")
+    lines.append(f"{'':<32} {'calls':>7} {'input':>11} {'output':>10} {'cost $':>10}")
     for row in report["rows"] + [{"key": "total", **report["total"]}]:
         calls = "" if row["calls"] is None else row["calls"]
+        cost = (">=" if row["unpricedCalls"] else "") + f"{row['costUsd']:.4f}"
         lines.append(f"{row['key'][:32]:<32} {calls:>7} {row['inputTokens']:>11} "
-                     f"{row['outputTokens']:>10} {row['costUsd']:>9.4f}")
+                     f"{row['outputTokens']:>10} {cost:>10}")
+    unpriced, estimated = report["total"]["unpricedCalls"], report["total"]["estimatedCalls"]
+    if unpriced:
+        lines.append(f"{_calls(unpriced)} unpriced (a model the price table does not know): "
+                     "their cost is missing")
+    if estimated:
+        lines.append(f"{_calls(estimated)} estimated (the provider reported no usage; "
+                     "CodeKeep counted the tokens)")
     return "\n".join(lines)
+
+
+def _calls(count: int) -> str:
+    return f"{count} call" + ("" if count == 1 else "s")

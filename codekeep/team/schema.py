@@ -13,6 +13,11 @@ never written to.
 3. the local state machine on team rows: evidence, lifetimes and ``superseded_by``,
    support per (member, task), "not this" feedback with who gave it, and the team
    budget's announcements (one per member, day, limit and threshold).
+4. what each member's ledger row says of itself: ``counted`` (false: the growth of a
+   call booked before, no call of its own), ``priced`` (false: a model the member's
+   price table does not know, its cost missing) and ``token_source`` (``provider``, or
+   counted by CodeKeep: estimated), so the team report counts calls as the member's own
+   report does.
 """
 
 from __future__ import annotations
@@ -109,6 +114,12 @@ MIGRATIONS: list[str] = [
         at double precision NOT NULL,
         PRIMARY KEY (member, day, budget, threshold)
     );
+    """,
+    """
+    ALTER TABLE team_calls
+        ADD COLUMN counted boolean NOT NULL DEFAULT true,
+        ADD COLUMN priced boolean NOT NULL DEFAULT true,
+        ADD COLUMN token_source text NOT NULL DEFAULT 'provider';
     """,
 ]
 

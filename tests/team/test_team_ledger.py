@@ -11,7 +11,8 @@ import psycopg
 import pytest
 
 from codekeep.cli import main
-from codekeep.ledger.ledger import Ledger
+from codekeep.ledger.ledger import ImportedCall, Ledger
+from codekeep.ledger.prices import Bill
 from codekeep.team.config import TeamConfig
 from codekeep.team.errors import TeamError
 from codekeep.team.ledger import TeamLedger
@@ -64,9 +65,41 @@ def test_cli_report_team_json(capsys: pytest.CaptureFixture[str], tmp_path: Path
     report = json.loads(capsys.readouterr().out)
     assert report["rows"] == [{"key": "fix-login", "calls": 2, "inputTokens": 300,
                                "outputTokens": 20, "cachedTokens": 0,
-                               "costUsd": report["rows"][0]["costUsd"]}]
+                               "costUsd": report["rows"][0]["costUsd"], "unpricedCalls": 0,
+                               "estimatedCalls": 0}]
     assert main(["ledger", "report", "--team", "--root", str(root)]) == 0
     assert "carol" in capsys.readouterr().out
+
+
+def test_team_report_counts_calls_as_the_members_own_report_does(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, team_dsn: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed call imported twice as it grew is one call (its growth row is no call
+    of its own), an unknown model's call is unpriced, a call without reported usage is
+    estimated: the team's figures say what the member's say."""
+    root = _member(tmp_path, "erin")
+    monkeypatch.setenv("CODEKEEP_TEAM_DSN", team_dsn)
+    with Ledger.open(root, start_flusher=False) as ledger:
+        _record(ledger, "t", 100)
+        ledger.record(task_id="t", call_type="other", model="gpt-4o",
+                      prompt_text="count these words please", completion_text="counted")
+        ledger.record(task_id="t", call_type="other", model="no-such-model-9",
+                      input_tokens=40, output_tokens=4)
+        streamed = [ImportedCall(source_id="host:msg_1", ts=1.8e9, task_id="t", session_id="s",
+                                 model="gpt-4o", bill=Bill(50, output))
+                    for output in (5, 30)]
+        ledger.import_calls(streamed[:1])
+        ledger.import_calls(streamed[1:])  # the same call, its answer grown
+        own = ledger.report(task_id="t")
+        assert TeamLedger(TeamConfig(team_dsn, "erin"), root).ship(ledger) == 5
+    assert main(["ledger", "report", "--team", "--by", "task", "--json", "--root", str(root)]) == 0
+    [row] = json.loads(capsys.readouterr().out)["rows"]
+    assert own["total"]["calls"] == 4 and own["total"]["unpricedCalls"] == 1
+    assert (row["calls"], row["unpricedCalls"], row["estimatedCalls"]) == (4, 1, 1)
+    assert row["outputTokens"] == own["total"]["outputTokens"]
+    assert main(["ledger", "report", "--team", "--root", str(root)]) == 0
+    shown = capsys.readouterr().out
+    assert ">=" in shown and "1 call unpriced" in shown and "1 call estimated" in shown
 
 
 def test_cli_report_team_without_database(capsys: pytest.CaptureFixture[str],

@@ -21,14 +21,16 @@ def insert(conn: psycopg.Connection, member: str, records: Sequence[dict[str, An
     with conn.cursor() as cursor:
         cursor.executemany(
             "INSERT INTO team_calls (member, id, ts, day, task_id, call_type, model, "
-            "input_tokens, output_tokens, cached_tokens, reasoning_tokens, cost_usd, files) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "input_tokens, output_tokens, cached_tokens, reasoning_tokens, cost_usd, files, "
+            "counted, priced, token_source) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (member, id) DO NOTHING",
             [
                 (
                     member, r["id"], r["ts"], r["day"], r["taskId"], r["callType"], r["model"],
                     r["inputTokens"], r["outputTokens"], r["cachedTokens"],
                     r["reasoningTokens"], r["costUsd"], json.dumps(r.get("files") or {}),
+                    r["counted"], r["priced"], r["tokenSource"],
                 )
                 for r in records
             ],
@@ -36,21 +38,28 @@ def insert(conn: psycopg.Connection, member: str, records: Sequence[dict[str, An
         return max(0, cursor.rowcount)
 
 
+# A row that only grew a call booked before (counted false) adds tokens and cost but no
+# call; a call is unpriced when the member's price table did not know its model, and
+# estimated when CodeKeep counted its tokens (the provider reported none).
+_CALLS = "count(*) FILTER (WHERE counted)"
+_FLAGS = ("count(*) FILTER (WHERE counted AND NOT priced), "
+          "count(*) FILTER (WHERE counted AND token_source <> 'provider')")
 _MEASURES = (
-    "count(*) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS "
-    "output_tokens, sum(cached_tokens) AS cached_tokens, sum(cost_usd) AS cost_usd"
+    f"{_CALLS} AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS "
+    f"output_tokens, sum(cached_tokens) AS cached_tokens, sum(cost_usd) AS cost_usd, {_FLAGS}"
 )
 
+TeamTotals = tuple[str, int, int, int, int, float, int, int]
 
-def totals(
-    conn: psycopg.Connection, group: str, since_day: str | None
-) -> list[tuple[str, int, int, int, int, float]]:
-    """(key, calls, input, output, cached, cost) per group, biggest spender first."""
+
+def totals(conn: psycopg.Connection, group: str, since_day: str | None) -> list[TeamTotals]:
+    """(key, calls, input, output, cached, cost, unpriced calls, estimated calls) per
+    group, biggest spender first."""
     where, params = ("WHERE day >= %s", [since_day]) if since_day else ("", [])
     if group == "file":
         rows = conn.execute(
-            "SELECT f.key, count(*), sum(f.value::bigint), 0, 0, 0.0 FROM team_calls, "
-            f"jsonb_each_text(files) AS f {where} GROUP BY f.key "
+            f"SELECT f.key, {_CALLS}, sum(f.value::bigint), 0, 0, 0.0, {_FLAGS} "
+            f"FROM team_calls, jsonb_each_text(files) AS f {where} GROUP BY f.key "
             "ORDER BY sum(f.value::bigint) DESC, f.key",
             params,
         ).fetchall()
@@ -62,7 +71,8 @@ def totals(
             params,
         ).fetchall()
     return [
-        (str(r[0]), int(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0), float(r[5] or 0))
+        (str(r[0]), int(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0), float(r[5] or 0),
+         int(r[6]), int(r[7]))
         for r in rows
     ]
 
