@@ -329,11 +329,11 @@ def _importers() -> dict[str, tuple[Callable[[], Path], Callable[[Path], list[Pa
     """agent -> (default log directory, files below a source, fold of one file)"""
     from codekeep.ledger.codex_logs import codex_log_files, codex_sessions_dir
     from codekeep.ledger.fold import fold_codex, fold_file
-    from codekeep.ledger.importers import CLAUDE_PROJECTS, ClaudeTranscript, claude_code_log_files
+    from codekeep.ledger.importers import CLAUDE_PROJECTS, claude_code_log_files
 
     return {
         "claude-code": (lambda: CLAUDE_PROJECTS, claude_code_log_files,
-                        lambda ledger, path: fold_file(ledger, path, ClaudeTranscript)),
+                        lambda ledger, path: fold_file(ledger, path, "claude-code")),
         "codex": (codex_sessions_dir, codex_log_files, fold_codex),
     }
 

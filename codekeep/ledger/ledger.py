@@ -470,6 +470,10 @@ class Ledger:
             self._budgets.forget(tasks)
         return counts
 
+    def unfinished_logs(self) -> list[tuple[str, str]]:
+        """(path, reader name) of the logs a budgeted fold left before their end."""
+        return self._store.unfinished_logs()
+
     def record_error(self, *, task_id: str | None, model: str, kind: str, detail: str,
                      session_id: str | None = None) -> ErrorEvent:
         """Book a request that got no answer (``kind`` ``connection`` or ``api``): an error

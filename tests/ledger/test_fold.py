@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import multiprocessing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from codekeep.ledger import Ledger
-from codekeep.ledger.fold import fold_claude_code
+from codekeep.ledger.fold import FoldBudget, fold_claude_code, fold_unfinished
 from tests.ledger.transcripts import (
     SESSION,
     append,
@@ -110,6 +111,47 @@ def test_a_line_still_being_written_waits_for_the_next_fold(transcript: Path,
         handle.write(line[40:] + "\n")
     assert fold_claude_code(ledger, transcript).calls == 1
     assert total(ledger)["calls"] == 2
+
+
+def _session() -> list[dict[str, object]]:
+    """A read, the calls that carry the file, and a streamed answer of three snapshots."""
+    path = "a.py"
+    return [
+        user("what does a.py do?"),
+        assistant("msg_1", content=[read_use("toolu_1", path)], fresh=5000, output=30),
+        read_result("toolu_1", path, "def handler(event):\n    return event\n" * 40),
+        assistant("msg_2", fresh=10, read=5000, write_1h=800, output=3),
+        assistant("msg_2", content=[{"type": "text", "text": "It returns."}], fresh=10,
+                  read=5000, write_1h=800, output=40),
+        assistant("msg_2", content=[read_use("toolu_2", path)], fresh=10, read=5000,
+                  write_1h=800, output=90),
+        assistant("msg_3", fresh=10, read=5800, write_5m=300, output=30),
+    ]
+
+
+def _figures(ledger: Ledger) -> tuple[Any, ...]:
+    report = ledger.report(task_id=TASK)
+    return (report["total"]["calls"], report["total"]["inputTokens"],
+            report["total"]["outputTokens"], round(report["total"]["costUsd"], 9),
+            sorted((row["path"], row["calls"], row["tokens"]) for row in report["byFile"]))
+
+
+def test_a_budgeted_fold_goes_on_from_its_mark_and_books_the_same_as_one_fold(
+        transcript: Path, tmp_path: Path, open_ledger) -> None:  # type: ignore[no-untyped-def]
+    whole = open_ledger(root=tmp_path / "whole")
+    parts = open_ledger(root=tmp_path / "parts")
+    write(transcript, _session())
+    fold_claude_code(whole, transcript)
+    one_line = FoldBudget(seconds=60, max_bytes=1)  # each fold reads one whole line
+    folds = [fold_claude_code(parts, transcript, one_line) for _ in range(6)]
+    assert [fold.complete for fold in folds] == [False] * 6
+    assert parts.unfinished_logs() == [(str(transcript.resolve()), "claude-code")]
+    last = fold_unfinished(parts, None)  # what the server's poll does with the rest
+    assert last.complete and parts.unfinished_logs() == []
+    assert sum(fold.calls for fold in [*folds, last]) == 3  # the streamed answer once
+    assert _figures(parts) == _figures(whole)
+    assert [(path, calls) for path, calls, _ in _figures(parts)[4]] == [("a.py", 2)]
+    assert fold_claude_code(parts, transcript, one_line).calls == 0
 
 
 def test_a_rewritten_or_truncated_transcript_is_read_again_without_double_booking(

@@ -16,7 +16,7 @@ from codekeep.ledger.importers import ClaudeTranscript
 def fold_all(ledger: Ledger, base: Path) -> FoldResult:
     result = FoldResult()
     for path in claude_code_log_files(base):
-        result.add(fold_file(ledger, path, ClaudeTranscript))
+        result.add(fold_file(ledger, path, "claude-code"))
     return result
 
 

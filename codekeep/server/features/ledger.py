@@ -23,7 +23,8 @@ session, ``codekeep ledger import``), the server sends ``codekeep/ledgerChanged 
 within ``LEDGER_POLL_S``: editors ask for the report again, so external sessions show
 live. Codex has no hooks: the server folds the folder's Codex sessions
 (``$CODEX_HOME/sessions``, those whose cwd is inside the folder) every
-``CODEX_EVERY_TICKS`` polls, and says so the same way.
+``CODEX_EVERY_TICKS`` polls, and says so the same way; the same poll goes on with any
+log a hook's fold budget left unfinished (a long Claude Code session's last hook).
 
 A call that crosses 75 % / 100 % of a budget sends ``codekeep/budget {taskId, used,
 limit, ratio, threshold, scope}`` and a ``window/showMessage`` warning. Each file gets a
@@ -52,7 +53,7 @@ from codekeep.common.uris import path_to_uri, uri_to_path
 from codekeep.ledger import CALL_TYPE_INPUTS, BudgetEvent, BudgetExceeded, Ledger
 from codekeep.ledger.codex_logs import codex_sessions_dir
 from codekeep.ledger.days import parse_since
-from codekeep.ledger.fold import fold_codex_sessions
+from codekeep.ledger.fold import POLL_BUDGET, fold_codex_sessions, fold_unfinished
 from codekeep.ledger.ledger import GROUPS
 from codekeep.ledger.reports import render_text
 from codekeep.ledger.store import HOSTS
@@ -67,7 +68,7 @@ T = TypeVar("T")
 BUDGET_NOTIFICATION = "codekeep/budget"
 CHANGED_NOTIFICATION = "codekeep/ledgerChanged"
 LEDGER_POLL_S = 1.0
-CODEX_EVERY_TICKS = 5  # Codex rollouts are folded every fifth poll (Codex has no hooks)
+CODEX_EVERY_TICKS = 5  # Codex rollouts (no hooks) and unfinished folds: every fifth poll
 LENS_WINDOW = timedelta(days=7)
 REPORT_COMMAND = "codekeep.ledger.report"
 
@@ -124,7 +125,7 @@ def watch_other_writers(server: CodeKeepServer, services: WorkspaceServices) -> 
         while not services.closed:
             ledger = services.ledger
             try:
-                if ticks % CODEX_EVERY_TICKS == 0 and _fold_codex(ledger, services.root):
+                if ticks % CODEX_EVERY_TICKS == 0 and _fold_logs(ledger, services.root):
                     server.call_on_loop(notify)  # our own write: data_version stays put
                 ticks += 1
                 version = (id(ledger), ledger.changed_elsewhere())
@@ -145,12 +146,13 @@ def watch_other_writers(server: CodeKeepServer, services: WorkspaceServices) -> 
     threading.Thread(target=poll, name="ledger-watch", daemon=True).start()
 
 
-def _fold_codex(ledger: Ledger, root: Path) -> int:
-    """Fold this folder's Codex sessions that grew; how many calls were new."""
+def _fold_logs(ledger: Ledger, root: Path) -> int:
+    """Fold this folder's Codex sessions that grew, and go on with the logs a hook's
+    budget left unfinished; how many calls were new."""
+    result = fold_unfinished(ledger)
     sessions = codex_sessions_dir()
-    if not sessions.is_dir():
-        return 0
-    result = fold_codex_sessions(ledger, sessions, root)
+    if sessions.is_dir():
+        result.add(fold_codex_sessions(ledger, sessions, root, budget=POLL_BUDGET))
     return result.calls + result.grown + result.errors
 
 
