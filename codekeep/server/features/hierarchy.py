@@ -11,6 +11,7 @@ features, a position that designates nothing answers null, never an error.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -118,47 +119,60 @@ def related_types(
     return found or None
 
 
+async def prepare_call_hierarchy(
+    ls: CodeKeepServer, params: types.CallHierarchyPrepareParams
+) -> list[types.CallHierarchyItem] | None:
+    return await ls.on_document(
+        params.text_document.uri, lambda s, doc: prepare_calls(s, doc, params.position)
+    )
+
+
+async def incoming_calls(
+    ls: CodeKeepServer, params: types.CallHierarchyIncomingCallsParams
+) -> list[types.CallHierarchyIncomingCall] | None:
+    return await ls.on_document(params.item.uri, lambda s, doc: incoming(s, doc, params.item))
+
+
+async def outgoing_calls(
+    ls: CodeKeepServer, params: types.CallHierarchyOutgoingCallsParams
+) -> list[types.CallHierarchyOutgoingCall] | None:
+    return await ls.on_document(params.item.uri, lambda s, doc: outgoing(s, doc, params.item))
+
+
+async def prepare_type_hierarchy(
+    ls: CodeKeepServer, params: types.TypeHierarchyPrepareParams
+) -> list[types.TypeHierarchyItem] | None:
+    return await ls.on_document(
+        params.text_document.uri, lambda s, doc: prepare_types(s, doc, params.position)
+    )
+
+
+async def supertypes(
+    ls: CodeKeepServer, params: types.TypeHierarchySupertypesParams
+) -> list[types.TypeHierarchyItem] | None:
+    return await ls.on_document(
+        params.item.uri, lambda s, doc: related_types(s, doc, params.item, "supertypes")
+    )
+
+
+async def subtypes(
+    ls: CodeKeepServer, params: types.TypeHierarchySubtypesParams
+) -> list[types.TypeHierarchyItem] | None:
+    return await ls.on_document(
+        params.item.uri, lambda s, doc: related_types(s, doc, params.item, "subtypes")
+    )
+
+
+FEATURES: tuple[tuple[str, Callable[..., Any]], ...] = (
+    (types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, prepare_call_hierarchy),
+    (types.CALL_HIERARCHY_INCOMING_CALLS, incoming_calls),
+    (types.CALL_HIERARCHY_OUTGOING_CALLS, outgoing_calls),
+    (types.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY, prepare_type_hierarchy),
+    (types.TYPE_HIERARCHY_SUPERTYPES, supertypes),
+    (types.TYPE_HIERARCHY_SUBTYPES, subtypes),
+)
+
+
 def register(server: CodeKeepServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
-    async def prepare_call_hierarchy(
-        ls: CodeKeepServer, params: types.CallHierarchyPrepareParams
-    ) -> list[types.CallHierarchyItem] | None:
-        return await ls.on_document(
-            params.text_document.uri, lambda s, doc: prepare_calls(s, doc, params.position)
-        )
-
-    @server.feature(types.CALL_HIERARCHY_INCOMING_CALLS)
-    async def incoming_calls(
-        ls: CodeKeepServer, params: types.CallHierarchyIncomingCallsParams
-    ) -> list[types.CallHierarchyIncomingCall] | None:
-        return await ls.on_document(params.item.uri, lambda s, doc: incoming(s, doc, params.item))
-
-    @server.feature(types.CALL_HIERARCHY_OUTGOING_CALLS)
-    async def outgoing_calls(
-        ls: CodeKeepServer, params: types.CallHierarchyOutgoingCallsParams
-    ) -> list[types.CallHierarchyOutgoingCall] | None:
-        return await ls.on_document(params.item.uri, lambda s, doc: outgoing(s, doc, params.item))
-
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY)
-    async def prepare_type_hierarchy(
-        ls: CodeKeepServer, params: types.TypeHierarchyPrepareParams
-    ) -> list[types.TypeHierarchyItem] | None:
-        return await ls.on_document(
-            params.text_document.uri, lambda s, doc: prepare_types(s, doc, params.position)
-        )
-
-    @server.feature(types.TYPE_HIERARCHY_SUPERTYPES)
-    async def supertypes(
-        ls: CodeKeepServer, params: types.TypeHierarchySupertypesParams
-    ) -> list[types.TypeHierarchyItem] | None:
-        return await ls.on_document(
-            params.item.uri, lambda s, doc: related_types(s, doc, params.item, "supertypes")
-        )
-
-    @server.feature(types.TYPE_HIERARCHY_SUBTYPES)
-    async def subtypes(
-        ls: CodeKeepServer, params: types.TypeHierarchySubtypesParams
-    ) -> list[types.TypeHierarchyItem] | None:
-        return await ls.on_document(
-            params.item.uri, lambda s, doc: related_types(s, doc, params.item, "subtypes")
-        )
+    for method, handler in FEATURES:
+        server.feature(method)(handler)
