@@ -47,7 +47,12 @@ from codekeep.ledger.records import (
     ErrorEvent,
     classify_call_type,
 )
-from codekeep.ledger.reports import build_report, host_rows, unpriced_warning
+from codekeep.ledger.reports import (
+    build_report,
+    estimated_warning,
+    host_rows,
+    unpriced_warning,
+)
 from codekeep.ledger.store import (
     GROUP_COLUMNS,
     HOSTS,
@@ -418,6 +423,11 @@ class Ledger:
         warning = unpriced_warning(report["unpriced"])
         if warning:
             report["warnings"].append({"kind": "unpriced", "models": report["unpriced"],
+                                       "text": warning})
+        total = report["total"]
+        warning = estimated_warning(total["calls"], total["estimatedCalls"])
+        if warning:
+            report["warnings"].append({"kind": "estimated", "calls": total["estimatedCalls"],
                                        "text": warning})
         return report
 

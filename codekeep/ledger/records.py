@@ -77,6 +77,11 @@ class CallRecord:
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
+    @property
+    def estimated(self) -> bool:
+        """The tokens were counted by us: the endpoint reported no usage."""
+        return self.token_source != "provider"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "ts": self.ts, "day": self.day, "taskId": self.task_id,
@@ -84,7 +89,8 @@ class CallRecord:
             "callType": self.call_type, "model": self.model,
             "inputTokens": self.input_tokens, "outputTokens": self.output_tokens,
             "cachedTokens": self.cached_tokens, "reasoningTokens": self.reasoning_tokens,
-            "tokenSource": self.token_source, "files": dict(self.file_tokens),
+            "tokenSource": self.token_source, "estimated": self.estimated,
+            "files": dict(self.file_tokens),
             "costUsd": self.cost_usd,
             "price": {"input": self.price_input, "output": self.price_output,
                       "cached": self.price_cached},

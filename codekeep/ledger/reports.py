@@ -4,11 +4,12 @@ JSON shape (CLI ``--json`` and ``codekeep/ledger/report``)::
 
     {"groupBy": "type", "since": "...", "taskId": null,
      "rows":   [{"key", "calls", "inputTokens", "outputTokens", "cachedTokens",
-                 "reasoningTokens", "costUsd", "share"}],       # share: % of tokens
+                 "reasoningTokens", "costUsd", "unpricedCalls", "estimatedCalls",
+                 "share"}],                                     # share: % of tokens
      "byFile": [{"path", "calls", "tokens", "costUsd", "share"}],  # % of input tokens
      "overhead": [{"bucket", "label", "calls", "tokens", "costUsd", "share"}],
      "total":  {"calls", "inputTokens", "outputTokens", "cachedTokens", "reasoningTokens",
-                "tokens", "costUsd"},
+                "tokens", "costUsd", "unpricedCalls", "estimatedCalls"},
      "budget": {"task": {...} | null, "daily": {...} | null},
      "errors": {"total", "byKind": {"connection": 3, "api": 1}, "text": "3 failed connections"},
      "unpriced": [{"model", "calls"}],            # models the price table does not know
@@ -16,7 +17,11 @@ JSON shape (CLI ``--json`` and ``codekeep/ledger/report``)::
      "hosts": [{"host", "calls", "tokens", "costUsd", "unpricedCalls"}],  # per agent host
      "reason": "no calls recorded for task T"}    # only for a task without calls
 
-Rows and the total carry ``unpricedCalls``: calls of a model the price table does not
+Rows and the total carry ``estimatedCalls``: calls whose endpoint reported no usage
+(llama.cpp's streams, a ``ledger record`` from texts), so CodeKeep counted their tokens
+itself — the whole request as sent, with tiktoken — and the server's own count may
+differ; the text table marks their token cells ``~`` and a warning says how many there
+are. Rows and the total carry ``unpricedCalls``: calls of a model the price table does not
 know are booked at no cost, so a ``costUsd`` with unpriced calls is a lower bound and
 the text table says so ("unpriced", or ">=" before a partial sum) — never a silent
 $0.0000. Error events (a failed connection, an API error) are not calls: they are
@@ -78,6 +83,7 @@ def build_report(*, group_by: str, since: datetime | None, task_id: str | None,
             "tokens": total_tokens,
             "costUsd": round(total.cost_usd, 6) if total else 0.0,
             "unpricedCalls": total.unpriced if total else 0,
+            "estimatedCalls": total.estimated if total else 0,
         },
         "budget": budget,
         "errors": {"total": sum(errors.values()), "byKind": dict(errors),
@@ -95,7 +101,8 @@ def _row_json(row: Totals, denominator: int) -> dict[str, Any]:
         "key": row.key, "calls": row.calls, "inputTokens": row.input_tokens,
         "outputTokens": row.output_tokens, "cachedTokens": row.cached_tokens,
         "reasoningTokens": row.reasoning_tokens, "costUsd": round(row.cost_usd, 6),
-        "unpricedCalls": row.unpriced, "share": _share(row.tokens, denominator),
+        "unpricedCalls": row.unpriced, "estimatedCalls": row.estimated,
+        "share": _share(row.tokens, denominator),
     }
 
 
@@ -133,6 +140,22 @@ def unpriced_warning(unpriced: Sequence[dict[str, Any]]) -> str | None:
             "them out")
 
 
+def estimated_warning(calls: int, estimated: int) -> str | None:
+    """Say which share of the calls were counted by us, not by the endpoint."""
+    if not estimated:
+        return None
+    share = (f"{estimated:,}" if estimated == 1 else f"all {estimated:,}") \
+        if estimated >= calls else f"{estimated:,} of {calls:,}"
+    return (f"{share} call{'s' if calls != 1 else ''} estimated (~): the endpoint reported "
+            "no usage, so CodeKeep counted the request as sent and the reply itself; the "
+            "server's own count may differ")
+
+
+def tokens_text(tokens: int, estimated: int) -> str:
+    """A token cell: ``~`` before a sum that holds tokens we counted ourselves."""
+    return f"~{tokens:,}" if estimated else f"{tokens:,}"
+
+
 def _share(part: int, whole: int) -> float:
     return round(100.0 * part / whole, 1) if whole else 0.0
 
@@ -147,15 +170,19 @@ def render_text(report: dict[str, Any]) -> str:
     header = [_GROUP_TITLES[report["groupBy"]], "calls", "input", "output", "cached", "cost $",
               "share"]
     body = [
-        [row["key"], f"{row['calls']:,}", f"{row['inputTokens']:,}", f"{row['outputTokens']:,}",
+        [row["key"], f"{row['calls']:,}",
+         tokens_text(row["inputTokens"], row.get("estimatedCalls", 0)),
+         tokens_text(row["outputTokens"], row.get("estimatedCalls", 0)),
          f"{row['cachedTokens']:,}",
          cost_text(row["costUsd"], row["calls"], row.get("unpricedCalls", 0)),
          f"{row['share']:.1f}%"]
         for row in report["rows"]
     ]
     total = report["total"]
-    footer = ["total", f"{total['calls']:,}", f"{total['inputTokens']:,}",
-              f"{total['outputTokens']:,}", f"{total['cachedTokens']:,}",
+    footer = ["total", f"{total['calls']:,}",
+              tokens_text(total["inputTokens"], total.get("estimatedCalls", 0)),
+              tokens_text(total["outputTokens"], total.get("estimatedCalls", 0)),
+              f"{total['cachedTokens']:,}",
               cost_text(total["costUsd"], total["calls"], total.get("unpricedCalls", 0)),
               "100.0%" if total["tokens"] else "0.0%"]
     lines.extend(_table(header, body, footer))

@@ -131,4 +131,19 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX errors_ts ON errors(ts);
     """,
+    # Calls whose tokens we counted ourselves (the endpoint reported no usage: token
+    # source other than "provider"), so reports can say which figures are estimates;
+    # filled from the raw rows still kept (older calls' roll-ups cannot tell).
+    """
+    ALTER TABLE rollup_task ADD COLUMN estimated INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE rollup_day ADD COLUMN estimated INTEGER NOT NULL DEFAULT 0;
+    UPDATE rollup_task SET estimated = (
+        SELECT COUNT(*) FROM calls c WHERE c.counted = 1 AND c.token_source != 'provider'
+        AND c.task_id = rollup_task.task_id AND c.day = rollup_task.day
+        AND c.call_type = rollup_task.call_type AND c.model = rollup_task.model);
+    UPDATE rollup_day SET estimated = (
+        SELECT COUNT(*) FROM calls c WHERE c.counted = 1 AND c.token_source != 'provider'
+        AND c.day = rollup_day.day AND c.call_type = rollup_day.call_type
+        AND c.model = rollup_day.model);
+    """,
 ]

@@ -62,6 +62,7 @@ class Totals:
     reasoning_tokens: int
     cost_usd: float
     unpriced: int = 0  # calls booked without a price (their cost is missing from cost_usd)
+    estimated: int = 0  # calls whose tokens we counted (the endpoint reported no usage)
 
     @property
     def tokens(self) -> int:
@@ -108,7 +109,9 @@ _INSERT_CALL = f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 24
 _CALL_MEASURES = ("calls", "input_tokens", "output_tokens", "cached_tokens",
                   "reasoning_tokens", "cost_usd")
 _FILE_MEASURES = ("calls", "tokens", "cost_usd")
-_ROLLUP_MEASURES = (*_CALL_MEASURES, "unpriced")
+_ROLLUP_MEASURES = (*_CALL_MEASURES, "unpriced", "estimated")
+# A call counted by us, not reported by the endpoint (1) or not (0).
+_ESTIMATED = "counted * (token_source != 'provider')"
 # calls.files: {"path": [chars, tokens, read, cost]} (read: 1 when the call newly read the
 # file; cost: its USD share of the call's input, absent: tokens at the input price)
 _FILE_TOKENS = "json_extract(f.value, '$[1]')"
@@ -126,7 +129,7 @@ def _fold(table: str, keys: Sequence[str]) -> str:
         f"INSERT INTO {table} ({group}, {', '.join(_ROLLUP_MEASURES)}) "
         f"SELECT {group}, SUM(counted), SUM(input_tokens), SUM(output_tokens), "
         f"SUM(cached_tokens), SUM(reasoning_tokens), SUM(cost_usd), "
-        f"SUM(counted * (1 - priced)) "
+        f"SUM(counted * (1 - priced)), SUM({_ESTIMATED}) "
         f"FROM calls WHERE rowid > :after GROUP BY {group} "
         f"ON CONFLICT ({group}) DO UPDATE SET {updates}"
     )
@@ -360,9 +363,9 @@ class LedgerStore:
         if group == "file":
             rollup = "rollup_task_files" if task is not None or host else "rollup_files"
             raw = "calls, json_each(calls.files) AS f"
-            measures = "tokens AS i, 0 AS o, 0 AS c, 0 AS r, cost_usd AS usd, 0 AS u"
+            measures = "tokens AS i, 0 AS o, 0 AS c, 0 AS r, cost_usd AS usd, 0 AS u, 0 AS e"
             raw_measures = (f"1 AS n, {_FILE_TOKENS} AS i, 0 AS o, 0 AS c, 0 AS r, "
-                            f"{_FILE_COST} AS usd, 0 AS u")
+                            f"{_FILE_COST} AS usd, 0 AS u, 0 AS e")
             raw_column = "f.key"
         else:
             by_task = task is not None or host is not None or group in ("task", "host")
@@ -370,8 +373,9 @@ class LedgerStore:
             raw = "calls"
             measures = ("input_tokens AS i, output_tokens AS o, cached_tokens AS c, "
                         "reasoning_tokens AS r, cost_usd AS usd")
-            raw_measures = f"counted AS n, {measures}, counted * (1 - priced) AS u"
-            measures += ", unpriced AS u"
+            raw_measures = (f"counted AS n, {measures}, counted * (1 - priced) AS u, "
+                            f"{_ESTIMATED} AS e")
+            measures += ", unpriced AS u, estimated AS e"
             raw_column = column
         params: dict[str, object] = {"task": task, "day": window.first_full_day,
                                      "raw_from": window.raw_from, "raw_to": window.raw_to,
@@ -385,7 +389,7 @@ class LedgerStore:
                          f"WHERE ts >= :raw_from AND ts < :raw_to{task_clause}")
         order = "k" if group == "day" else "SUM(i) + SUM(o) DESC, k"
         sql = (
-            "SELECT k, SUM(n), SUM(i), SUM(o), SUM(c), SUM(r), SUM(usd), SUM(u) "
+            "SELECT k, SUM(n), SUM(i), SUM(o), SUM(c), SUM(r), SUM(usd), SUM(u), SUM(e) "
             f"FROM ({' UNION ALL '.join(parts)}) GROUP BY k ORDER BY {order}"
         )
         if limit is not None:
@@ -394,7 +398,8 @@ class LedgerStore:
             rows = self._conn.execute(sql, params).fetchall()
         return [
             Totals(str(row[0]), int(row[1] or 0), int(row[2] or 0), int(row[3] or 0),
-                   int(row[4] or 0), int(row[5] or 0), float(row[6] or 0.0), int(row[7] or 0))
+                   int(row[4] or 0), int(row[5] or 0), float(row[6] or 0.0), int(row[7] or 0),
+                   int(row[8] or 0))
             for row in rows
         ]
 

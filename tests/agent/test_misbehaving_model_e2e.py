@@ -247,6 +247,7 @@ async def test_without_usage_the_whole_request_as_sent_is_counted(harness, strea
     booked = [row["input_tokens"] for row in harness.ledger_rows(result.task_id)]
     sent = [prompt_tokens(body) for body in harness.server.requests]  # messages and tools
     assert all(abs(b - s) <= 0.1 * s for b, s in zip(booked, sent, strict=True)), (booked, sent)
+    assert result.ledger is not None and result.ledger["total"]["estimatedCalls"] == len(sent)
 
 
 class Worker:

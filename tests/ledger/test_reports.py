@@ -92,3 +92,35 @@ def test_absolute_since_and_bad_dates() -> None:
     assert parse_since("2026-11-29T10:00:00Z", START).timestamp() == START
     with pytest.raises(ValueError, match="cannot read 'yesterday'"):
         parse_since("yesterday", START)
+
+
+def test_calls_the_endpoint_reported_no_usage_for_are_labelled_estimated(
+        ledger: Ledger, clock: FakeClock) -> None:
+    ledger.record(task_id="t", call_type="plan", model="gpt-4o", input_tokens=900,
+                  output_tokens=100)
+    counted = ledger.record(task_id="t", call_type="summarize", model="gpt-4o",
+                            input_tokens=1_200, completion_text="a summary of the task")
+    clock.advance(3 * 3600)  # a partial first day: the raw rows say it too
+    ledger.record(task_id="t", call_type="summarize", model="gpt-4o",
+                  prompt_text="a prompt", completion_text="an answer")
+    assert counted.estimated and counted.to_json()["estimated"] is True
+    for since in (None, parse_since("2026-11-29T11:00:00+00:00", clock.now)):
+        report = ledger.report(task_id="t", since=since)
+        rows = {row["key"]: row["estimatedCalls"] for row in report["rows"]}
+        assert rows == ({"plan": 0, "summarize": 2} if since is None else {"summarize": 1})
+        assert report["total"]["estimatedCalls"] == sum(rows.values())
+    report = ledger.report(task_id="t")
+    (warning,) = [w for w in report["warnings"] if w["kind"] == "estimated"]
+    assert warning["calls"] == 2 and warning["text"].startswith("2 of 3 calls estimated (~)")
+    lines = {line.split()[0]: line for line in render_text(report).splitlines() if line}
+    assert "~" not in lines["plan"] and "~1,2" in lines["summarize"]
+    assert "~" in lines["total"]
+    assert "Warning: 2 of 3 calls estimated (~): the endpoint reported no usage" in \
+        render_text(report)
+
+
+def test_a_report_of_provider_counted_calls_says_nothing_is_estimated(busy: Ledger) -> None:
+    report = busy.report()
+    assert report["total"]["estimatedCalls"] == 0
+    assert not [w for w in report["warnings"] if w["kind"] == "estimated"]
+    assert "~" not in render_text(report)

@@ -190,3 +190,18 @@ def test_a_failing_write_loses_nothing_and_is_retried(ledger: Ledger, tmp_path: 
     ledger.flush()                          # ... and the next write stores everything
     assert ledger.report(task_id="t")["total"]["inputTokens"] == 90
     assert events == [0.75]
+
+
+def test_an_older_ledger_learns_which_kept_calls_were_estimated(open_ledger: LedgerFactory,
+                                                                tmp_path: Path) -> None:
+    ledger = open_ledger()
+    ledger.record(task_id="t", call_type="plan", model="m", input_tokens=10, output_tokens=1)
+    ledger.record(task_id="t", call_type="plan", model="m", prompt_text="counted by us")
+    ledger.close()
+    with sqlite3.connect(tmp_path / ".codekeep" / "ledger.db") as conn:  # as version 2 left it
+        conn.execute("ALTER TABLE rollup_task DROP COLUMN estimated")
+        conn.execute("ALTER TABLE rollup_day DROP COLUMN estimated")
+        conn.execute("PRAGMA user_version = 2")
+    report = open_ledger().report(task_id="t")
+    assert (report["total"]["calls"], report["total"]["estimatedCalls"]) == (2, 1)
+    assert open_ledger().report()["total"]["estimatedCalls"] == 1  # the day roll-up too

@@ -319,3 +319,17 @@ async def test_an_empty_reply_is_no_answer_through_the_editor(
     assert (result["stopReason"], result["finished"]) == ("no_answer", False)
     assert result["answer"] == "The model gave no answer (its replies were empty)."
     assert len(model_server.requests) == 3  # the cut stream retried, then one nudge
+
+
+@pytest.mark.slow
+async def test_calls_counted_without_reported_usage_are_estimated_in_the_editors_report(
+    client: LanguageClient, model_server: ScriptedModelServer
+) -> None:
+    # a llama.cpp-like stream without usage, then an answer that reports it
+    model_server.push(call("find_symbol", {"name": "checkout"}, report_usage=False),
+                      say("checkout is in pkg/checkout.py."))
+    result = await request(client, "codekeep/agent/run", {"task": "Where is checkout?"})
+    report = await request(client, "codekeep/ledger/report", {"taskId": result["taskId"]})
+    assert (report["total"]["calls"], report["total"]["estimatedCalls"]) == (2, 1)
+    assert "1 of 2 calls estimated (~)" in report["text"]
+    assert any(w["kind"] == "estimated" for w in report["warnings"])
