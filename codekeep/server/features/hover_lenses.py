@@ -8,6 +8,8 @@ Other areas add to both through ``server.contributions`` (see
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from lsprotocol import types
 
@@ -148,31 +150,43 @@ def plain_text(markdown: str) -> str:
     return "\n".join(lines).replace("`", "").replace("**", "")
 
 
+async def hover(ls: CodeKeepServer, params: types.HoverParams) -> types.Hover | None:
+    return await ls.on_document(
+        params.text_document.uri,
+        lambda s, document: describe(s, document, params.position, ls.contributions,
+                                     hover_kind(ls.client_capabilities)),
+    )
+
+
+async def code_lens(
+    ls: CodeKeepServer, params: types.CodeLensParams
+) -> list[types.CodeLens] | None:
+    return await ls.on_document(
+        params.text_document.uri,
+        lambda s, document: code_lenses(s, document, ls.contributions),
+    )
+
+
+async def code_lens_resolve(ls: CodeKeepServer, params: types.CodeLens) -> types.CodeLens:
+    data = params.data if isinstance(params.data, dict) else {}
+    uri, symbol_id = data.get("uri"), data.get("symbolId")
+    if not isinstance(uri, str) or not isinstance(symbol_id, str):
+        raise InvalidParams("codeLens/resolve needs the lens as codeLens returned it")
+    resolved = await ls.on_document(
+        uri, lambda s, _document: resolve_lens(s, params.range, symbol_id, ls.contributions)
+    )
+    return resolved or lens(params.range, LensLine("not indexed"))
+
+
+FEATURES: tuple[tuple[str, Callable[..., Any]], ...] = (
+    (types.TEXT_DOCUMENT_HOVER, hover),
+    (types.TEXT_DOCUMENT_CODE_LENS, code_lens),
+    (types.CODE_LENS_RESOLVE, code_lens_resolve),
+)
+# Lenses come back unresolved past EAGER_LENS_SYMBOLS definitions: say we resolve them.
+OPTIONS = {types.TEXT_DOCUMENT_CODE_LENS: types.CodeLensOptions(resolve_provider=True)}
+
+
 def register(server: CodeKeepServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: CodeKeepServer, params: types.HoverParams) -> types.Hover | None:
-        return await ls.on_document(
-            params.text_document.uri,
-            lambda s, document: describe(s, document, params.position, ls.contributions,
-                                         hover_kind(ls.client_capabilities)),
-        )
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
-    async def code_lens(
-        ls: CodeKeepServer, params: types.CodeLensParams
-    ) -> list[types.CodeLens] | None:
-        return await ls.on_document(
-            params.text_document.uri,
-            lambda s, document: code_lenses(s, document, ls.contributions),
-        )
-
-    @server.feature(types.CODE_LENS_RESOLVE)
-    async def code_lens_resolve(ls: CodeKeepServer, params: types.CodeLens) -> types.CodeLens:
-        data = params.data if isinstance(params.data, dict) else {}
-        uri, symbol_id = data.get("uri"), data.get("symbolId")
-        if not isinstance(uri, str) or not isinstance(symbol_id, str):
-            raise InvalidParams("codeLens/resolve needs the lens as codeLens returned it")
-        resolved = await ls.on_document(
-            uri, lambda s, _document: resolve_lens(s, params.range, symbol_id, ls.contributions)
-        )
-        return resolved or lens(params.range, LensLine("not indexed"))
+    for method, handler in FEATURES:
+        server.feature(method, OPTIONS.get(method))(handler)
