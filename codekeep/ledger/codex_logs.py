@@ -10,6 +10,13 @@ lines (what the model asked for) and, after each model call, an ``event_msg`` of
 when nothing new happened, so the running total identifies a call (importing a log twice,
 or a repeated event, adds nothing). OpenAI bills no cache writes: those stay 0.
 Each session becomes task ``codex:<session id>``.
+
+Cost per file, by the rule Claude Code's sessions and our own agent follow: Codex reads
+files through its shell (``sed -n '1,200p' src/app.py``, ``cat``; see
+:mod:`codekeep.ledger.shell_reads`), so a shell call's output (its
+``function_call_output``) carries the text of the files its command reads, weighed by
+the output's tokens; every later call's prompt carries it, until a compaction (a
+``compacted`` line) empties the context.
 """
 
 from __future__ import annotations
@@ -19,9 +26,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from codekeep.common.tokens import count_tokens
 from codekeep.ledger.importers import LogScan, log_time, token_count
 from codekeep.ledger.ledger import ImportedCall
 from codekeep.ledger.prices import Bill
+from codekeep.ledger.shell_reads import files_read
 
 
 def codex_sessions_dir() -> Path:
@@ -35,6 +44,7 @@ _TOOL_CALL_TYPES = (
     ({"update_plan"}, "plan"),
 )
 _TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call"}
+_OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output"}
 
 
 def codex_log_files(base: Path) -> list[Path]:
@@ -44,21 +54,27 @@ def codex_log_files(base: Path) -> list[Path]:
 
 class CodexRollout:
     """Reads one rollout's lines; ``state()`` is what a later fold resumes from (the
-    session id and model named earlier, the tools asked for since the last call, the
-    running totals already seen)."""
+    session id, model and folder named earlier, the tools asked for since the last call,
+    the running totals already seen, the files in context and the shell reads waiting
+    for their output)."""
 
     def __init__(self, state: dict[str, Any] | None = None, *, name: str = "") -> None:
         state = state or {}
         self._id: str = str(state.get("id") or name)
         self._model: str | None = state.get("model")
+        self._cwd: str = str(state.get("cwd") or "")
         self._tools: set[str] = set(state.get("tools", []))
         self._seen: set[int] = set(state.get("seen", []))
         self._line = int(state.get("line", 0))
+        self._carried: dict[str, int] = dict(state.get("carried", {}))  # path -> tokens
+        self._fresh: list[str] = list(state.get("fresh", []))
+        self._reads: dict[str, list[str]] = dict(state.get("reads", {}))  # call id -> paths
         self.scan = LogScan()
 
     def state(self) -> dict[str, Any]:
-        return {"id": self._id, "model": self._model, "tools": sorted(self._tools),
-                "seen": sorted(self._seen), "line": self._line}
+        return {"id": self._id, "model": self._model, "cwd": self._cwd,
+                "tools": sorted(self._tools), "seen": sorted(self._seen), "line": self._line,
+                "carried": self._carried, "fresh": self._fresh, "reads": self._reads}
 
     def finish(self) -> LogScan:
         return self.scan
@@ -74,14 +90,44 @@ class CodexRollout:
         if not isinstance(payload, dict):
             return
         kind = entry.get("type")
+        if kind in ("session_meta", "turn_context") and isinstance(payload.get("cwd"), str):
+            self._cwd = payload["cwd"]
         if kind == "session_meta" and payload.get("id"):
             self._id = str(payload["id"])
         elif kind == "turn_context" and payload.get("model"):
             self._model = str(payload["model"])
         elif kind == "response_item" and payload.get("type") in _TOOL_ITEMS:
             self._tools.add(str(payload.get("name") or payload.get("type")))
+            self._shell_read(payload)
+        elif kind == "response_item" and payload.get("type") in _OUTPUT_ITEMS:
+            self._tool_output(payload)
+        elif kind == "compacted":
+            self._carried, self._fresh = {}, []
         elif kind == "event_msg" and payload.get("type") == "token_count":
             self._token_count(entry, payload)
+
+    def _shell_read(self, payload: dict[str, Any]) -> None:
+        """Note the files a shell call's command reads, to weigh its output by."""
+        call_id = payload.get("call_id")
+        command, folder = _shell_command(payload)
+        if not call_id or command is None:
+            return
+        base = Path(folder or self._cwd or ".")
+        paths = [str(base / path) for path in files_read(command)]
+        if paths:
+            self._reads[str(call_id)] = paths
+
+    def _tool_output(self, payload: dict[str, Any]) -> None:
+        paths = self._reads.pop(str(payload.get("call_id")), None)
+        if not paths:
+            return
+        tokens = count_tokens(_output_text(payload.get("output"))).tokens
+        share, extra = divmod(tokens, len(paths))  # ``cat a b``: each file its half
+        for index, path in enumerate(paths):
+            weight = share + (1 if index < extra else 0)
+            if weight:
+                self._carried[path] = self._carried.get(path, 0) + weight
+                self._fresh.append(path)
 
     def _token_count(self, entry: dict[str, Any], payload: dict[str, Any]) -> None:
         info = payload.get("info")
@@ -108,6 +154,7 @@ class CodexRollout:
                 bill=Bill(input_tokens, token_count(usage, "output_tokens"), cached),
                 reasoning_tokens=token_count(usage, "reasoning_output_tokens"),
                 call_type=_call_type(self._tools),
+                files=dict(self._carried), fresh=frozenset(self._fresh),
             )
         except (KeyError, TypeError, ValueError):
             self.scan.skip("unreadable usage or timestamp")
@@ -118,6 +165,7 @@ class CodexRollout:
         if running is not None:
             self._seen.add(running)
         self._tools.clear()
+        self._fresh = []  # this call's prompt carried them first
         if call.input_tokens + call.output_tokens:
             self.scan.calls.append(call)
 
@@ -127,3 +175,46 @@ def _call_type(tools: set[str]) -> str:
         if tools & names:
             return call_type
     return "tool" if tools else "other"
+
+
+def _shell_command(payload: dict[str, Any]) -> tuple[str | list[str] | None, str | None]:
+    """A shell call's command and folder, as each Codex version writes them: ``shell``
+    (``arguments`` JSON with an argv ``command`` and ``workdir``), ``shell_command`` /
+    ``exec_command`` (a string ``command`` or ``cmd``), ``local_shell_call`` (``action``)."""
+    if payload.get("type") == "local_shell_call":
+        action = payload.get("action")
+        arguments: Any = action if isinstance(action, dict) else {}
+        folder = arguments.get("working_directory")
+    else:
+        try:
+            arguments = json.loads(str(payload.get("arguments") or "{}"))
+        except json.JSONDecodeError:
+            return None, None
+        if not isinstance(arguments, dict):
+            return None, None
+        folder = arguments.get("workdir")
+    command = arguments.get("command", arguments.get("cmd"))
+    if isinstance(command, list) and all(isinstance(word, str) for word in command):
+        return command, folder if isinstance(folder, str) else None
+    if isinstance(command, str):
+        return command, folder if isinstance(folder, str) else None
+    return None, None
+
+
+def _output_text(output: Any) -> str:
+    """A tool output's text: Codex writes a string (older shells: JSON whose ``output``
+    is the text), or a list of content items."""
+    if isinstance(output, str):
+        if output.startswith("{"):
+            try:
+                parsed = json.loads(output)
+            except json.JSONDecodeError:
+                return output
+            if isinstance(parsed, dict) and isinstance(parsed.get("output"), str):
+                return str(parsed["output"])
+        return output
+    if isinstance(output, dict):
+        return _output_text(output.get("content") or output.get("output") or "")
+    if isinstance(output, list):
+        return "\n".join(str(item.get("text", "")) for item in output if isinstance(item, dict))
+    return ""

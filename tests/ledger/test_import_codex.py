@@ -116,3 +116,38 @@ def test_the_default_source_follows_codex_home(
     root.mkdir()
     assert main(["ledger", "import", "--from", "codex", "--root", str(root)]) == 1
     assert "nowhere/sessions does not exist" in capsys.readouterr().err
+
+
+def test_a_file_read_through_the_shell_costs_until_the_context_is_compacted(
+        tmp_path: Path, open_ledger) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "proj"
+    ledger = open_ledger(root=root)
+    text = "def handler(event):\n    return event['body']\n" * 60
+    shell = {"command": ["bash", "-lc", "sed -n '1,200p' src/app.py"], "workdir": str(root)}
+    rollout = tmp_path / f"rollout-2026-11-28T10-00-00-{SESSION}.jsonl"
+    rollout.write_text("\n".join([
+        line("session_meta", {"id": SESSION, "cwd": str(root)}),
+        line("turn_context", {"model": "gpt-5-codex", "cwd": str(root)}),
+        line("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                               "arguments": json.dumps(shell)}),
+        token_count({"input_tokens": 3_000, "output_tokens": 40}, 3_040),
+        line("response_item", {"type": "function_call_output", "call_id": "c1",
+                               "output": json.dumps({"output": text,
+                                                     "metadata": {"exit_code": 0}})}),
+        line("response_item", {"type": "function_call", "name": "shell", "call_id": "c2",
+                               "arguments": json.dumps({"command": ["rg", "handler"]})}),
+        token_count({"input_tokens": 4_000, "cached_input_tokens": 3_000,
+                     "output_tokens": 40}, 7_080),
+        line("response_item", {"type": "function_call_output", "call_id": "c2",
+                               "output": "src/app.py:1:def handler(event):"}),
+        token_count({"input_tokens": 4_100, "cached_input_tokens": 4_000,
+                     "output_tokens": 40}, 11_220),
+        line("compacted", {"message": "summary"}),
+        token_count({"input_tokens": 900, "output_tokens": 40}, 12_160),
+    ]) + "\n")
+    assert fold_codex(ledger, rollout).calls == 4
+    report = ledger.report(task_id=f"codex:{SESSION}")
+    files = {row["path"]: row for row in report["byFile"]}
+    assert set(files) == {"src/app.py"}  # the search's output is context, not a file
+    assert files["src/app.py"]["calls"] == 2  # the two calls after the read, not after compaction
+    assert 0 < files["src/app.py"]["costUsd"] < report["total"]["costUsd"]
