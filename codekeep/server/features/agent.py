@@ -21,6 +21,7 @@ key is never sent back), for health checks such as Neovim's ``:checkhealth codek
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -34,7 +35,12 @@ from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
-from codekeep.server.extensions import RequestFailed, custom_request, target_folder
+from codekeep.server.extensions import (
+    CustomHandler,
+    RequestFailed,
+    custom_request,
+    target_folder,
+)
 from codekeep.server.progress import WorkDoneProgress
 from codekeep.settings.agent import ModelNotConfigured
 
@@ -85,57 +91,71 @@ async def held_stores(
         handle.post(lambda services: services.release_stores(), "agent task done")
 
 
+async def agent_model(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    settings = target_folder(ls, params).settings.agent  # that folder's layers
+    name = settings.model.strip() if settings.model else None
+    return {"configured": bool(name), "model": name or None, "baseUrl": settings.base_url}
+
+
+async def agent_run(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    task = p.required_str(params, "task")
+    capability = p.optional_str(params, "capability") or "chat"
+    if capability not in CAPABILITIES:
+        raise p.InvalidParams(f"capability must be one of {', '.join(CAPABILITIES)}")
+    budget = p.optional_int(params, "budget", minimum=1)
+    task_id = p.optional_str(params, "taskId")
+    handle = target_folder(ls, params)
+    settings = handle.settings  # this folder's: its files, the editor's answer for it
+    try:
+        settings.agent.require_model()
+    except ModelNotConfigured as error:
+        raise RequestFailed(str(error)) from None
+    docs = await handle.run(lambda services: services.docs)
+    async with held_stores(handle) as (codemap, memory, ledger):
+        progress = WorkDoneProgress(ls, "agent", f"CodeKeep agent: {task[:60]}")
+        cancel = _canceller()
+        loop = build_loop(
+            handle.root,
+            settings.agent,
+            codemap=codemap,
+            memory=memory,
+            ledger=ledger,
+            docs=docs,
+            on_event=_event_sink(ls, progress),
+            services_runner=functools.partial(_on_worker, handle),
+            tool_settings=settings.tools,
+        )
+        try:
+            await progress.begin(cancel)
+            result = await loop.run(task, capability, task_id=task_id, token_budget=budget)
+        except ModelError as error:
+            raise RequestFailed(str(error)) from None
+        finally:
+            progress.end("finished")
+            loop.toolkit.close()
+    return result.to_json()
+
+
+def _canceller() -> Callable[[], object]:
+    """Cancel the running request's task from any thread: the progress's cancel button
+    comes in on pygls' side and must end the task on the event loop."""
+    running = asyncio.current_task()
+    assert running is not None  # pygls runs every async handler as a task
+    return functools.partial(asyncio.get_running_loop().call_soon_threadsafe, running.cancel)
+
+
+async def _on_worker(handle: WorkspaceHandle, fn: Callable[[], Any]) -> Any:
+    """The agent's service calls (tools, memory) run on the folder's worker thread."""
+    return await handle.run(lambda _services: fn())
+
+
+REQUESTS: tuple[tuple[str, CustomHandler], ...] = (
+    ("agent/model", agent_model),
+    ("agent/run", agent_run),
+)
+
+
 def register(server: CodeKeepServer) -> None:
     server.client_notifications.append(NUDGE_NOTIFICATION)
-    @custom_request(server, "agent/model")
-    async def model(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        settings = target_folder(ls, params).settings.agent  # that folder's layers
-        name = settings.model.strip() if settings.model else None
-        return {"configured": bool(name), "model": name or None, "baseUrl": settings.base_url}
-
-    @custom_request(server, "agent/run")
-    async def run(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        task = p.required_str(params, "task")
-        capability = p.optional_str(params, "capability") or "chat"
-        if capability not in CAPABILITIES:
-            raise p.InvalidParams(f"capability must be one of {', '.join(CAPABILITIES)}")
-        budget = p.optional_int(params, "budget", minimum=1)
-        task_id = p.optional_str(params, "taskId")
-        handle = target_folder(ls, params)
-        settings = handle.settings  # this folder's: its files, the editor's answer for it
-        try:
-            settings.agent.require_model()
-        except ModelNotConfigured as error:
-            raise RequestFailed(str(error)) from None
-        docs = await handle.run(lambda services: services.docs)
-        async with held_stores(handle) as (codemap, memory, ledger):
-            progress = WorkDoneProgress(ls, "agent", f"CodeKeep agent: {task[:60]}")
-            running = asyncio.current_task()
-            assert running is not None  # pygls runs every async handler as a task
-            event_loop = asyncio.get_running_loop()
-
-            async def on_services(fn: Callable[[], Any]) -> Any:
-                return await handle.run(lambda _services: fn())
-
-            loop = build_loop(
-                handle.root,
-                settings.agent,
-                codemap=codemap,
-                memory=memory,
-                ledger=ledger,
-                docs=docs,
-                on_event=_event_sink(ls, progress),
-                services_runner=on_services,
-                tool_settings=settings.tools,
-            )
-            try:
-                await progress.begin(lambda: event_loop.call_soon_threadsafe(running.cancel))
-                result = await loop.run(
-                    task, capability, task_id=task_id, token_budget=budget
-                )
-            except ModelError as error:
-                raise RequestFailed(str(error)) from None
-            finally:
-                progress.end("finished")
-                loop.toolkit.close()
-        return result.to_json()
+    for name, handler in REQUESTS:
+        custom_request(server, name)(handler)
