@@ -533,6 +533,13 @@ class CodeMap(LiveBuffers):
                 found += self._store.symbols_in_file(path)
             return found
 
+    def enclosing_definitions(self, refs: Sequence[Reference]) -> list[Symbol | None]:
+        """The innermost definition around each use (None at a file's top level): what
+        ``incoming_calls`` makes a caller, for uses already found (an impact's)."""
+        with self._lock:
+            self.settle()
+            return queries.enclosing_refs(self._store, refs)
+
     def symbol_at(self, path: str, line: int, byte_col: int) -> Symbol | None:
         with self._lock:
             self.settle()

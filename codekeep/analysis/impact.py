@@ -1,23 +1,23 @@
 """What a diff touches: the symbols it adds, changes or removes, who reaches them, which
 tests run them, and how risky each change looks.
 
-Both sides of every file the diff names are parsed with the code map's own extractor and
-their definitions compared by id and text (so a definition moved down by an edit above
-it is not "changed"). Callers and type users come from the index (``incoming_calls``:
-every use's enclosing definition), followed breadth-first to ``depth`` with the chain to
-each; a caller in a test file is a test that reaches the symbol.
+Both sides of every file the diff names are read by two git processes (``gitdiff``), their
+definitions taken from the facts cache (or parsed with the code map's own extractor) and
+compared by id and text (so a definition moved down by an edit above it is not
+"changed"). Callers and type users come from the index (every use's enclosing
+definition, as ``incoming_calls`` finds them), followed breadth-first to ``depth`` with
+the chain to each; a caller in a test file is a test that reaches the symbol.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from codekeep.analysis.errors import CodeMapError
-from codekeep.analysis.parsing import analyse_source
+from codekeep.analysis.gitdiff import DiffSides, ImpactError, read_diff
+from codekeep.analysis.parsing import definitions_of
 from codekeep.analysis.registry import default_registry
 
 if TYPE_CHECKING:
@@ -36,38 +36,8 @@ TEST_PATH = re.compile(
     r"|\.(test|spec)\.[cm]?[jt]sx?$")
 
 
-class ImpactError(CodeMapError):
-    """The diff could not be read (not a git repository, an unknown revision)."""
-
-
 def is_test_path(path: str) -> bool:
     return TEST_PATH.search(path) is not None
-
-
-@dataclass(frozen=True, slots=True)
-class DiffSides:
-    """Which two states of the tree to compare: git revisions, ``:`` for the index,
-    None for the files on disk."""
-
-    base: str | None
-    head: str | None
-
-    @classmethod
-    def of(cls, rev_range: str | None, *, staged: bool = False,
-           worktree: bool = False) -> DiffSides:
-        if staged:
-            return cls("HEAD", ":")
-        if worktree:
-            return cls(":", None)
-        if rev_range is None:
-            return cls("HEAD", None)
-        if ".." in rev_range:
-            base, _dots, head = rev_range.partition("..")
-            return cls(base.rstrip(".") or "HEAD", head.lstrip(".") or "HEAD")
-        return cls(rev_range, None)
-
-    def label(self, side: str | None) -> str:
-        return {None: "worktree", ":": "index"}.get(side, side or "")
 
 
 @dataclass(slots=True)
@@ -116,49 +86,6 @@ class Impact:
                 "symbols": [s.to_json() for s in self.symbols]}
 
 
-def _git(codemap: CodeMap, *args: str) -> bytes:
-    done = _run_git(codemap, *args)
-    if done.returncode != 0:
-        if _run_git(codemap, "rev-parse", "--is-inside-work-tree").returncode != 0:
-            # git's own answer outside a repository is its usage text: say what is wrong
-            raise ImpactError(f"'{codemap.root}' is not in a git repository: impact maps "
-                              "a git diff to the symbols it touches")
-        message = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
-        raise ImpactError(f"'git {' '.join(args)}' failed: "
-                          f"{message[-1] if message else 'no message'}")
-    return done.stdout
-
-
-def _run_git(codemap: CodeMap, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", "-C", str(codemap.root), *args], capture_output=True,
-                          timeout=60, check=False)
-
-
-def changed_files(codemap: CodeMap, sides: DiffSides) -> list[str]:
-    args = ["diff", "--name-only", "--no-renames", "-z", "--relative"]
-    if sides.head == ":":
-        args += ["--cached", sides.base or "HEAD"]
-    elif sides.base == ":":
-        pass  # the worktree against the index
-    else:
-        args.append(sides.base or "HEAD")
-        if sides.head is not None:
-            args.append(sides.head)
-    return sorted(p for p in _git(codemap, *args).decode("utf-8").split("\0") if p)
-
-
-def _content(codemap: CodeMap, side: str | None, path: str) -> bytes | None:
-    if side is None:
-        try:
-            return (codemap.root / path).read_bytes()
-        except OSError:
-            return None
-    try:
-        return _git(codemap, "show", f"{side}:./{path}" if side != ":" else f":./{path}")
-    except ImpactError:
-        return None  # not on that side: added or removed
-
-
 def _definitions(path: str, data: bytes | None) -> dict[str, tuple[SymbolFact, bytes]]:
     if data is None:
         return {}
@@ -166,10 +93,9 @@ def _definitions(path: str, data: bytes | None) -> dict[str, tuple[SymbolFact, b
     if spec is None:
         return {}
     spec = default_registry().refine(spec, path, data)
-    _tree, facts = analyse_source(spec, data)
     lines = data.splitlines(keepends=True)
     out = {}
-    for symbol in facts.symbols:
+    for symbol in definitions_of(spec, data):
         span = symbol.span
         text = b"".join(lines[span.line:span.end_line + 1])
         out[symbol.qual] = (symbol, text.strip())
@@ -178,11 +104,13 @@ def _definitions(path: str, data: bytes | None) -> dict[str, tuple[SymbolFact, b
 
 def diff_symbols(codemap: CodeMap, sides: DiffSides) -> tuple[list[str], list[Impacted]]:
     """The files the diff names and the definitions it adds, changes or removes."""
-    files = changed_files(codemap, sides)
+    read = read_diff(codemap.root, sides, lambda path: default_registry().for_path(path)
+                     is not None)
     found: list[Impacted] = []
-    for path in files:
-        before = _definitions(path, _content(codemap, sides.base, path))
-        after = _definitions(path, _content(codemap, sides.head, path))
+    for changed_file in read:
+        path = changed_file.path
+        before = _definitions(path, changed_file.before)
+        after = _definitions(path, changed_file.after)
         changed = {qual for qual in before.keys() & after.keys()
                    if before[qual][1] != after[qual][1]}
         # a container counts as changed only when no member of it explains the change
@@ -197,42 +125,31 @@ def diff_symbols(codemap: CodeMap, sides: DiffSides) -> tuple[list[str], list[Im
             found.append(Impacted(f"{path}::{qual}", fact.name, fact.kind, path,
                                   fact.name_span.line, change))  # type: ignore[arg-type]
     found.sort(key=lambda s: (s.path, s.line))
-    return files, found
+    return [f.path for f in read], found
 
 
-def callers_of(codemap: CodeMap, symbol_id: str,
-               outlines: dict[str, list[Symbol]]) -> list[tuple[Symbol, Confidence]]:
+def callers_of(codemap: CodeMap, symbol_id: str) -> list[tuple[Symbol, Confidence]]:
     """The definitions enclosing the uses of ``symbol_id``, each once, resolved first.
 
     ``name`` matches (``x.save()`` on a receiver of unknown type) are kept, labelled, except
     for dunder names (``__init__``), which every class shares."""
     refs, _total = codemap.find_references(symbol_id=symbol_id)
     own = symbol_id.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
-    dunder = own.startswith("__") and own.endswith("__")
+    if own.startswith("__") and own.endswith("__"):
+        refs = [ref for ref in refs if ref.confidence != "name"]
     found: dict[str, tuple[Symbol, Confidence]] = {}
-    for ref in refs:
-        if ref.confidence == "name" and dunder:
-            continue
-        if ref.path not in outlines:
-            outlines[ref.path] = codemap.symbols_in([ref.path])
-        start = ref.range.start
-        enclosing = [s for s in outlines[ref.path]
-                     if s.range.contains(start.line, start.byte_col)]
-        if not enclosing:
-            continue
-        caller = max(enclosing, key=lambda s: (s.range.start.line, s.range.start.byte_col))
-        if caller.id != symbol_id and (caller.id not in found or ref.confidence == "resolved"):
+    for ref, caller in zip(refs, codemap.enclosing_definitions(refs), strict=True):
+        if caller is not None and caller.id != symbol_id and (
+                caller.id not in found or ref.confidence == "resolved"):
             found[caller.id] = (caller, ref.confidence)
     return sorted(found.values(), key=lambda pair: (pair[1] != "resolved", pair[0].path,
                                                     pair[0].range.start.line))
 
 
-def reach(codemap: CodeMap, item: Impacted, depth: int,
-          outlines: dict[str, list[Symbol]] | None = None) -> None:
+def reach(codemap: CodeMap, item: Impacted, depth: int) -> None:
     """Fill ``item``'s callers (breadth-first, shortest chain first) and its tests. A caller
     found only by name is listed but not followed further (its own callers would be
     guesses of guesses)."""
-    outlines = {} if outlines is None else outlines
     seen = {item.id}
     queue: deque[tuple[str, int, list[str]]] = deque([(item.id, 0, [])])
     if item.name in CONSTRUCTORS and "." in item.id.rsplit("::", 1)[-1]:
@@ -244,7 +161,7 @@ def reach(codemap: CodeMap, item: Impacted, depth: int,
         current, level, chain = queue.popleft()
         if level >= depth:
             continue
-        for caller, confidence in callers_of(codemap, current, outlines):
+        for caller, confidence in callers_of(codemap, current):
             if caller.id in seen:
                 continue
             seen.add(caller.id)
@@ -276,9 +193,8 @@ def impact(codemap: CodeMap, sides: DiffSides, depth: int = DEFAULT_DEPTH) -> Im
     if depth < 0:
         raise ImpactError(f"depth must be 0 or more, got {depth}")
     files, symbols = diff_symbols(codemap, sides)
-    outlines: dict[str, list[Symbol]] = {}
     for item in symbols:
         if item.change != "removed":
-            reach(codemap, item, depth, outlines)
+            reach(codemap, item, depth)
         classify(item)
     return Impact(sides.label(sides.base), sides.label(sides.head), files, symbols)

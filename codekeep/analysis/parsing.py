@@ -16,10 +16,10 @@ from pathlib import Path
 
 import tree_sitter as ts
 
-from codekeep.analysis.encoding import EncodedFacts, decode_facts, encode_facts
+from codekeep.analysis.encoding import EncodedFacts, decode_facts, encode_facts, symbol_fact
 from codekeep.analysis.extract import extract
 from codekeep.analysis.factcache import default_cache
-from codekeep.analysis.facts import EMPTY_FACTS, FAILED, TOO_LARGE, FileFacts
+from codekeep.analysis.facts import EMPTY_FACTS, FAILED, TOO_LARGE, FileFacts, SymbolFact
 from codekeep.analysis.registry import LanguageSpec, default_registry
 
 BINARY_SNIFF_BYTES = 8000
@@ -76,6 +76,22 @@ def analyse_source(spec: LanguageSpec, data: bytes) -> tuple[ts.Tree, FileFacts]
     data = valid_utf8(data)
     tree = parser_for(spec).parse(data)
     return tree, extract(spec, data, tree)
+
+
+def definitions_of(spec: LanguageSpec, data: bytes) -> tuple[SymbolFact, ...]:
+    """The definitions in ``data``, from the facts cache when some index has read these
+    bytes before (both sides of a diff mostly have: the old side when the tree was there,
+    the new one when the edit was indexed), else parsed and kept there for the next time.
+    Only the symbols are decoded: a diff's question never needs the uses."""
+    digest = content_hash(data)
+    cache = default_cache()
+    rows = cache.get(spec.name, digest) if cache is not None else None
+    if rows is None:
+        _tree, facts = analyse_source(spec, data)
+        if cache is not None:
+            cache.put(spec.name, digest, encode_facts(facts))
+        return facts.symbols
+    return tuple(symbol_fact(row) for row in rows.symbols)
 
 
 def analyse_file(

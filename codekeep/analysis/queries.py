@@ -6,8 +6,9 @@ adds locking and the public signatures.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 from codekeep.analysis.encoding import decode_spans, encode_spans, has_scoped_uses
@@ -68,6 +69,40 @@ def _innermost(symbols: Iterable[Symbol], line: int, byte_col: int | None) -> Sy
                 best.range.start.line, best.range.start.byte_col)):
             best = s
     return best
+
+
+def enclosing(store: IndexStore, path: str,
+              points: Sequence[tuple[int, int]]) -> list[Symbol | None]:
+    """The innermost definition around each (line, byte column) of ``path``, as
+    :func:`_innermost` chooses it, building a Symbol only for those found: the callers of
+    a name used thousands of times need no whole outline per file."""
+    extents = store.extents_in_file(path)
+    starts = [(line, col) for line, col, _end_line, _end_col, _row in extents]
+    rows: list[int | None] = []
+    for point in points:
+        at, row = bisect_right(starts, point), None
+        while at > 0:  # the latest start before the point that still holds it
+            at -= 1
+            _line, _col, end_line, end_col, row_id = extents[at]
+            if point <= (end_line, end_col):
+                row = row_id
+                break
+        rows.append(row)
+    symbols = store.symbols_by_row(sorted({row for row in rows if row is not None}))
+    return [None if row is None else symbols[row] for row in rows]
+
+
+def enclosing_refs(store: IndexStore, refs: Sequence[Reference]) -> list[Symbol | None]:
+    """The innermost definition around each of ``refs`` (one :func:`enclosing` per file)."""
+    by_file: dict[str, list[int]] = {}
+    for at, ref in enumerate(refs):
+        by_file.setdefault(ref.path, []).append(at)
+    found: list[Symbol | None] = [None] * len(refs)
+    for path, indexes in by_file.items():
+        points = [(refs[i].range.start.line, refs[i].range.start.byte_col) for i in indexes]
+        for i, symbol in zip(indexes, enclosing(store, path, points), strict=True):
+            found[i] = symbol
+    return found
 
 
 def symbol_at(store: IndexStore, path: str, line: int, byte_col: int | None) -> Symbol | None:
@@ -427,12 +462,8 @@ def incoming_calls(
 ) -> list[CallEdge]:
     """Enclosing definitions of every use of ``symbol`` with the uses, resolved first."""
     refs, _total = find_references(store, graph, target=symbol, name=None, limit=None)
-    by_file: dict[str, list[Symbol]] = {}
     ranked: dict[str, tuple[int, Symbol, list[Range]]] = {}
-    for ref in refs:
-        if ref.path not in by_file:
-            by_file[ref.path] = store.symbols_in_file(ref.path)
-        caller = _innermost(by_file[ref.path], ref.range.start.line, ref.range.start.byte_col)
+    for ref, caller in zip(refs, enclosing_refs(store, refs), strict=True):
         if caller is None or caller.id == symbol.id:
             continue
         rank = 0 if ref.confidence == "resolved" else 1

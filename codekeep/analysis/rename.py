@@ -23,7 +23,7 @@ from codekeep.analysis.symbol_edits import (
     refuse_broken_parse,
     unified_diff,
 )
-from codekeep.common.atomic import write_atomically
+from codekeep.common.atomic import PartialWriteError, write_all_or_none
 
 if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
@@ -109,12 +109,21 @@ def plan_rename(codemap: CodeMap, symbol: str, new_name: str) -> RenamePlan:
 
 
 def apply_rename(codemap: CodeMap, plan: RenamePlan) -> None:
-    """Write every file of ``plan`` (each atomically), then let the index re-read them."""
+    """Write every file of ``plan`` as one change (all of them or none: a file that cannot
+    be written leaves every file as it was), then let the index re-read them."""
     for path in plan.new_text:
         if content_hash((codemap.root / path).read_bytes()) != content_hash(plan.old_text[path]):
             raise SymbolEditError(f"{path} changed while the rename was planned", "stale")
-    for path, data in plan.new_text.items():
-        write_atomically(codemap.root / path, data, keep_mode=True)
+    try:
+        write_all_or_none({codemap.root / path: data for path, data in plan.new_text.items()},
+                          keep_mode=True)
+    except PartialWriteError as error:
+        raise SymbolEditError(f"the rename failed half way: {error}; these files hold the "
+                              "new name: " + ", ".join(map(str, error.left)), "write") from None
+    except OSError as error:
+        where = f" {error.filename}" if error.filename else ""
+        raise SymbolEditError(f"cannot write{where}: {error.strerror or error}; nothing "
+                              "renamed, every file is as it was", "write") from None
     for path in plan.new_text:
         codemap.refresh_file(path)
 

@@ -40,6 +40,7 @@ from codekeep.common.sqlite import (
     QUICK_CHECK_MAX_BYTES,
     WriteTransaction,
     open_db,
+    parameter_batches,
     quick_check,
 )
 from codekeep.common.symbol_id import SymbolId, split_number
@@ -526,6 +527,23 @@ class IndexStore:
             f"{SYMBOL_SELECT} WHERE f.path = ? ORDER BY s.line, s.col, s.end_line DESC", (path,)
         )
         return [symbol_from_row(r) for r in rows]
+
+    def extents_in_file(self, path: str) -> list[tuple[int, int, int, int, int]]:
+        """(line, column, end line, end column, row id) of the file's definitions in
+        outline order: all finding what encloses a use needs, without a Symbol each."""
+        return self.conn.execute(
+            "SELECT s.line, s.col, s.end_line, s.end_col, s.id FROM symbols s "
+            "JOIN files f ON f.id = s.file_id WHERE f.path = ? "
+            "ORDER BY s.line, s.col, s.end_line DESC", (path,)).fetchall()
+
+    def symbols_by_row(self, row_ids: Sequence[int]) -> dict[int, Symbol]:
+        """The symbols of these row ids (from :meth:`extents_in_file`, same read)."""
+        found: dict[int, Symbol] = {}
+        for batch in parameter_batches(row_ids):
+            marks = ",".join("?" * len(batch))
+            for row in self.conn.execute(f"{SYMBOL_SELECT} WHERE s.id IN ({marks})", batch):
+                found[row[0]] = symbol_from_row(row)
+        return found
 
     def members_in_file(self, path: str) -> list[tuple[str, str, str, int, int]]:
         """(container, name, kind, first line, last line) of the file's definitions that

@@ -184,3 +184,29 @@ def test_a_folder_outside_git_is_told_so(capsys: pytest.CaptureFixture[str],
     error = capsys.readouterr().err
     assert f"'{tmp_path}' is not in a git repository" in error
     assert "usage" not in error  # not git's own usage text
+
+
+def test_added_removed_binary_and_a_root_below_the_repository(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """All blobs of a range come from one git read: an added file's definitions are added,
+    a deleted file's removed, a binary is named and not parsed, and a root inside the
+    repository sees only its own files, by paths relative to it."""
+    root = tmp_path / "app"
+    for rel, text in TREE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (tmp_path / "outside.py").write_text("def elsewhere():\n    pass\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "one")
+    (root / "shop/api.py").unlink()
+    (root / "shop/new.py").write_text("class Cart:\n    def add(self):\n        pass\n")
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0binary")
+    (tmp_path / "outside.py").write_text("def elsewhere():\n    return 1\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "two")
+    answer = impact(capsys, root, "HEAD~1..HEAD")
+    assert answer["files"] == ["logo.png", "shop/api.py", "shop/new.py"]
+    assert [(s["id"], s["change"]) for s in answer["symbols"]] == [
+        ("shop/api.py::checkout", "removed"), ("shop/new.py::Cart", "added"),
+        ("shop/new.py::Cart.add", "added")]

@@ -107,6 +107,32 @@ def test_dry_run_and_collisions_change_nothing(capsys: pytest.CaptureFixture[str
     assert _tree(root) == TREE
 
 
+def test_a_file_that_cannot_be_written_leaves_every_file_as_it_was(
+        capsys: pytest.CaptureFixture[str], root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One rename is one change: the last of its files refuses the write (EACCES; the
+    tests run as root, whom a read-only mode does not stop), so the files already
+    replaced get their old text back and no scratch file is left."""
+    real_replace = os.replace
+    refused = root / "pkg" / "user.py"
+
+    def replace(source: str, destination: str | Path) -> None:
+        if Path(destination) == refused:
+            raise PermissionError(13, "Permission denied", str(destination))
+        real_replace(source, destination)
+
+    monkeypatch.setattr(os, "replace", replace)
+    code, _out, err = call(capsys, root, "rename", "make_cart", "new_cart")
+    assert code == 1
+    assert f"cannot write {refused}: Permission denied; nothing renamed" in err
+    assert _tree(root) == TREE
+    assert sorted(p.name for p in (root / "pkg").iterdir()
+                  if p.name != "__pycache__") == ["__init__.py", "core.py", "user.py"]
+    monkeypatch.setattr(os, "replace", real_replace)
+    code, _out, err = call(capsys, root, "rename", "make_cart", "new_cart")
+    assert code == 0, err  # the index still reads every file as it is on disk
+    assert "def new_cart" in (root / "pkg/core.py").read_text()
+
+
 def _flask(tmp_path: Path) -> Path:
     if not FLASK.exists():
         if os.environ.get("CI"):
