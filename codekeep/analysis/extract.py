@@ -53,16 +53,24 @@ def text_of(src: bytes, node: ts.Node) -> str:
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
-def receiver_of(src: bytes, node: ts.Node) -> str:
-    """The receiver of a member use: its text when it is one identifier, else ""."""
-    return receiver_text(src[node.start_byte:node.end_byte])
+# Styles whose receivers may be a chain of names (Python `flask.json.loads()`: which
+# module or object the chain's head is decides what the use can be, receivers.py).
+DOTTED_RECEIVER_STYLES = frozenset({"python"})
 
 
-def receiver_text(raw: bytes) -> str:
+def receiver_of(src: bytes, node: ts.Node, dotted: bool = False) -> str:
+    """The receiver of a member use: its text when it is one identifier (or, ``dotted``,
+    a chain of them: ``flask.json``), else ""."""
+    return receiver_text(src[node.start_byte:node.end_byte], dotted)
+
+
+def receiver_text(raw: bytes, dotted: bool = False) -> str:
     """:func:`receiver_of`, from the receiver's bytes."""
     text = raw.decode("utf-8", "replace")
     if text.isidentifier() and text.isascii():  # `self`, `os` …: no regex needed
         return text
+    if dotted and "." in text:
+        return text if all(_IDENTIFIER.fullmatch(part) for part in text.split(".")) else ""
     return text if _IDENTIFIER.fullmatch(text) else ""
 
 
@@ -236,6 +244,7 @@ def run_query(
     cursor = cursor or ts.QueryCursor(spec.query)
     # A receiver's text repeats (`self`, `models` …): read each distinct one once.
     receiver_texts: dict[bytes, str] = {}
+    dotted = spec.import_style in DOTTED_RECEIVER_STYLES
     for pattern, captures in cursor.matches(root):
         info = roles[pattern]
         if info is None:
@@ -272,7 +281,7 @@ def run_query(
                 text = src[receiver_start:receiver_end]
                 receiver = receiver_texts.get(text)
                 if receiver is None:
-                    receiver = receiver_texts[text] = receiver_text(text)
+                    receiver = receiver_texts[text] = receiver_text(text, dotted)
                 if go_receivers is not None:
                     receiver = go_receivers.receiver(receivers[0], receiver)
             refs[key] = new_tuple(RefFact, (name, role, span, receiver))

@@ -153,6 +153,8 @@ class ImportGraph:
     def _qualifier_files(self, path: str, receiver: str) -> set[str] | None:
         resolver = self._load()
         style = self.style_of(path)
+        if style == "python" and "." in receiver:
+            return self._chain_files(path, receiver)
         found: set[str] | None = None
         for imp in self._imports(path):
             if qualifier_of(style, imp) == receiver:
@@ -166,6 +168,23 @@ class ImportGraph:
                 if modules:
                     found = (found or set()) | modules
         return found
+
+    def _chain_files(self, path: str, receiver: str) -> set[str] | None:
+        """Python ``a.b.c`` (the receiver of ``a.b.c.f()``): the module it names, when
+        ``a`` is an imported module and each further name one of its submodules
+        (``flask.json``, ``flask.helpers``); None when the chain leaves the modules
+        (``current_app.json``, ``flask.Flask``): an object, not a package. A package
+        outside the workspace gives an empty set all the way down."""
+        head, *rest = receiver.split(".")
+        files = self.qualifier_files(path, head)
+        resolver = self._load()
+        for part in rest:
+            if files is None or not files:
+                return files
+            files = {found for file in files for found in resolver.submodule(file, part)}
+            if not files:
+                return None
+        return files
 
     def exports(self, path: str, definition: Definition) -> bool:
         """Whether ``definition`` is a name of the module ``path``: defined there, or
@@ -218,6 +237,24 @@ class ImportGraph:
         """Lines of ``path`` importing ``name`` from some module (0-based)."""
         return {imp.line for imp in self._imports(path)
                 if imp.name and imp.name.rsplit(".", 1)[-1] == name}
+
+    def outside_imports(self, path: str, name: str) -> tuple[set[int], bool]:
+        """Python: lines of ``path`` importing ``name`` from a module no workspace file
+        answers (``from werkzeug.wrappers import Request as BaseRequest``, ``from json
+        import loads`` inside a package with its own ``json``), and whether one of them
+        binds ``name`` itself (no alias): then the file's ``name`` is that module's."""
+        if self.style_of(path) != "python":
+            return set(), False
+        resolver = self._load()
+        lines: set[int] = set()
+        binds = False
+        for imp in self._imports(path):
+            if (imp.name and imp.name.rsplit(".", 1)[-1] == name
+                    and not imp.module.startswith(".")
+                    and not resolver.targets("python", path, imp)):
+                lines.add(imp.line)
+                binds = binds or imp.alias in (None, name)
+        return lines, binds
 
     def resolves(self, use_path: str, definition: Definition) -> bool:
         if use_path == definition.path:

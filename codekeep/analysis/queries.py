@@ -173,8 +173,7 @@ def find_references(
         labelled += [_aliasing_imports(path, used, spans, target) for path, used, spans in groups
                      if path in shadowed and graph.aliases_of(path, target)]
         groups = [kept for group in groups if group[0] not in shadowed
-                  for kept in (_without_imports(graph, group) if group[0] == target.path
-                               else [group])]
+                  for kept in _without_imports(graph, group, target)]
     by_path = None if target is not None else _by_path(store.definition_keys(wanted))
     types = GoTypes(store, graph)  # Go receivers' types, memoised for this question
     for path, used, spans in groups + aliases:
@@ -238,6 +237,9 @@ def _bound_elsewhere(
     imports lead to another definition (through re-exports) and not to ``target``."""
     if path in others:
         return True
+    if target.container is None and graph.outside_imports(path, target.name)[1] and (
+            not graph.resolves(path, target)):
+        return True  # `from json import loads`: the name is another package's here
     imported = graph.imports_of(path) if others else {}
     if any(file in others and names is not None and others[file].name in names
            for file, names in imported.items()):
@@ -247,12 +249,19 @@ def _bound_elsewhere(
 
 
 def _without_imports(
-    graph: ImportGraph, group: tuple[str, str, str]
+    graph: ImportGraph, group: tuple[str, str, str], target: Symbol
 ) -> list[tuple[str, str, str]]:
-    """The defining file's uses without its own import lines of the name (``from core
-    import Option as CoreOption`` next to a ``class Option``: that line names core's)."""
+    """A file's uses without the import lines of the name that name another definition:
+    in the defining file, all of them (``from core import Option as CoreOption`` next to
+    a ``class Option``: that line names core's); elsewhere, those from modules outside
+    the workspace (``from werkzeug.wrappers import Request as BaseRequest``)."""
     path, used, spans = group
-    lines = graph.import_lines(path, used)
+    if path == target.path:
+        lines = graph.import_lines(path, used)
+    elif target.container is None:
+        lines = graph.outside_imports(path, used)[0]
+    else:
+        return [group]
     if not lines:
         return [group]
     kept = [fact for fact in decode_spans(used, spans)
@@ -317,6 +326,19 @@ class FileScope:
 
     def defines(self, container: str, name: str) -> bool:
         return any(c == container and n == name for c, n, _kind, _first, _last in self._all())
+
+    def class_body(self, line: int) -> str | None:
+        """The innermost class whose members span ``line`` outside any method's body
+        (a decorator between two of them), read from the members alone."""
+        if self.method_container(line) is not None:
+            return None
+        spans: dict[str, tuple[int, int]] = {}
+        for container, _name, _kind, first, last in self._all():
+            low, high = spans.get(container, (first, last))
+            spans[container] = (min(low, first), max(high, last))
+        around = [(low, container) for container, (low, high) in spans.items()
+                  if low <= line <= high]
+        return max(around)[1] if around else None
 
 
 def _labelled_uses(

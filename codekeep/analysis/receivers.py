@@ -10,6 +10,10 @@ The map knows no variable types, so a member call is only as good as its receive
   (a subclass, a closure outside any method) a ``name`` match, and so is ``super.m()``;
 - ``Type.m()`` (``Type`` being the method's own container) follows the class's file
   like a plain use;
+- Python ``a.b.f()`` keeps its chain as the receiver: ``flask.json.loads()`` follows
+  ``flask`` (an imported module) into its submodule ``json``; a chain that leaves the
+  modules (``current_app.json.loads()``, an object's attribute) is no use of a
+  module-level function, and is a receiver of unknown type for methods;
 - any other receiver (``file.Name()``, ``items.filter(...)``) has a type we do not
   know: it is at best a ``name`` match, only to a method or field (or, in Go, to a
   function of a package imported from a path like ``x/go-isatty`` whose package name
@@ -19,7 +23,9 @@ The map knows no variable types, so a member call is only as good as its receive
 
 A ``value`` use (a bare name passed, assigned, returned) or a ``doc`` use (``{@link
 X}``) is ``resolved`` where scope or imports lead to the definition and no use at all
-elsewhere: most such names are locals.
+elsewhere: most such names are locals. A bare name in a Python class's own body (``@size.setter``)
+is that class's member. A member read as a value (``self.handler``, ``helpers.f``)
+follows its receiver like a call, but is never a ``name`` match.
 
 A bare call in Ruby (``activate``, ``activate(x)``) is a call on self, labelled like
 ``self.activate``.
@@ -95,6 +101,9 @@ class Scope(Protocol):
     def defines(self, container: str, name: str) -> bool:
         """Whether the file defines ``container.name``."""
 
+    def class_body(self, line: int) -> str | None:
+        """The class whose own body (not one of its methods') holds ``line``, if any."""
+
 
 def distinctive(name: str) -> bool:
     """Whether a member call's name alone says which method it is (see module doc)."""
@@ -129,7 +138,10 @@ def label_use(
             return _typed_label(types, typed, target)
     if use_kind in SCOPED_KINDS and receiver is None:
         if is_member:
-            return None
+            # a class body's names are its members (`@static_url_path.setter`)
+            own = (use_path == target.path and scope is not None
+                   and scope.class_body(line) == target.container)
+            return "resolved" if own else None
         return "resolved" if bound or graph.resolves(use_path, target) else None
     if (receiver is None and is_member and use_kind in BARE_CALL_KINDS and scope is not None
             and graph.style_of(use_path) in IMPLICIT_SELF_CALLS):
@@ -156,15 +168,14 @@ def label_use(
             return None
         return "resolved" if any(graph.exports(file, target) for file in package) else None
     if not is_member:
-        # Python `a.b.f()`: a module reached through a chain of attributes (the receiver
-        # is no single name) may be the function's; a name match at best.
-        if not receiver and graph.style_of(use_path) == "python":
-            return "name"
+        # Python `a.b.f()` names its chain (``flask.json``), followed above: a module, or
+        # an object (``current_app.json``) whose attribute is no module-level function;
+        # what is left (``r.headers().get()``, ``x[0].f()``) is no module either.
         # A Go package imported from a path whose last element is no identifier
         # (`go-isatty`) binds a name we do not know: it may be what ``receiver`` names.
         return "name" if target.path in graph.unnamed_packages(use_path) else None
-    if use_kind == "value":
-        return None  # `f(x.field)` on a receiver of unknown type: field reads are everywhere
+    if use_kind in SCOPED_KINDS:
+        return None  # `f(x.field)` on a receiver of unknown type: attribute reads are everywhere
     return "name" if distinctive(target.name) else None
 
 

@@ -16,6 +16,7 @@ import tree_sitter as ts
 
 from codekeep.analysis.doclinks import doc_uses
 from codekeep.analysis.extract import (
+    DOTTED_RECEIVER_STYLES,
     Definition,
     Positions,
     is_local,
@@ -133,7 +134,8 @@ def _edge_key(
         # above `bar()`; in Go the composite literal whose type it records): what it
         # reads as, as run_query records it, must not have changed either.
         receivers = captures.get("receiver")
-        receiver = receiver_of(src, receivers[0]) if receivers else None
+        receiver = receiver_of(src, receivers[0], spec.import_style in DOTTED_RECEIVER_STYLES) if (
+            receivers) else None
         if go_receivers is not None and receivers:
             receiver = go_receivers.receiver(receivers[0], receiver or "")
         return ("ref", role, name_at, name, receiver)

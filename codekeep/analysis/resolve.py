@@ -317,6 +317,20 @@ class ModuleResolver:
         folder = posixpath.dirname(importer)
         return 1 if not root or folder == root or folder.startswith(root + "/") else 2
 
+    def submodule(self, module: str, name: str) -> list[str]:
+        """The file of Python module ``name`` inside the package whose ``__init__.py``
+        is ``module`` (none when ``module`` is a plain module: it has no submodules)."""
+        folder, base = posixpath.split(module)
+        if base not in ("__init__.py", "__init__.pyi"):
+            return []
+        stem = _join(folder, name)
+        for candidates in ((f"{stem}.py", f"{stem}.pyi"),
+                           (f"{stem}/__init__.py", f"{stem}/__init__.pyi")):
+            found = [path for path in candidates if path in self.paths]
+            if found:
+                return found[:1]
+        return []
+
     def imported_names(
         self, style: str, importer: str, imports: Iterable[ImportFact]
     ) -> dict[str, set[str] | None]:

@@ -66,6 +66,15 @@
 (generic_type
   (identifier) @name) @reference.type
 
+; unions written with `|` (`request: Request | None`, `-> A | B | None`), nested up to
+; three deep
+(type (binary_operator (identifier) @name)) @reference.type
+(type (binary_operator (binary_operator (identifier) @name))) @reference.type
+(type (binary_operator (binary_operator (binary_operator (identifier) @name)))) @reference.type
+(type (binary_operator (attribute attribute: (identifier) @name))) @reference.type
+(type (binary_operator (binary_operator (attribute attribute: (identifier) @name))))
+  @reference.type
+
 ; forward references written as strings: `def add(self, item: "Item")`
 (type
   (string
@@ -93,6 +102,38 @@
 (attribute
   object: (identifier) @name
   (#match? @name "^_*[A-Z]")) @reference.value
+; a class body's own name under a decorator (`@static_url_path.setter`, in the class
+; whose property it is)
+(decorator (attribute object: (identifier) @name)) @reference.value
+; a method or function read, not called (`options["autoescape"] =
+; self.select_jinja_autoescape`, `callback=helpers.get_root_path`): like a call, its
+; receiver decides (codekeep/analysis/receivers.py)
+(call arguments: (argument_list
+  (attribute object: (_) @receiver attribute: (identifier) @name))) @reference.value
+(keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name))
+  @reference.value
+(assignment right: (attribute object: (_) @receiver attribute: (identifier) @name))
+  @reference.value
+(return_statement (attribute object: (_) @receiver attribute: (identifier) @name))
+  @reference.value
+(list (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
+(tuple (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
+(pair value: (attribute object: (_) @receiver attribute: (identifier) @name))
+  @reference.value
+; exceptions caught and raised (`except CookieConflictError:`, `except (A, m.B) as e:`,
+; `raise X`)
+(except_clause (identifier) @name) @reference.value
+(except_clause (as_pattern (identifier) @name)) @reference.value
+(except_clause (attribute object: (_) @receiver attribute: (identifier) @name))
+  @reference.value
+(except_clause (as_pattern (attribute object: (_) @receiver attribute: (identifier) @name)))
+  @reference.value
+(except_clause (as_pattern (tuple (identifier) @name))) @reference.value
+(except_clause (as_pattern (tuple (attribute object: (_) @receiver attribute: (identifier) @name))))
+  @reference.value
+(raise_statement (identifier) @name) @reference.value
+; a name read alone as a statement (`requests.get` in an entry-point test)
+(block (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
 
 (import_from_statement
   name: (dotted_name

@@ -1,0 +1,111 @@
+"""Python uses the references follow beyond a plain name or call: chains of attributes
+whose head is a module or an object, names from packages outside the workspace,
+unions in annotations, exceptions, functions and methods read as values, and a class
+body's own names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from codekeep.analysis import CodeMap
+from tests.analysis.test_python_imports import _indexed, _uses
+
+PACKAGE = {
+    "web/__init__.py": "from . import json\nfrom .app import Web\n",
+    "web/json/__init__.py": "def loads(text):\n    return text\n",
+    "web/app.py": (
+        "class Web:\n"
+        "    def make_response(self, body):\n"
+        "        return body\n"
+        "\n"
+        "    def handler(self):\n"
+        "        return self.make_response\n"
+    ),
+    "web/helpers.py": "def make_response(body):\n    return body\n",
+}
+
+
+def test_a_chain_headed_by_a_module_follows_its_submodules(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    root = workspace({**PACKAGE, "use.py": (
+        "import web\n"
+        "from web import current\n"
+        "web.json.loads('1')\n"
+        "current.json.loads('2')\n"  # an object's attribute: a provider's method
+        "web.helpers.make_response('x')\n"
+    )})
+    codemap = _indexed(open_map, root)
+    uses = [use for use in _uses(codemap, "loads", "web/json/__init__.py")
+            if use[0] == "use.py"]
+    assert uses == [("use.py", 3, "resolved")]
+    # a module's function is no use of a class's method of the same name
+    assert not any(use[0] == "use.py"
+                   for use in _uses(codemap, "Web.make_response", "web/app.py"))
+
+
+def test_a_name_imported_from_outside_the_workspace_is_not_ours(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    root = workspace({
+        "web/__init__.py": "",
+        "web/wrappers.py": "class Request:\n    pass\n",
+        "web/testing.py": ("from werkzeug.wrappers import Request as BaseRequest\n"
+                           "from .wrappers import Request\n"
+                           "Request()\n"),
+        "web/compat.py": "from werkzeug.wrappers import Request\nRequest()\n",
+    })
+    codemap = _indexed(open_map, root)
+    uses = _uses(codemap, "Request", "web/wrappers.py")
+    assert uses == [("web/testing.py", 2, "resolved"), ("web/testing.py", 3, "resolved")]
+
+
+def test_unions_exceptions_and_values_are_uses(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    root = workspace({**PACKAGE, "web/errors.py": "class Failed(Exception):\n    pass\n",
+                      "use.py": (
+        "import web\n"
+        "from web.errors import Failed\n"
+        "from web.app import Web\n"
+        "def f(app: Web | None = None) -> int | Web | None:\n"
+        "    try:\n"
+        "        pass\n"
+        "    except Failed:\n"
+        "        raise Failed\n"
+        "    except (KeyError, Failed) as error:\n"
+        "        pass\n"
+        "    handlers = [web.json.loads]\n"
+    )})
+    codemap = _indexed(open_map, root)
+    assert [use for use in _uses(codemap, "Web", "web/app.py")
+            if use[0] == "use.py"] == [
+        ("use.py", 3, "resolved"), ("use.py", 4, "resolved"), ("use.py", 4, "resolved")]
+    assert [line for path, line, _label in _uses(codemap, "Failed", "web/errors.py")
+            if path == "use.py"] == [2, 7, 8, 9]
+    assert ("use.py", 11, "resolved") in _uses(codemap, "loads", "web/json/__init__.py")
+    # a method read on self, not called
+    assert ("web/app.py", 6, "resolved") in _uses(
+        codemap, "Web.make_response", "web/app.py")
+
+
+def test_a_property_setter_decorator_is_a_use_of_the_property(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    root = workspace({"box.py": (
+        "class Box:\n"
+        "    @property\n"
+        "    def size(self):\n"
+        "        return 1\n"
+        "\n"
+        "    @size.setter\n"
+        "    def size(self, value):\n"
+        "        pass\n"
+    )})
+    codemap = open_map(root)
+    codemap.index()
+    [getter, _setter] = sorted(codemap.find_symbol("Box.size"),
+                               key=lambda s: s.range.start.line)
+    refs, _total = codemap.find_references(symbol_id=getter.id)
+    assert [(r.range.start.line + 1, r.confidence) for r in refs] == [(6, "resolved")]
