@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -62,59 +63,66 @@ def _focus(ls: CodeKeepServer, handle: WorkspaceHandle | None, uris: list[str]) 
     return paths
 
 
-def register(server: CodeKeepServer) -> None:
-    @custom_request(server, "docs/search")
-    async def search(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        query = p.required_str(params, "query")
-        if not query.strip():
-            raise p.InvalidParams("'query' is empty; ask a question or give some words")
-        limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT) or DEFAULT_LIMIT
-        uri = p.optional_str(params, "uri")
-        chosen = None
-        if uri is not None:
-            located = ls.locate(uri)
-            if located is None:
-                raise p.InvalidParams(f"{uri} is not inside any workspace folder")
-            chosen = located[0]
-        focus_uris = p.optional_str_list(params, "focus")
-        try:
-            mode = expansion(params.get("expand") or _settings(ls, chosen).docs.expand)
-        except ValueError as error:
-            raise p.InvalidParams(str(error)) from None
-        expanded = await _expand(ls, query, mode, chosen)
+async def search(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    query = p.required_str(params, "query")
+    if not query.strip():
+        raise p.InvalidParams("'query' is empty; ask a question or give some words")
+    limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT) or DEFAULT_LIMIT
+    chosen = _chosen(ls, p.optional_str(params, "uri"))
+    focus_uris = p.optional_str_list(params, "focus")
+    try:
+        mode = expansion(params.get("expand") or _settings(ls, chosen).docs.expand)
+    except ValueError as error:
+        raise p.InvalidParams(str(error)) from None
+    expanded = await _expand(ls, query, mode, chosen)
+    ask = functools.partial(_ask, query, limit, expanded.texts)
+    # The search embeds the question: it runs on a thread of its own, not the folder's
+    # worker (the knowledge base and the code map are thread-safe), so keystrokes and
+    # code-map requests never wait for the embeddings endpoint.
+    stores = await every_folder(ls, lambda services: (services.docs, services.codemap))
+    answers = await asyncio.gather(*(
+        asyncio.to_thread(ask, handle.root, docs, codemap,
+                          _focus(ls, handle, focus_uris) if focus_uris else [])
+        for handle, (docs, codemap) in stores if chosen is None or handle is chosen))
+    return _reply(answers, limit, expanded)
 
-        def ask(root: Path, docs: DocsIndex, codemap: CodeMap, focus: list[str]) -> dict[str, Any]:
-            try:
-                outcome = docs.search(query, limit, codemap=codemap, focus=focus,
-                                      expansions=expanded.texts)
-            except DocsError as error:
-                raise p.InvalidParams(str(error)) from error
-            return outcome.to_json(root)
 
-        # The search embeds the question: it runs on a thread of its own, not the folder's
-        # worker (the knowledge base and the code map are thread-safe), so keystrokes and
-        # code-map requests never wait for the embeddings endpoint.
-        stores = await every_folder(ls, lambda services: (services.docs, services.codemap))
-        answers = await asyncio.gather(*(
-            asyncio.to_thread(ask, handle.root, docs, codemap,
-                              _focus(ls, handle, focus_uris) if focus_uris else [])
-            for handle, (docs, codemap) in stores if chosen is None or handle is chosen))
-        # One folder keeps its own order (pages interleaved); several merge by score.
-        results = [r for a in answers for r in a["results"]]
-        if len(answers) > 1:
-            results.sort(key=lambda r: -r["score"])
-        reply: dict[str, Any] = {"results": results[:limit]}
-        if not results:
-            reasons = [a["reason"] for a in answers if a.get("reason")]
-            reply["reason"] = reasons[0] if reasons else "no workspace folder has docs"
-        if expanded.texts:
-            reply["expansions"] = expanded.texts
-        if expanded.errors:
-            reply["expansionError"] = "; ".join(expanded.errors)
-        return reply
+def _chosen(ls: CodeKeepServer, uri: str | None) -> WorkspaceHandle | None:
+    """The folder holding ``uri`` (None: search every folder)."""
+    if uri is None:
+        return None
+    located = ls.locate(uri)
+    if located is None:
+        raise p.InvalidParams(f"{uri} is not inside any workspace folder")
+    return located[0]
 
-    server.contributions.hover.append(documented_in)
-    server.contributions.saved.append(rechunk_saved)
+
+def _ask(query: str, limit: int, expansions: list[str], root: Path, docs: DocsIndex,
+         codemap: CodeMap, focus: list[str]) -> dict[str, Any]:
+    """One folder's answer (off the worker: the question's embedding may take a while)."""
+    try:
+        outcome = docs.search(query, limit, codemap=codemap, focus=focus,
+                              expansions=expansions)
+    except DocsError as error:
+        raise p.InvalidParams(str(error)) from error
+    return outcome.to_json(root)
+
+
+def _reply(answers: list[dict[str, Any]], limit: int, expanded: Expanded) -> dict[str, Any]:
+    """The folders' answers as one: one folder keeps its own order (pages interleaved);
+    several merge by score."""
+    results = [r for a in answers for r in a["results"]]
+    if len(answers) > 1:
+        results.sort(key=lambda r: -r["score"])
+    reply: dict[str, Any] = {"results": results[:limit]}
+    if not results:
+        reasons = [a["reason"] for a in answers if a.get("reason")]
+        reply["reason"] = reasons[0] if reasons else "no workspace folder has docs"
+    if expanded.texts:
+        reply["expansions"] = expanded.texts
+    if expanded.errors:
+        reply["expansionError"] = "; ".join(expanded.errors)
+    return reply
 
 
 async def _expand(ls: CodeKeepServer, query: str, mode: Expansion,
@@ -146,3 +154,9 @@ def _settings(ls: CodeKeepServer, chosen: WorkspaceHandle | None) -> Settings:
 def rechunk_saved(services: WorkspaceServices, path: str) -> None:
     """The saved text is on disk: re-chunk it (nothing happens for files not docs)."""
     services.docs.refresh_file(path)
+
+
+def register(server: CodeKeepServer) -> None:
+    custom_request(server, "docs/search")(search)
+    server.contributions.hover.append(documented_in)
+    server.contributions.saved.append(rechunk_saved)
