@@ -9,7 +9,9 @@ surrounding fact stays readable.
 
 The table holds formats with a recognisable shape (vendor prefixes, JWTs, PEM blocks,
 URLs with a password, AWS secret keys — 40 mixed-case base64 characters even in prose)
-and ``NAME = value`` assignments whose name says it holds a secret. Order matters:
+and ``NAME = value`` assignments whose name says it holds a secret; last, a token with no
+format of its own that looks generated, a few words from a word saying it is a secret.
+Order matters:
 specific formats come before the generic assignment so the reported kind is precise.
 
 Most text holds no secret, and running ~30 patterns (most start with a look-behind, which
@@ -25,6 +27,8 @@ corpus to that; ``bench/secrets_bench.py`` measures both).
 from __future__ import annotations
 
 import functools
+import itertools
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +50,8 @@ class SecretKind:
     key_material: bool = False
     needles: tuple[str, ...] = ()  # lower-case; every match holds one (empty: no test)
     gate_pattern: str | None = None  # every match also matches this
+    # The hidden part must also pass this (a shape no pattern can say: randomness).
+    accept: Callable[[str], bool] | None = None
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -65,8 +71,9 @@ def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def _kind(name: str, pattern: str, flags: int = 0, *, key_material: bool = False,
-          needles: tuple[str, ...] = (), gate: str | None = None) -> SecretKind:
-    return SecretKind(name, pattern, flags, key_material, needles, gate)
+          needles: tuple[str, ...] = (), gate: str | None = None,
+          accept: Callable[[str], bool] | None = None) -> SecretKind:
+    return SecretKind(name, pattern, flags, key_material, needles, gate, accept)
 
 
 # Not part of a token: the characters around a prefixed token must not extend it.
@@ -89,6 +96,38 @@ _VALUE = (
     r"(?:\\*\"(?P<secret_dq>[^\"\n]{3,}?)\\*\"|\\*'(?P<secret_sq>[^'\n]{3,}?)\\*'"
     r"|(?P<secret>[^\s\"'`,;&<>()\[\]{}]{4,}+)(?!\())"
 )
+
+# Secrets in prose: a word that says a secret is near ("the AWS secret key Hk7Pq…",
+# "Hk7Pq… is the deploy token") and a long token, within a few words either way on
+# lines of one paragraph. The token must then look random (:func:`looks_random`):
+# the words alone would take class names such as BCryptSHA256PasswordHasher.
+_PROSE_WORD = (r"\b(?:secrets?|keys?|tokens?|passwords?|passwd|passphrase|credentials?"
+               r"|api[ _-]?key|apikey|pwd)\b")
+# Not part of a dotted name either (a sentence's full stop may follow).
+_PROSE_TOKEN = (r"(?<![A-Za-z0-9+/=_.-])(?=[A-Za-z0-9+/_-]*\d)[A-Za-z0-9+/_-]{20,}={0,2}"
+                r"(?![A-Za-z0-9+/=_-]|\.\w)")
+_PROSE_GAP = r"(?:[^\n]|\n(?![^\S\n]*\n)){0,%d}?"  # no blank line: the same paragraph
+_PROSE = (f"(?i){_PROSE_WORD}{_PROSE_GAP % 40}(?P<secret_after>{_PROSE_TOKEN})"
+          f"|(?P<secret_before>{_PROSE_TOKEN}){_PROSE_GAP % 30}{_PROSE_WORD}")
+
+
+def looks_random(token: str) -> bool:
+    """A run of 20+ characters between separators that mixes letters and digits often
+    (at least four switches) and spreads over many symbols (Shannon entropy of 3.5 bits
+    a character or more) — a generated key, not a name, a version or a word with a
+    number (``Draft202012Validator``, ``object_id_refs_id_5e8f10c1``)."""
+    for run in re.split(r"[_-]+", token.rstrip("=")):
+        if len(run) < 20:
+            continue
+        classes = ["d" if c.isdigit() else "a" for c in run if c.isalnum()]
+        switches = sum(1 for left, right in itertools.pairwise(classes)
+                       if left != right)
+        counts = [run.count(c) for c in set(run)]
+        entropy = -sum(n / len(run) * math.log2(n / len(run)) for n in counts)
+        if switches >= 4 and entropy >= 3.5:
+            return True
+    return False
+
 
 TABLE: tuple[SecretKind, ...] = (
     _kind(
@@ -183,6 +222,9 @@ TABLE: tuple[SecretKind, ...] = (
         gate=r"(?i)(?:pass|pw|secret|key|token|auth|credential)[A-Za-z0-9_-]{0,18}"
              r"(?:\\*[\"'])?\s*[:=]",
     ),
+    _kind("secret in prose", _PROSE,
+          needles=("secret", "key", "token", "passw", "passphrase", "credential", "pwd"),
+          gate=r"[A-Za-z0-9+/_-]{20}", accept=looks_random),
 )
 
 # Values an assignment may hold that are not secrets: placeholders, references, flags.
@@ -215,11 +257,13 @@ class Finding:
     end: int
 
 
-def _secret_span(match: re.Match[str]) -> tuple[int, int] | None:
-    """The part of ``match`` to hide, or None when the value is a placeholder."""
+def _secret_span(kind: SecretKind, match: re.Match[str]) -> tuple[int, int] | None:
+    """The part of ``match`` to hide, or None when the value is a placeholder (or not
+    what ``kind`` accepts)."""
     for name, index in match.re.groupindex.items():
         if name.startswith("secret") and match.start(index) != -1:
-            if compiled(_NOT_A_VALUE).match(match.group(index)):
+            value = match.group(index)
+            if compiled(_NOT_A_VALUE).match(value) or (kind.accept and not kind.accept(value)):
                 return None
             return match.span(index)
     return match.span()
@@ -237,7 +281,7 @@ def scan(text: str, kinds: Sequence[SecretKind]) -> list[Finding]:
     found: list[Finding] = []
     for kind in kinds:
         for match in kind.regex.finditer(text):
-            span = _secret_span(match)
+            span = _secret_span(kind, match)
             if span is None or any(f.start < span[1] and span[0] < f.end for f in found):
                 continue
             found.append(Finding(kind, *span))

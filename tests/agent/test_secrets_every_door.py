@@ -2,7 +2,8 @@
 
 Every format of the corpus is planted through memory's remember (project and user
 scope), the ledger with content storage on, and the agent against the scripted model:
-in the task text, in tool arguments (remember, note_finding, run_command, write_file)
+in the task text, in tool arguments (remember, also of a secret only its words name;
+note_finding, run_command, write_file)
 and in the final answer. Afterwards every byte of every file under ``.codekeep/`` and
 the user data dir is searched for each secret.
 """
@@ -18,7 +19,7 @@ from codekeep.memory import MemoryService
 from codekeep.settings.agent import ModelSettings
 from codekeep.settings.ledger import LedgerSettings
 from codekeep.testing.scripted_server import ScriptedCall, ScriptedModelServer, calls, say
-from tests.common.secret_corpus import CORPUS
+from tests.common.secret_corpus import CORPUS, PROSE_FACT
 
 
 def _leaks(folders: list[Path]) -> list[str]:
@@ -56,7 +57,7 @@ async def test_secrets_planted_through_every_door_reach_no_file(
                   ScriptedCall("write_file", {"path": "notes/creds.txt",
                                               "content": "\n".join(texts[28:])})),
             calls(*(ScriptedCall("remember", {"content": f"The deploy uses {text} here"})
-                    for text in texts[:6])),
+                    for text in texts[:6]), ScriptedCall("remember", {"content": PROSE_FACT})),
             calls(ScriptedCall("note_finding",
                                {"finding": "CI reads " + " and ".join(texts[6:28])})),
             say("Done. For the record: " + " ; ".join(texts)),
@@ -65,7 +66,7 @@ async def test_secrets_planted_through_every_door_reach_no_file(
                           ledger=ledger)
         result = await loop.run("Set up the deploy with these: " + " ; ".join(texts), "edit")
         assert result.stop_reason == "answered"
-        assert [c.name for c in result.tool_calls].count("remember") == 6
+        assert [c.name for c in result.tool_calls].count("remember") == 7
     finally:
         ledger.close()
         memory.close()

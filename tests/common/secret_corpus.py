@@ -8,6 +8,8 @@ scanner mistakes this file for a leak.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
 FINE_GRAINED_GITHUB = (
     "github_pat_" + "11ABCDEFG0aBcDeFgHiJkL_"
@@ -17,6 +19,10 @@ JWT = (
     "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0."
     + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 )
+PROSE_KEY = "Hk7Pq2Rt9Wx4Zb6Nc8Vm1" + "Lj3Gf5Ds0Aa2Ee4Ii6Oo"
+# The sentence a user once stored in clear: the key has no vendor format, only the words
+# around it say what it is.
+PROSE_FACT = f"the deploy signs S3 requests with the AWS secret key {PROSE_KEY} in eu-west-1"
 PEM_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU="
 PEM = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{PEM_BODY}\n-----END OPENSSH PRIVATE KEY-----"
 
@@ -78,6 +84,9 @@ _CORPUS: list[tuple[str, str, str]] = [
     ("secret option", "mysql --password={} -u root", "hunter2hunter2"),
     ("secret option", "gh release --token {} upload", "t0kenValue99"),
     ("private key", "deploy key:\n{}", PEM),
+    ("secret in prose", "signs S3 requests with the AWS secret key {} in eu-west-1", PROSE_KEY),
+    ("secret in prose", "{} is the staging deploy token, rotate it monthly", PROSE_KEY),
+    ("secret in prose", "the webhook password is\n{} (see the vault)", "q1W2e3R4t5Y6u7I8o9P0a1S2"),
 ]
 
 # (kind, text, secret): the text that carries each secret.
@@ -97,4 +106,14 @@ INNOCENT: list[str] = [
     "see https://example.com/docs:8080/path for details",
     "password = get_password()",
     "the basic internationalization settings live in i18n.py",
+    "hash passwords with BCryptSHA256PasswordHasher, the key is derived per user",
+    "the schema key is checked by Draft202012Validator",
+    "the foreign key constraint became object_id_refs_id_5e8f10c132091d1e in 1.1",
+    "the secret key rotates.\n\nq1W2e3R4t5Y6u7I8o9P0a1S2 is a build id",
 ]
+
+
+def files_holding(secret: str, *folders: Path) -> list[str]:
+    """Every file under ``folders`` whose bytes contain ``secret`` (WAL and journals too)."""
+    return [str(path) for folder in folders for path in sorted(folder.rglob("*"))
+            if path.is_file() and secret.encode() in path.read_bytes()]

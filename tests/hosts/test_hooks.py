@@ -14,6 +14,7 @@ import pytest
 
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
+from tests.common.secret_corpus import PROSE_KEY, files_holding
 
 SESSION = "0f6d6a34-5c1e-4a55-9d0c-3b3d2a1e9f00"
 
@@ -255,3 +256,30 @@ def test_an_edit_that_removes_a_symbol_marks_memory_linked_to_it_stale(project: 
     _, out, _ = hook("SessionStart", event("SessionStart", project, source="startup"), project)
     assert "total() must stay exact for invoices [fact; source: user; status: active; " \
            "linked code changed since]" in context(out, "SessionStart")
+
+
+def test_a_secret_in_prose_reaches_no_file_through_the_hooks(project: Path) -> None:
+    """The user's prompt (its event, the rule stage, the session's last request) and a
+    Bash command run twice (its events, the rule stage's failed-then-passed case) carry
+    it; no file under ``.codekeep/`` may hold it afterwards."""
+    key = PROSE_KEY
+    prompt = f"We use pnpm here. The deploy signs S3 requests with the AWS secret key {key}."
+    assert hook("UserPromptSubmit", event("UserPromptSubmit", project, prompt=prompt),
+                project)[0] == 0
+    command = f"aws s3 ls --profile ci  # the secret key {key}"
+    for n, code in enumerate((1, 0)):
+        used = event("PostToolUse", project, tool_name="Bash", tool_input={"command": command},
+                     tool_response={"exit_code": code, "stdout": ""}, tool_use_id=f"t{n}")
+        assert hook("PostToolUse", used, project)[0] == 0
+    assert hook("UserPromptSubmit", event("UserPromptSubmit", project, prompt="and again"),
+                project)[0] == 0
+    memory = MemoryService.open(project)
+    try:
+        events = memory.events.events(f"claude-code:{SESSION}")
+        learnt = memory.list(statuses=("observed", "active"))
+    finally:
+        memory.close()
+    assert [e.event_type for e in events][:3] == ["user_message", "command", "command"]
+    assert "[REDACTED:secret in prose]" in events[0].summary
+    assert [m.key for m in learnt] == ["package_manager"]  # the rule stage read the prompt
+    assert files_holding(key, project / ".codekeep") == []

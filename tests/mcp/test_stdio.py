@@ -13,6 +13,7 @@ from mcp.client.subscriptions import ToolsListChanged
 from mcp.types import ToolListChangedNotification
 
 from codekeep.memory import MemoryService
+from tests.common.secret_corpus import PROSE_FACT, PROSE_KEY, files_holding
 from tests.mcp.harness import MCP_COMMAND, SERVER_ENV, stdio_client, text
 
 pytestmark = pytest.mark.slow
@@ -183,6 +184,18 @@ async def test_a_hosts_model_asserting_a_fact_without_evidence_is_not_knowledge(
     with MemoryService.open(project) as memory:
         stored = memory.get(written.structured_content["data"]["id"])
     assert stored is not None and stored.status == "observed"
+
+
+async def test_a_secret_in_prose_is_remembered_redacted(project: Path) -> None:
+    async with stdio_client(project, name="claude-code") as client:
+        written = await client.call_tool("remember", {"content": PROSE_FACT})
+        assert not written.is_error, text(written)
+    assert PROSE_KEY not in text(written)
+    with MemoryService.open(project) as memory:
+        stored = memory.get(written.structured_content["data"]["id"])
+    assert stored is not None
+    assert stored.content == PROSE_FACT.replace(PROSE_KEY, "[REDACTED:secret in prose]")
+    assert files_holding(PROSE_KEY, project / ".codekeep") == []
 
 
 async def test_resources_are_the_memory_notes_the_repo_map_and_the_ledger(project: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from codekeep.cli import main
+from tests.common.secret_corpus import PROSE_FACT, PROSE_KEY, files_holding
 
 
 def run(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
@@ -79,6 +80,17 @@ def test_rejection_exits_1_with_the_reason(capsys, workspace: Path) -> None:
     assert code == 1
     assert json.loads(out)["action"] == "REJECT"
     assert "GitHub token" in err
+
+
+def test_a_secret_in_prose_is_stored_redacted(capsys, workspace: Path,
+                                              isolated_user_data: Path) -> None:
+    for scope in ("project", "user"):
+        code, out, _ = run(capsys, workspace, "remember", PROSE_FACT, "--scope", scope, "--json")
+        assert code == 0 and json.loads(out)["redactions"] == ["secret in prose"]
+    code, out, _ = run(capsys, workspace, "list", "--json")
+    assert {m["content"] for m in json.loads(out)["memories"]} == {
+        PROSE_FACT.replace(PROSE_KEY, "[REDACTED:secret in prose]")}
+    assert files_holding(PROSE_KEY, workspace / ".codekeep", isolated_user_data) == []
 
 
 def test_not_this_and_undo(capsys, workspace: Path) -> None:

@@ -14,6 +14,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from codekeep.common.uris import path_to_uri
+from tests.common.secret_corpus import PROSE_FACT, PROSE_KEY, files_holding
 from tests.server.lsp_harness import (
     open_document,
     replace_document,
@@ -114,6 +115,15 @@ async def test_rejections_are_results_and_bad_params_are_errors(client: Language
         await recall(client, "x", kinds=["nonsense"])
     (stored,) = await recall(client, "docs site deploys")
     assert stored["content"] == "the docs site deploys with [REDACTED:GitHub token]"
+
+
+async def test_a_secret_in_prose_is_remembered_redacted(client: LanguageClient,
+                                                        project: Path) -> None:
+    written = await remember(client, content=PROSE_FACT)
+    assert written["action"] == "ADD" and "secret in prose" in written["reason"]
+    (stored,) = await recall(client, "how are S3 requests signed")
+    assert stored["content"] == PROSE_FACT.replace(PROSE_KEY, "[REDACTED:secret in prose]")
+    assert files_holding(PROSE_KEY, project / ".codekeep") == []
 
 
 async def test_hover_and_code_lens_show_linked_memories(

@@ -10,6 +10,7 @@ import pytest
 
 from codekeep.memory import MemoryInputError
 from codekeep.settings.team import NOT_CONFIGURED
+from tests.common.secret_corpus import PROSE_FACT, PROSE_KEY
 from tests.team.conftest import Member
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -55,6 +56,23 @@ def test_secret_redacted_before_it_reaches_the_team_database(member: Member, tea
         history = [str(r[0]) for r in conn.execute("SELECT detail FROM team_memory_history")]
     assert stored and all(SECRET not in text for text in stored + history)
     assert "[REDACTED" in stored[0]
+
+
+def test_a_secret_in_prose_reaches_the_team_database_redacted(member: Member,
+                                                             team_dsn: str) -> None:
+    """Written to the team scope, and promoted from a project row stored in clear before
+    the detector knew the form."""
+    alice = member("alice")
+    assert alice.remember(PROSE_FACT, scope="team").redactions == ("secret in prose",)
+    local = alice.remember("uploads go to the eu-west-1 bucket", importance=7)
+    assert local.id is not None
+    alice.project.update(local.id, content=f"uploads use the secret key {PROSE_KEY}")
+    assert alice.promote(local.id, "team").redactions == ("secret in prose",)
+    with psycopg.connect(team_dsn) as conn:
+        stored = [r[0] for r in conn.execute("SELECT content FROM team_memories")]
+        history = [str(r[0]) for r in conn.execute("SELECT detail FROM team_memory_history")]
+    assert len(stored) == 2 and all("[REDACTED:secret in prose]" in text for text in stored)
+    assert all(PROSE_KEY not in text for text in stored + history)
 
 
 def test_promote_re_redacts_and_records_who(member: Member, team_dsn: str) -> None:
