@@ -166,6 +166,8 @@ class ModelClient:
         self._allowance_key = "max_tokens"  # OpenAI's reasoning models want another name
         self._required_ok = True  # some servers refuse tool_choice "required"
         self._local = is_local(settings.base_url)
+        # why nothing more is sent: a local server still works on a request we gave up on
+        self._abandoned: str | None = None
         self._rng = rng or random.Random()
         headers = {"Content-Type": "application/json"}
         if settings.api_key:
@@ -213,7 +215,13 @@ class ModelClient:
         """One model round, retried on transient failures. Cancellation propagates.
 
         ``max_tokens`` is this reply's output allowance (unset: the setting's, if any).
+        After a reply from a local endpoint timed out, its connection is closed (a server
+        that watches its client, as llama.cpp's does, stops generating) and this client
+        sends nothing more: each later call fails at once, unsent, instead of queueing
+        behind the abandoned request on a server that answers one at a time.
         """
+        if self._abandoned is not None:
+            raise ModelError(self._abandoned)  # not sent, so nothing to book
         attempts: list[Attempt] = []
         waited = 0.0
         for retry in range(self.settings.max_retries + 1):
@@ -223,6 +231,10 @@ class ModelClient:
             except _Retryable as exc:
                 attempts.append(Attempt(retry, _ms(started), exc.status, str(exc), waited))
                 if exc.timed_out and self._local:
+                    self._abandoned = (
+                        f"not sent: the local model server at {self.settings.chat_url} may "
+                        f"still be working on the request given up on after "
+                        f"{self.settings.timeout:g} s (it would queue behind it)")
                     raise ModelError(
                         f"model endpoint {self.settings.chat_url} {exc} after "
                         f"{self.settings.timeout:g} s; not retried: a local server goes on "

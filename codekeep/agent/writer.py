@@ -78,7 +78,8 @@ class ModelWriter:
         except ModelError as exc:
             self.accounting.record(exc.attempts, None, self.client.model, kind, carriage,
                                    messages)
-            return Written(None, f"the model call failed: {exc}")
+            # no attempt: the client sent nothing (its reason says why)
+            return Written(None, f"the model call failed: {exc}" if exc.attempts else str(exc))
         self.accounting.record(response.attempts, response, self.client.model, kind, carriage,
                                messages)
         self._learn_cost(messages, response, kind)

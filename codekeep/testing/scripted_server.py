@@ -15,6 +15,8 @@ tool results, nudges.
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from collections import deque
@@ -162,18 +164,27 @@ class ScriptedModelServer:
     def __init__(self, script: Iterable[Reply | Responder] = (), *,
                  responder: Responder | None = None, model: str = "scripted-model",
                  window: int | None = None, overflow_style: str = "openai",
-                 strict_messages: bool = False) -> None:
+                 strict_messages: bool = False, one_at_a_time: bool = False) -> None:
         """``window``: refuse, as a server of ``overflow_style`` does, every request
         whose prompt plus ``max_tokens`` exceeds it (the script is not consumed).
         ``strict_messages``: answer HTTP 500, as llama-cpp-python's server does, to an
         assistant message whose content is null; and to a system message anywhere but
-        first, or a second one (chat templates that keep one drop the others)."""
+        first, or a second one (chat templates that keep one drop the others).
+        ``one_at_a_time``: answer one request at a time, as a local server with one slot
+        does (the others wait their turn), and stop "generating" a delayed reply when its
+        client closes the connection, as llama.cpp's server does; :attr:`most_at_once`
+        and :attr:`abandoned` count what it saw."""
         self.model = model
         self.strict_messages = strict_messages
         self.window = window
         self.overflow_style = overflow_style
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
+        self.one_at_a_time = one_at_a_time
+        self._slot = threading.Lock()  # the one slot of a one_at_a_time server
+        self.in_flight = 0  # requests received and not yet answered (waiting ones too)
+        self.most_at_once = 0  # the most requests in flight at once
+        self.abandoned = 0  # replies whose client went away before they were sent
         self._script: deque[Reply | Responder] = deque(script)
         self._responder = responder
         self._lock = threading.Lock()
@@ -242,6 +253,35 @@ class ScriptedModelServer:
         """Sleep unless the server stops first; ``False`` when it stopped."""
         return not self._stopping.wait(seconds)
 
+    def _generate(self, seconds: float, client: socket.socket) -> bool:
+        """Take ``seconds`` to "generate" a reply, stopping early when the client closes
+        its connection (counted as abandoned) or the server stops; ``False`` then."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self._stopping.wait(min(left, 0.01)):
+                return False
+            if _closed_by_peer(client):
+                with self._lock:
+                    self.abandoned += 1
+                return False
+        return True
+
+    def _arrived(self, change: int) -> None:
+        with self._lock:
+            self.in_flight += change
+            self.most_at_once = max(self.most_at_once, self.in_flight)
+
+
+def _closed_by_peer(client: socket.socket) -> bool:
+    """The client closed its end: readable with nothing to read (it sends no more)."""
+    readable, _, _ = select.select([client], [], [], 0)
+    if not readable:
+        return False
+    try:
+        return client.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
 
 def _message_problem(body: Mapping[str, Any]) -> str | None:
     """What a strict server refuses in the messages, or None."""
@@ -282,8 +322,20 @@ def _handler_for(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(400, {"error": {"message": "request body is not JSON"}})
                 return
             server.request_headers.append(dict(self.headers.items()))
+            server._arrived(+1)
+            try:
+                if server.one_at_a_time:
+                    with server._slot:
+                        self._answer(body)
+                else:
+                    self._answer(body)
+            finally:
+                server._arrived(-1)
+
+        def _answer(self, body: dict[str, Any]) -> None:
             reply = server._next_reply(body)
-            if reply.delay and not server._sleep(reply.delay):
+            if reply.delay and not (server._generate(reply.delay, self.connection)
+                                    if server.one_at_a_time else server._sleep(reply.delay)):
                 return
             try:
                 if reply.ends_early and not (reply.stream if reply.stream is not None

@@ -104,8 +104,12 @@ async def test_a_local_server_that_times_out_is_not_sent_a_pile_of_retries(
     async with ModelClient(settings) as client:
         with pytest.raises(ModelError, match="not retried: a local server") as raised:
             await client.complete(MESSAGES)
-    assert len(model_server.requests) == 1 and len(raised.value.attempts) == 1
-    assert "timed out" in (raised.value.attempts[0].error or "")
+        assert len(model_server.requests) == 1 and len(raised.value.attempts) == 1
+        assert "timed out" in (raised.value.attempts[0].error or "")
+        # the server may still be busy with it: the next call is not sent at all
+        with pytest.raises(ModelError, match="not sent: the local model server") as unsent:
+            await client.complete(MESSAGES)
+    assert len(model_server.requests) == 1 and unsent.value.attempts == []
 
 
 @pytest.mark.parametrize(("url", "local"), [
@@ -154,3 +158,23 @@ async def test_error_object_with_status_200_is_retried_and_named(model_server, m
         response = await client.complete(MESSAGES)
     assert response.content == "recovered"
     assert "upstream overloaded" in (response.attempts[0].error or "")
+
+
+async def test_a_one_at_a_time_server_queues_what_it_is_sent_and_sees_a_client_leave(
+        model_settings):
+    with ScriptedModelServer(one_at_a_time=True) as server:
+        settings = replace(model_settings, base_url=server.base_url)
+        server.push(say("first", delay=1.0), say("second"))
+        async with ModelClient(settings) as one, ModelClient(settings) as two:
+            answers = await asyncio.gather(one.complete(MESSAGES), two.complete(MESSAGES))
+        assert sorted(a.content for a in answers) == ["first", "second"]
+        assert (server.most_at_once, server.abandoned) == (2, 0)
+        server.push(say("never read", delay=30.0))
+        async with ModelClient(replace(settings, timeout=0.3)) as client:
+            with pytest.raises(ModelError, match="timed out"):
+                await client.complete(MESSAGES)
+        for _ in range(400):  # the server notices the closed connection (not a speed test)
+            if server.abandoned:
+                break
+            await asyncio.sleep(0.05)
+        assert server.abandoned == 1
