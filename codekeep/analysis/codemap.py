@@ -111,7 +111,7 @@ class CodeMap(LiveBuffers):
         self._names_building: set[str] | None = None  # touched while prepare_search builds
         self._searched = False
         self._graph = ImportGraph(store, registry)
-        self._ranker = RepoRanker(store, self._graph)
+        self._ranker = RepoRanker(store, registry)
         self._writer = FactWriter(store)
         self._pending = 0
         self._indexed_once = store.has_files()
@@ -617,6 +617,14 @@ class CodeMap(LiveBuffers):
                     for name in touched:  # the store decides whether a touched name exists
                         index.add(name)
                     self._names, self._searched = index, True
+
+    def prepare_map(self) -> None:
+        """Load (or build and save) the repository map's graph now: ``codekeep index``
+        does, so that the next process's first map answers at once, and a long-lived
+        code map (the server, once its index is built) does, from a read connection of
+        its own (no lock is held: queries and edits go on). From then on a change
+        rebuilds it in the background and maps answer from the previous graph."""
+        self._ranker.prepare()
 
     def _tracking_names(self) -> bool:
         return self._names is not None or self._names_building is not None

@@ -11,6 +11,7 @@ rebuildable cache: it uses ``synchronous=OFF`` and is recreated if the file is d
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import sqlite3
@@ -235,6 +236,28 @@ class IndexStore:
         # BEGIN IMMEDIATE: a transaction that reads before it writes waits for another
         # process's writer (a second server, the CLI) instead of failing "database is locked"
         self.transaction = WriteTransaction(self.conn)
+
+    @classmethod
+    def reading(cls, path: Path | str) -> IndexStore:
+        """A second, read-only connection to an existing index, for a long read on
+        another thread (the repository graph) that must neither wait for nor hold the
+        code map's lock: WAL gives it a consistent snapshot while the writer goes on."""
+        store = cls.__new__(cls)
+        store.path = Path(path)
+        store.conn = sqlite3.connect(f"{store.path.absolute().as_uri()}?mode=ro", uri=True,
+                                     timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                                     isolation_level=None)
+        store.transaction = WriteTransaction(store.conn)
+        return store
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: every read inside sees the same state of the index."""
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
 
     def close(self) -> None:
         self.conn.close()
@@ -559,22 +582,35 @@ class IndexStore:
         rows = self.conn.execute(f"{SYMBOL_SELECT} ORDER BY f.path, s.line, s.col")
         return [symbol_from_row(r) for r in rows]
 
-    def outline_entries(self) -> list[OutlineEntry]:
-        """What the repository map ranks of every symbol, in path and position order.
-
-        Lighter than :meth:`all_symbols` (no ids, ranges or languages; one string per
-        path and per container): on a Django-sized tree the map kept 100 MB of full
-        symbols alive.
-        """
-        shared: dict[str, str] = {}  # one string per path and per container name
+    def outline_of(self, file_id: int, path: str) -> list[OutlineEntry]:
+        """What the repository map ranks and prints of one file's symbols, in position
+        order (the map reads only the files it ranks highest, never every symbol)."""
         return [
-            OutlineEntry(shared.setdefault(path, path), name, kind_name(kind),
-                         container and shared.setdefault(container, container),
-                         signature, line, col)
-            for path, name, container, kind, signature, line, col in self.conn.execute(
-                "SELECT f.path, s.name, s.container, s.kind, s.signature, s.line, s.col "
-                "FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY f.path, s.line, s.col")
+            OutlineEntry(path, name, kind_name(kind), container, signature, line, col)
+            for name, container, kind, signature, line, col in self.conn.execute(
+                "SELECT name, container, kind, signature, line, col FROM symbols "
+                "WHERE file_id = ? ORDER BY line, col", (file_id,))
         ]
+
+    def fingerprint(self) -> str:
+        """A digest of which files the index holds and of their content hashes: what
+        something derived from the whole index (the map's graph) was built from."""
+        digest = hashlib.blake2b(digest_size=16)
+        for file_id, content in self.conn.execute(
+                "SELECT id, hash FROM files WHERE status = 'indexed' ORDER BY id"):
+            digest.update(f"{file_id}:{content};".encode())
+        return digest.hexdigest()
+
+    def defining_files(self) -> list[int]:
+        """Ids of the files that define at least one symbol."""
+        return [row[0] for row in self.conn.execute("SELECT DISTINCT file_id FROM symbols")]
+
+    def definition_files(self) -> Iterator[tuple[str, str]]:
+        """(name, the ids of the files defining it, comma-separated: "3,17,17") of every
+        symbol name in name order, streamed: the repository graph joins them with
+        :meth:`reference_counts` without holding either."""
+        yield from self.conn.execute(
+            "SELECT name, group_concat(file_id) FROM symbols GROUP BY name ORDER BY name")
 
     def ref_groups_named(self, name: str) -> list[tuple[str, str]]:
         """(path, packed spans) of every file that uses ``name``, still encoded."""
@@ -652,10 +688,12 @@ class IndexStore:
         ).fetchone()[0]
         return sum(languages.values()), symbols, refs, languages
 
-    def reference_edges(self) -> list[tuple[int, str, int]]:
-        """(referencing file, referenced name, how often) for the repository graph."""
-        return [(file_id, name, spans.count(";") + 1) for file_id, name, spans in
-                self.conn.execute("SELECT file_id, name, spans FROM refs")]
+    def reference_counts(self) -> Iterator[tuple[str, int, int]]:
+        """(referenced name, referencing file, how often) in name order, streamed (the
+        count is taken in SQL: the packed spans never reach Python)."""
+        yield from self.conn.execute(
+            "SELECT name, file_id, length(spans) - length(replace(spans, ';', '')) + 1 "
+            "FROM refs ORDER BY name")
 
 
 # 8 KB pages pack the long packed-spans rows of ``refs`` and ``files`` with less slack

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.model import IndexStats
 from codekeep.common.eta import describe
+from codekeep.common.tokens import token_len
 from codekeep.hosting.heap import release_free_memory
 from codekeep.hosting.workspaces import WorkspaceHandle
 from codekeep.server.progress import WorkDoneProgress
@@ -74,10 +75,14 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
     reporter.end(f"{stats.files} files, {stats.symbols} symbols")
     # after the progress has ended: the editor shows "ready" without waiting for it
     await asyncio.to_thread(release_free_memory)  # the index churned far more than it keeps
-    # the fuzzy search's names, off every request: no workspace/symbol waits for them
+    # the fuzzy search's names and the map's graph, off every request: no
+    # workspace/symbol or repoMap waits for them
     try:
         codemap = await handle.run(lambda services: services.codemap)
-        await asyncio.to_thread(codemap.prepare_search)
-    except Exception:  # the folder closed meanwhile …: searches build it when asked
-        logger.exception("preparing the symbol search of %s failed", handle.root)
+        # (and the map's tokenizer, whose encoding takes ~1 s to load)
+        await asyncio.gather(asyncio.to_thread(codemap.prepare_search),
+                             asyncio.to_thread(codemap.prepare_map),
+                             asyncio.to_thread(token_len, ""))
+    except Exception:  # the folder closed meanwhile …: searches and maps build theirs
+        logger.exception("preparing the symbol search and map of %s failed", handle.root)
     return stats

@@ -264,7 +264,7 @@ def map_of(services: WorkspaceServices, budget: int, focus: list[str]) -> RepoMa
     try:
         return services.codemap.repo_map(budget, focus)
     finally:
-        release_free_memory()  # ranking every symbol and reference churned ~100 MB
+        release_free_memory()  # a graph (re)build or a walk of many files churns memory
 
 
 REQUESTS: tuple[tuple[str, CustomHandler], ...] = (
