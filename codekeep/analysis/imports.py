@@ -34,6 +34,14 @@ def _is_module(target: str, name: str) -> bool:
         target in (f"{stem}.py", f"{stem}/__init__.py"))
 
 
+def stub_companion(path: str) -> str | None:
+    """The other half of a Python module and its type stub (``m.py`` <-> ``m.pyi``):
+    the stub declares the module's own names, so the two are one module's."""
+    if path.endswith(".py"):
+        return path + "i"
+    return path[:-1] if path.endswith(".pyi") else None
+
+
 def top_level_name(symbol: Definition) -> str:
     return symbol.container.split(".", 1)[0] if symbol.container else symbol.name
 
@@ -257,7 +265,7 @@ class ImportGraph:
         return lines, binds
 
     def resolves(self, use_path: str, definition: Definition) -> bool:
-        if use_path == definition.path:
+        if use_path == definition.path or use_path == stub_companion(definition.path):
             return True
         return self._reaches(use_path, definition, 0)
 

@@ -14,7 +14,7 @@ from typing import Literal
 from codekeep.analysis.encoding import decode_spans, encode_spans, has_scoped_uses
 from codekeep.analysis.facts import RefFact
 from codekeep.analysis.go_types import EXTERNAL, GoTypes
-from codekeep.analysis.imports import ImportGraph, top_level_name
+from codekeep.analysis.imports import ImportGraph, stub_companion, top_level_name
 from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
 from codekeep.analysis.receivers import (
     IMPLICIT_SELF_CALLS,
@@ -172,6 +172,7 @@ def find_references(
                     if _bound_elsewhere(graph, path, others, target)}
         labelled += [_aliasing_imports(path, used, spans, target) for path, used, spans in groups
                      if path in shadowed and graph.aliases_of(path, target)]
+        labelled += _stub_declarations(store, target)
         groups = [kept for group in groups if group[0] not in shadowed
                   for kept in _without_imports(graph, group, target)]
     by_path = None if target is not None else _by_path(store.definition_keys(wanted))
@@ -222,11 +223,28 @@ def _binding(graph: ImportGraph, path: str, used: str, target: Symbol) -> Bindin
 
 
 def _other_definitions(store: IndexStore, target: Symbol) -> dict[str, DefinitionKey]:
-    """Other files' top-level definitions of ``target``'s name (none for members)."""
+    """Other files' top-level definitions of ``target``'s name (none for members); the
+    module's own type stub (``m.pyi`` next to ``m.py``) declares the same one."""
     if target.container is not None:
         return {}
+    same = (target.path, stub_companion(target.path))
     return {key.path: key for key in store.definition_keys(target.name)
-            if key.container is None and key.path != target.path}
+            if key.container is None and key.path not in same}
+
+
+def _stub_declarations(
+    store: IndexStore, target: Symbol,
+) -> list[tuple[bool, str, int, Callable[[], list[Reference]]]]:
+    """The declarations of ``target`` in its module's type stub (``def gt(...)`` in
+    ``validators.pyi`` for ``validators.py``'s ``gt``, and the other way round): the
+    same definition, typed, so a use of it (jedi counts them too)."""
+    stub = stub_companion(target.path)
+    if stub is None:
+        return []
+    found = [Reference(stub, s.selection_range, target.id, s.name, "stub", "resolved")
+             for s in store.symbols_in_file(stub)
+             if s.name == target.name and s.container == target.container]
+    return [(False, stub, len(found), lambda: found)] if found else []
 
 
 def _bound_elsewhere(

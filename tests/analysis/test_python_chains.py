@@ -109,3 +109,22 @@ def test_a_property_setter_decorator_is_a_use_of_the_property(
                                key=lambda s: s.range.start.line)
     refs, _total = codemap.find_references(symbol_id=getter.id)
     assert [(r.range.start.line + 1, r.confidence) for r in refs] == [(6, "resolved")]
+
+
+def test_a_modules_type_stub_declares_the_same_definitions(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    root = workspace({
+        "pkg/__init__.py": "",
+        "pkg/validators.py": "class Base:\n    pass\n\n\ndef gt(bound):\n    return bound\n",
+        "pkg/validators.pyi": ("class Base: ...\n"
+                               "class Strict(Base): ...\n"
+                               "def gt(bound: int) -> Base: ...\n"),
+    })
+    codemap = _indexed(open_map, root)
+    assert _uses(codemap, "gt", "pkg/validators.py") == [
+        ("pkg/validators.pyi", 3, "resolved")]
+    # the stub's own uses of its names are the module's definitions' uses
+    assert _uses(codemap, "Base", "pkg/validators.py") == [
+        ("pkg/validators.pyi", 1, "resolved"), ("pkg/validators.pyi", 2, "resolved"),
+        ("pkg/validators.pyi", 3, "resolved")]
