@@ -129,6 +129,12 @@ def apply_rename(codemap: CodeMap, plan: RenamePlan) -> None:
 
 
 def _indexed_bytes(codemap: CodeMap, path: str) -> bytes:
+    """The text the index holds for ``path``: an open editor buffer's (the index follows
+    it keystroke by keystroke), else the disk's, refused when it changed since indexed."""
+    if codemap.is_open(path):
+        data = codemap.document_text(path)
+        if data is not None:
+            return data
     try:
         data = (codemap.root / path).read_bytes()
     except OSError as exc:

@@ -54,6 +54,13 @@ class IndexSettings:
         "Names a framework calls for you (globs, e.g. `setUp*`, `handle`, `ready`): "
         "`codekeep unused` never lists definitions of these names.",
         default=("setUp*", "tearDown*", "main"), wire="entryHooks")
+    rename_languages: tuple[str, ...] = setting(
+        "Languages whose files the editor may rename symbols in through CodeKeep "
+        "(`textDocument/rename`), e.g. `[\"python\"]`; `[\"*\"]`: every language. Empty "
+        "by default: an editor with a language's own server (Pylance, tsserver, gopls) "
+        "renames there, and two answers to one rename compete; list the languages "
+        "whose files no other server renames. `codekeep rename` and the tool always work.",
+        default=(), wire="renameLanguages")
 
     def __post_init__(self) -> None:
         check_bounds(self)
