@@ -382,9 +382,10 @@ class Ledger:
         hosts}`` (see :mod:`codekeep.ledger.reports` and :mod:`codekeep.ledger.insight`).
 
         ``host`` (``claude-code``, ``codex``, ``codekeep``: our own agent and whatever
-        records through our doors) keeps rows, files, totals and errors to that host's
-        calls; ``hosts`` always sums the window per host, so an editor can show every
-        host's sessions from one answer. ``suggest`` maps a re-read file to the cheaper
+        records through our doors) keeps rows, files, totals, errors, re-reads (of that
+        host's recent tasks) and summary warnings to that host's calls; ``hosts`` always
+        sums the window per host, so an editor can show every host's sessions from one
+        answer. ``suggest`` maps a re-read file to the cheaper
         symbol-level read the code map offers (the doors pass
         :func:`codekeep.analysis.reads.symbol_read`).
         """
@@ -415,11 +416,12 @@ class Ledger:
         )
         report["host"] = host
         report["hosts"] = host_rows(self._store.aggregate("host", task=task_id, window=window))
-        reads = self._store.file_reads(task=task_id, last_tasks=last_tasks, since_ts=since_ts)
+        reads = self._store.file_reads(task=task_id, last_tasks=last_tasks, since_ts=since_ts,
+                                       host=host)
         report["rereads"] = {"scope": "task" if task_id else "recent", "lastTasks": last_tasks,
                              "files": rereads(reads, suggest)}
-        report["warnings"] = summary_warnings(self._store.task_type_tokens(task=task_id,
-                                                                           window=window))
+        report["warnings"] = summary_warnings(self._store.task_type_tokens(
+            task=task_id, window=window, host=host))
         warning = unpriced_warning(report["unpriced"])
         if warning:
             report["warnings"].append({"kind": "unpriced", "models": report["unpriced"],

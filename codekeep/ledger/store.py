@@ -162,8 +162,15 @@ ON CONFLICT (id) DO UPDATE SET
 EXTERNAL_HOSTS = ("claude-code", "codex")
 OWN_HOST = "codekeep"
 HOSTS = (*EXTERNAL_HOSTS, OWN_HOST)
-HOST_COLUMN = ("CASE " + " ".join(f"WHEN task_id LIKE '{host}:%' THEN '{host}'"
-                                  for host in EXTERNAL_HOSTS) + f" ELSE '{OWN_HOST}' END")
+
+
+def host_of(column: str) -> str:
+    """The SQL expression naming the host of the task id in ``column``."""
+    return ("CASE " + " ".join(f"WHEN {column} LIKE '{host}:%' THEN '{host}'"
+                               for host in EXTERNAL_HOSTS) + f" ELSE '{OWN_HOST}' END")
+
+
+HOST_COLUMN = host_of("task_id")
 GROUP_COLUMNS = {"type": "call_type", "task": "task_id", "day": "day", "model": "model",
                  "host": HOST_COLUMN,
                  "file": "path", "total": "''"}
@@ -419,21 +426,24 @@ class LedgerStore:
                                             "host": host}).fetchall()
         return {str(row[0]): int(row[1]) for row in rows}
 
-    def file_reads(self, *, task: str | None, last_tasks: int, since_ts: float | None
-                   ) -> list[tuple[str, str, int, int]]:
+    def file_reads(self, *, task: str | None, last_tasks: int, since_ts: float | None,
+                   host: str | None = None) -> list[tuple[str, str, int, int]]:
         """``(task, path, reads, tokens)`` for every file a call newly read, in ``task`` (and
-        its continuations) or else in the ``last_tasks`` most recently active tasks.
+        its continuations) or else in the ``last_tasks`` most recently active tasks (of
+        ``host``'s tasks only, when given).
 
         From the raw rows (kept for the retention period): a read is a call whose prompt
         carried the file's text for the first time; tokens are all the file was billed.
         """
-        params: dict[str, object]
+        params: dict[str, object] = {"host": host}
+        hosted = f" AND {HOST_COLUMN} = :host" if host is not None else ""
         if task is not None:
-            scope, params = _TASK_FILTER, {"task": task}
+            scope, params["task"] = _TASK_FILTER + hosted, task
         else:
-            scope = ("task_id IN (SELECT id FROM tasks ORDER BY last_ts DESC, rowid DESC "
-                     "LIMIT :last)")
-            params = {"last": last_tasks}
+            recent = f"WHERE {host_of('id')} = :host " if host is not None else ""
+            scope = (f"task_id IN (SELECT id FROM tasks {recent}ORDER BY last_ts DESC, "
+                     "rowid DESC LIMIT :last)")
+            params["last"] = last_tasks
         sql = (f"SELECT task_id, f.key, SUM({_FILE_READ}), SUM({_FILE_TOKENS}) "
                "FROM calls, json_each(calls.files) AS f "
                f"WHERE {scope} AND ts >= :from GROUP BY task_id, f.key "
@@ -442,10 +452,12 @@ class LedgerStore:
             rows = self._conn.execute(sql, {**params, "from": since_ts or 0.0}).fetchall()
         return [(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
 
-    def task_type_tokens(self, *, task: str | None, window: Window
+    def task_type_tokens(self, *, task: str | None, window: Window, host: str | None = None
                          ) -> list[tuple[str, str, int]]:
-        """``(task, call type, tokens)`` per task in ``window`` (or of ``task``)."""
-        task_clause = f" AND {_TASK_FILTER}" if task is not None else ""
+        """``(task, call type, tokens)`` per task in ``window`` (or of ``task``; of
+        ``host``'s tasks only, when given)."""
+        task_clause = (f" AND {_TASK_FILTER}" if task is not None else "") + (
+            f" AND {HOST_COLUMN} = :host" if host is not None else "")
         parts = ["SELECT task_id, call_type, input_tokens + output_tokens AS t FROM rollup_task "
                  f"WHERE (:day IS NULL OR day >= :day){task_clause}"]
         if window.raw_from is not None:
@@ -454,7 +466,7 @@ class LedgerStore:
         sql = (f"SELECT task_id, call_type, SUM(t) FROM ({' UNION ALL '.join(parts)}) "
                "GROUP BY task_id, call_type")
         params = {"task": task, "day": window.first_full_day, "raw_from": window.raw_from,
-                  "raw_to": window.raw_to}
+                  "raw_to": window.raw_to, "host": host}
         with self._lock:
             rows = self._conn.execute(sql, params).fetchall()
         return [(str(r[0]), str(r[1]), int(r[2] or 0)) for r in rows]

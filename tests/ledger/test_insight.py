@@ -77,6 +77,24 @@ def test_summaries_over_twenty_percent_of_a_task_are_warned_about(ledger: Ledger
     assert ledger.report(task_id="t2")["warnings"] == []
 
 
+def test_a_report_kept_to_one_host_keeps_its_rereads_and_warnings_to_it(
+        ledger: Ledger, clock: FakeClock) -> None:
+    for task in ("claude-code:s1", "claude-code:s2"):
+        _read(ledger, task, "views.py", 3_000)
+        clock.advance(60)
+    for task in ("t1", "t2", "t3"):  # our own agent's tasks, the most recent ones
+        _read(ledger, task, "models.py", 2_000)
+        ledger.record(task_id=task, call_type="summarize", model="gpt-4o", input_tokens=2_000)
+        clock.advance(60)
+    claude = ledger.report(host="claude-code", last_tasks=2)
+    assert [f["path"] for f in claude["rereads"]["files"]] == ["views.py"]
+    assert claude["warnings"] == []  # the summaries are our agent's
+    own = ledger.report(host="codekeep", last_tasks=2)
+    assert [f["path"] for f in own["rereads"]["files"]] == ["models.py"]
+    assert [w["taskId"] for w in own["warnings"]] == ["t1", "t2", "t3"]
+    assert [f["path"] for f in ledger.report(last_tasks=2)["rereads"]["files"]] == ["models.py"]
+
+
 def test_overhead_buckets_are_checked(ledger: Ledger) -> None:
     with pytest.raises(ValueError, match="unknown overhead bucket"):
         ledger.record(task_id="t", call_type="plan", model="gpt-4o", input_tokens=5,
