@@ -110,7 +110,7 @@ class CodeMap(LiveBuffers):
         self._names: NameIndex | None = None
         self._names_building: set[str] | None = None  # touched while prepare_search builds
         self._searched = False
-        self._graph = ImportGraph(store, registry)
+        self._graph = ImportGraph(store, registry, root)
         self._ranker = RepoRanker(store, registry)
         self._writer = FactWriter(store)
         self._pending = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 from codekeep.analysis.facts import ImportFact
@@ -82,9 +83,11 @@ class ImportGraph:
     looks at the few files that use a name, and must not decode every file's imports.
     """
 
-    def __init__(self, store: IndexStore, registry: LanguageRegistry):
+    def __init__(self, store: IndexStore, registry: LanguageRegistry,
+                 root: Path | None = None):
         self._store = store
         self._registry = registry
+        self._root = root  # the workspace: its project files declare Python package roots
         self._resolver: ModuleResolver | None = None
         self._ids: dict[str, int] = {}  # indexed path -> file id
         self._raw: dict[str, list[ImportFact]] = {}
@@ -118,7 +121,7 @@ class ImportGraph:
             indexed = self._store.indexed_files()
             self._ids = {path: file_id for path, file_id, _language in indexed}
             self._languages = {path: language for path, _id, language in indexed}
-            self._resolver = ModuleResolver(self._ids)
+            self._resolver = ModuleResolver(self._ids, self._root)
         return self._resolver
 
     def _imports(self, path: str) -> list[ImportFact]:

@@ -15,9 +15,11 @@ import bisect
 import functools
 import posixpath
 from collections.abc import Iterable
+from pathlib import Path
 from typing import NamedTuple
 
 from codekeep.analysis.facts import ImportFact
+from codekeep.analysis.package_roots import declared_roots
 
 JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 # Styles whose files see every file of their own folder without importing it.
@@ -172,8 +174,9 @@ def _php_probes(importer: str, module: str, name: str | None) -> list[_Probe]:
 class ModuleResolver:
     """Maps one file's imports to the workspace files they bring in."""
 
-    def __init__(self, paths: Iterable[str]):
+    def __init__(self, paths: Iterable[str], root: Path | None = None):
         self.paths = set(paths)
+        self._root = root  # the workspace, whose project files declare package roots
         self._matched: dict[_Probe, list[str]] = {}
         self._resolved_cache: dict[tuple[str, str, str, str | None], list[tuple[str, bool]]] = {}
 
@@ -306,10 +309,11 @@ class ModuleResolver:
 
     @functools.cached_property
     def _python_roots(self) -> frozenset[str]:
-        """Folders a Python project declares its packages under (see ``_python_hits``)."""
-        projects = {posixpath.dirname(path) for path in self.paths
-                    if posixpath.basename(path) == "setup.py"} | {""}
-        return frozenset(projects | {_join(folder, "src") for folder in projects})
+        """Folders a Python project declares its packages under (see ``_python_hits``
+        and :mod:`codekeep.analysis.package_roots`)."""
+        setups = [path for path in self._by_folder.get("", ()) if path == "setup.py"]
+        setups += [path for path in self.paths if path.endswith("/setup.py")]
+        return declared_roots(self._root, self._by_folder, setups)
 
     def _root_rank(self, importer: str, root: str) -> int:
         if root in self._python_roots:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from codekeep.analysis import CodeMap
 
 REEXPORT = {
@@ -135,3 +137,39 @@ def test_a_name_re_exported_from_a_subpackage_the_package_also_imports_whole(
     }))
     assert ("tests/test_json.py", 3, "resolved") in _uses(
         codemap, "jsonify", "web/json/__init__.py")
+
+
+LIB_LAYOUT = {
+    "lib/web/__init__.py": "from .helpers import url_for\n",
+    "lib/web/helpers.py": "def url_for(endpoint):\n    return endpoint\n",
+    "tests/test_views.py": "import web\n\nweb.url_for('index')\n",
+    # a flat module named like the package, closer to nothing Python would import
+    "tests/fixtures/web.py": "def url_for(endpoint):\n    return None\n",
+}
+
+
+@pytest.mark.parametrize("config", [
+    {"pyproject.toml": '[project]\nname = "web"\n[tool.setuptools.package-dir]\n"" = "lib"\n'},
+    {"pyproject.toml": '[tool.setuptools.packages.find]\nwhere = ["lib"]\n'},
+    {"setup.cfg": "[metadata]\nname = web\n[options]\npackage_dir =\n    =lib\n"},
+    {"setup.cfg": "[options.packages.find]\nwhere = lib\n"},
+], ids=["pyproject package-dir", "pyproject packages.find", "setup.cfg package_dir",
+        "setup.cfg packages.find"])
+def test_the_package_folder_a_project_declares_is_where_imports_go(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap], config: dict[str, str],
+) -> None:
+    codemap = _indexed(open_map, workspace({**LIB_LAYOUT, **config}))
+    assert ("tests/test_views.py", 3, "resolved") in _uses(
+        codemap, "url_for", "lib/web/helpers.py")
+    assert not any(use[0] == "tests/test_views.py"
+                   for use in _uses(codemap, "url_for", "tests/fixtures/web.py"))
+
+
+def test_a_broken_project_file_declares_nothing_and_breaks_nothing(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    codemap = _indexed(open_map, workspace({
+        **SHADOWED, "pyproject.toml": "[tool.setuptools.package-dir\nwhere = \n",
+        "setup.cfg": "[options\npackage_dir = =lib\n"}))
+    assert ("tests/test_helpers.py", 5, "resolved") in _uses(
+        codemap, "url_for", "src/web/helpers.py")
