@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,93 +120,115 @@ def folder_roots(params: types.InitializeParams) -> list[Path]:
     return roots
 
 
+def config_saved(session: Session, services: WorkspaceServices, path: str) -> None:
+    """(On the worker.) A saved config file re-reads the folder's settings, on the loop."""
+    if path in CONFIG_PATHS:
+        root = services.root
+
+        def reload() -> None:
+            session.spawn(reload_files(session, root))
+
+        session.server.call_on_loop(reload)
+
+
+def initialize(session: Session, ls: CodeKeepServer, params: types.InitializeParams) -> None:
+    loop = ls.loop = asyncio.get_running_loop()
+    attach_client_logging(ls, loop)
+    session.start(loop)
+    session.editor.init_options = params.initialization_options
+    for root in folder_roots(params):
+        session.open_folder(root)
+
+
+async def initialized(
+    session: Session, ls: CodeKeepServer, params: types.InitializedParams
+) -> None:
+    await register_watched_files(ls)
+    await refresh_settings(session, list(ls.workspaces), reindex=False)
+    for handle in ls.workspaces:
+        session.index(handle)
+
+
+async def did_change_configuration(
+    session: Session, ls: CodeKeepServer, params: types.DidChangeConfigurationParams
+) -> None:
+    if not session.editor.can_ask():
+        session.editor.pushed = params.settings
+    await refresh_settings(session, list(ls.workspaces), reindex=True)
+
+
+def did_change_folders(
+    session: Session, ls: CodeKeepServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    for folder in params.event.removed:
+        session.close_folder(resolve_root(uri_to_path(folder.uri)))
+    for folder in params.event.added:
+        handle = session.open_folder(resolve_root(uri_to_path(folder.uri)))
+        if handle is not None:
+            session.spawn(_settle_and_index(session, handle))
+
+
+def did_change_watched_files(
+    session: Session, ls: CodeKeepServer, params: types.DidChangeWatchedFilesParams
+) -> None:
+    if session.queue is None:
+        return
+    for event in params.changes:
+        located = ls.locate(event.uri)
+        if located is None:
+            continue
+        handle, path = located
+        if session.rules[handle.root].ignored(path, is_dir=False):
+            continue
+        kind: OpKind = "delete" if event.type == types.FileChangeType.Deleted else "refresh"
+        session.queue.record(handle, DiskChange(kind, path))
+
+
+async def reindex(session: Session, ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    """Bring every folder's index up to date with the disk now (with progress)."""
+    handles = list(ls.workspaces)
+    results = await asyncio.gather(*(session.index(handle) for handle in handles))
+    return {
+        "folders": [
+            {"uri": path_to_uri(handle.root), "error": handle.progress.error}
+            | (stats.to_json() if stats is not None else {})
+            for handle, stats in zip(handles, results, strict=True)
+        ]
+    }
+
+
+async def shutdown(ls: CodeKeepServer, params: Any) -> None:
+    # Blocking work (joining threads, checkpointing SQLite) off the event loop.
+    await asyncio.to_thread(ls.close_workspaces)
+
+
+def exit_(ls: CodeKeepServer, params: Any) -> None:
+    ls.close_workspaces()  # no-op after a clean shutdown; flushes if the client skipped it
+
+
+# Handlers of the session's state: each gets the server's Session first.
+SESSION_FEATURES: tuple[tuple[str, Callable[..., Any]], ...] = (
+    (types.INITIALIZE, initialize),
+    (types.INITIALIZED, initialized),
+    (types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration),
+    (types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, did_change_folders),
+    (types.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched_files),
+)
+FEATURES: tuple[tuple[str, Callable[..., Any]], ...] = (
+    (types.SHUTDOWN, shutdown),
+    (types.EXIT, exit_),
+)
+
+
 def register(server: CodeKeepServer) -> None:
     session = Session(server)
     server.on_close.append(session.stop)
-
-    def config_saved(services: WorkspaceServices, path: str) -> None:  # on the worker
-        if path in CONFIG_PATHS:
-            root = services.root
-
-            def reload() -> None:
-                session.spawn(reload_files(session, root))
-
-            server.call_on_loop(reload)
-
-    server.contributions.saved.append(config_saved)
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: CodeKeepServer, params: types.InitializeParams) -> None:
-        loop = ls.loop = asyncio.get_running_loop()
-        attach_client_logging(ls, loop)
-        session.start(loop)
-        session.editor.init_options = params.initialization_options
-        for root in folder_roots(params):
-            session.open_folder(root)
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: CodeKeepServer, params: types.InitializedParams) -> None:
-        await register_watched_files(ls)
-        await refresh_settings(session, list(ls.workspaces), reindex=False)
-        for handle in ls.workspaces:
-            session.index(handle)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(
-        ls: CodeKeepServer, params: types.DidChangeConfigurationParams
-    ) -> None:
-        if not session.editor.can_ask():
-            session.editor.pushed = params.settings
-        await refresh_settings(session, list(ls.workspaces), reindex=True)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def did_change_folders(
-        ls: CodeKeepServer, params: types.DidChangeWorkspaceFoldersParams
-    ) -> None:
-        for folder in params.event.removed:
-            session.close_folder(resolve_root(uri_to_path(folder.uri)))
-        for folder in params.event.added:
-            handle = session.open_folder(resolve_root(uri_to_path(folder.uri)))
-            if handle is not None:
-                session.spawn(_settle_and_index(session, handle))
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def did_change_watched_files(
-        ls: CodeKeepServer, params: types.DidChangeWatchedFilesParams
-    ) -> None:
-        if session.queue is None:
-            return
-        for event in params.changes:
-            located = ls.locate(event.uri)
-            if located is None:
-                continue
-            handle, path = located
-            if session.rules[handle.root].ignored(path, is_dir=False):
-                continue
-            kind: OpKind = "delete" if event.type == types.FileChangeType.Deleted else "refresh"
-            session.queue.record(handle, DiskChange(kind, path))
-
-    @custom_request(server, "reindex")
-    async def reindex(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        """Bring every folder's index up to date with the disk now (with progress)."""
-        handles = list(ls.workspaces)
-        results = await asyncio.gather(*(session.index(handle) for handle in handles))
-        return {
-            "folders": [
-                {"uri": path_to_uri(handle.root), "error": handle.progress.error}
-                | (stats.to_json() if stats is not None else {})
-                for handle, stats in zip(handles, results, strict=True)
-            ]
-        }
-
-    @server.feature(types.SHUTDOWN)
-    async def shutdown(ls: CodeKeepServer, params: Any) -> None:
-        # Blocking work (joining threads, checkpointing SQLite) off the event loop.
-        await asyncio.to_thread(ls.close_workspaces)
-
-    @server.feature(types.EXIT)
-    def exit_(ls: CodeKeepServer, params: Any) -> None:
-        ls.close_workspaces()  # no-op after a clean shutdown; flushes if the client skipped it
+    server.contributions.saved.append(functools.partial(config_saved, session))
+    for method, handler in SESSION_FEATURES:
+        server.feature(method)(functools.partial(handler, session))
+    custom_request(server, "reindex")(functools.partial(reindex, session))
+    for method, handler in FEATURES:
+        server.feature(method)(handler)
 
 
 async def reload_files(session: Session, root: Path) -> None:
