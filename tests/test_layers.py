@@ -37,7 +37,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "mcp": ("server", "cli", "hosts"),
     "server": ("mcp", "hosts"),
     "agent": ("server", "mcp", "cli", "hosts"),
-    "hosts": ("server", "mcp", "cli", "agent"),
+    # hosts is a door like the server: it may use the agent's model writer (a session
+    # summary written by the model), never another door
+    "hosts": ("server", "mcp", "cli"),
 }
 
 

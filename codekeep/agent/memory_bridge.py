@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from codekeep.agent.exploration import Phase
@@ -131,20 +132,8 @@ class MemoryBridge:
     async def _summary(self, memory: MemoryService, writer: ModelWriter,
                        backlog: list[Event]) -> str | None:
         """The model's template summary (one retry with the reason), else the rule one."""
-        messages = summary_request(backlog)
-        content: str | None = None
-        reason: str | None = None
-        for _ in range(2):
-            written = await writer.ask(messages, "summarize")
-            if written.text is None:
-                reason = written.reason
-                break
-            content, reason = model_summary(self.task_id, backlog, written.text, memory.root)
-            if content is not None:
-                break
-            messages = [*messages, {"role": "assistant", "content": written.text},
-                        {"role": "user", "content": f"Rejected: {reason}. Answer again with "
-                                                    "exactly the JSON template."}]
+        content, reason = await model_written_summary(writer, self.task_id, backlog,
+                                                      memory.root)
         return await self.on_services(
             lambda: memory.write_summary(self.task_id, backlog, content,
                                          None if content else reason))
@@ -185,10 +174,8 @@ class MemoryBridge:
                 "extracted": await self.on_services(mine)}
 
     def _worth_a_call(self, backlog: Sequence[Event]) -> bool:
-        """The 3× rule at task end: a short remainder gets the free rule-based summary."""
         assert self.memory is not None and self.writer is not None
-        return sum(e.tokens for e in backlog) >= \
-            self.memory.settings.summary_min_ratio * self.writer.summary_cost
+        return worth_a_call(self.memory, self.writer, backlog)
 
     async def _extraction_answer(self, memory: MemoryService) -> Written:
         """The model stage's raw answer (no model: nothing, and no reason to report)."""
@@ -213,3 +200,29 @@ class MemoryBridge:
             proposals.append({"content": finding.text, "action": written.action,
                               "id": written.id, "reason": written.reason})
         return proposals
+
+
+async def model_written_summary(writer: ModelWriter, task_id: str, backlog: Sequence[Event],
+                                root: Path) -> tuple[str | None, str | None]:
+    """``(summary, None)``: the model's template summary of ``backlog`` (asked once more
+    with the reason when an answer is rejected); ``(None, reason)`` when there is none —
+    the caller keeps the rule-based summary and logs the reason."""
+    messages = summary_request(backlog)
+    content: str | None = None
+    reason: str | None = None
+    for _ in range(2):
+        written = await writer.ask(messages, "summarize")
+        if written.text is None:
+            return None, written.reason
+        content, reason = model_summary(task_id, backlog, written.text, root)
+        if content is not None:
+            return content, None
+        messages = [*messages, {"role": "assistant", "content": written.text},
+                    {"role": "user", "content": f"Rejected: {reason}. Answer again with "
+                                                "exactly the JSON template."}]
+    return None, reason
+
+
+def worth_a_call(memory: MemoryService, writer: ModelWriter, backlog: Sequence[Event]) -> bool:
+    """The 3× rule at a task's end: a short remainder gets the free rule-based summary."""
+    return sum(e.tokens for e in backlog) >= memory.settings.summary_min_ratio * writer.summary_cost

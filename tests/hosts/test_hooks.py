@@ -14,6 +14,8 @@ import pytest
 
 from codekeep.ledger import Ledger
 from codekeep.memory import MemoryService
+from codekeep.memory.events import SUMMARY_TEMPLATE
+from codekeep.testing.scripted_server import Reply, ScriptedModelServer, http_error, say
 from tests.common.secret_corpus import PROSE_KEY, files_holding
 
 SESSION = "0f6d6a34-5c1e-4a55-9d0c-3b3d2a1e9f00"
@@ -27,11 +29,11 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
-def hook(event: str, payload: dict[str, Any] | str | None, project: Path
-         ) -> tuple[int, str, str]:
+def hook(event: str, payload: dict[str, Any] | str | None, project: Path,
+         env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """Run the hook as Claude Code does (JSON on stdin, the project in the environment)."""
     data = payload if isinstance(payload, str) or payload is None else json.dumps(payload)
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), **(env or {})}
     done = subprocess.run([sys.executable, "-m", "codekeep", "hook", event], input=data or "",
                           capture_output=True, text=True, timeout=60, env=env)
     return done.returncode, done.stdout, done.stderr
@@ -216,6 +218,61 @@ def test_stop_and_session_end_fold_the_transcript_into_the_ledger_once(project: 
         ledger.close()
     assert report["total"]["calls"] == 2
     assert report["total"]["outputTokens"] == 12
+    assert not log_lines(project)
+
+
+LONG_PROMPT = "Explain how the billing total is computed and why it sums items. " * 80
+
+
+def _session_with_a_model(project: Path, reply: Reply) -> tuple[ScriptedModelServer, Any]:
+    """A prompt and a read, then a compaction, with the scripted model configured."""
+    with ScriptedModelServer([reply]) as server:
+        env = {"CODEKEEP_MODEL": "scripted-model", "CODEKEEP_BASE_URL": server.base_url}
+        hook("UserPromptSubmit", event("UserPromptSubmit", project, prompt=LONG_PROMPT),
+             project, env)
+        hook("PostToolUse", event("PostToolUse", project, tool_name="Read",
+                                  tool_input={"file_path": str(project / "src/billing.py")},
+                                  tool_response={}), project, env)
+        assert hook("PreCompact", event("PreCompact", project, trigger="auto",
+                                        custom_instructions=""), project, env)[:2] == (0, "")
+    ledger = Ledger.open(project, start_flusher=False)
+    try:
+        report = ledger.report(task_id=f"claude-code:{SESSION}")
+    finally:
+        ledger.close()
+    return server, report
+
+
+def _summaries(project: Path) -> list[Any]:
+    memory = MemoryService.open(project)
+    try:
+        return [(m, memory.history(m.id)) for m in memory.list(kinds=["summary"])
+                if m.task_id == f"claude-code:{SESSION}"]
+    finally:
+        memory.close()
+
+
+def test_with_a_model_the_session_summary_is_the_models_billed_to_the_session(
+        project: Path) -> None:
+    written = json.dumps({"files": ["src/billing.py"], "operations": "read the billing total",
+                          "result": "explained that the total sums the items"})
+    server, report = _session_with_a_model(project, say(written))
+    assert [body["messages"][0]["content"] for body in server.requests] == [SUMMARY_TEMPLATE]
+    [(summary, _)] = _summaries(project)
+    assert summary.source == "model_summary" and "written by the model" in summary.content
+    assert "Result: explained that the total sums the items" in summary.content
+    assert [(row["key"], row["calls"]) for row in report["rows"]] == [("summarize", 1)]
+    assert not log_lines(project)
+
+
+def test_a_failing_model_leaves_the_rule_written_summary_and_an_error_event(
+        project: Path) -> None:
+    server, report = _session_with_a_model(project, http_error(500, "overloaded"))
+    assert len(server.requests) == 1  # no retries inside a hook
+    [(summary, history)] = _summaries(project)
+    assert summary.source == "summary" and "written by the model" not in summary.content
+    assert [h["action"] for h in history].count("MODEL_SUMMARY_REJECTED") == 1
+    assert report["total"]["calls"] == 0 and report["errors"]["total"] == 1
     assert not log_lines(project)
 
 

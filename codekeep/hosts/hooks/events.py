@@ -251,18 +251,15 @@ def _relink(call: HookCall, path: str) -> None:
 
 def fold(call: HookCall) -> dict[str, Any]:
     """The transcript into the ledger (each call once) and the session into memory: a
-    rule-written summary when enough happened (Stop), always before a compaction or
-    at the end (the session's task closes at SessionEnd)."""
+    summary when enough happened (Stop), always before a compaction or at the end (the
+    session's task closes at SessionEnd) — the model's when one is configured."""
+    from codekeep.hosts.hooks.summary import session_summary
     from codekeep.hosts.hooks.transcript import fold_transcript
 
     transcript = call.payload.get("transcript_path")
     if isinstance(transcript, str) and transcript:
         fold_transcript(call, Path(transcript).expanduser())
-    memory = call.memory
-    if call.event == "SessionEnd":
-        memory.end_task(call.task)
-    else:
-        memory.summarise(call.task, force=call.event == "PreCompact")
+    session_summary(call)
     return {}
 
 
