@@ -63,8 +63,7 @@ from codekeep.docs import DocsIndex
 from codekeep.docs.text import query_terms
 from codekeep.embeddings.local_model import LocalModelUnavailable, shared_model
 from codekeep.embeddings.vector_cache import ENV as VECTOR_CACHE_ENV
-from codekeep.settings.docs import DocsSettings
-from codekeep.settings.memory import EmbeddingSettings
+from codekeep.settings.docs import DocsEmbeddingSettings, DocsSettings
 
 # (question, pages a developer would open for it)
 QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
@@ -612,7 +611,10 @@ def run(root: Path, sets: list[tuple[str, QuestionSet]], rounds: int, show_misse
     load_start = round(os.getloadavg()[0], 2)
     lines = doc_lines(root)
     started = time.perf_counter()
-    docs = DocsIndex.open(root)
+    # The lexical configuration, as installed without the local model (the default
+    # provider would pick the model up where it is installed).
+    docs = DocsIndex.open(root, settings=DocsSettings(
+        embeddings=DocsEmbeddingSettings(provider="endpoint")))
     stats = docs.index()
     cold = time.perf_counter() - started
     warm_started = time.perf_counter()
@@ -658,7 +660,7 @@ def evaluate_local(root: Path, sets: list[tuple[str, QuestionSet]], rounds: int,
         load = time.perf_counter() - started
     except LocalModelUnavailable as error:
         return {"skipped": str(error)}
-    settings = DocsSettings(embeddings=EmbeddingSettings(provider="local"))
+    settings = DocsSettings(embeddings=DocsEmbeddingSettings(provider="local"))
     # The product's own vector cache, shared by every checkout (vector_cache.py), in the
     # bench's folder: a rerun embeds only chunks whose embedded text changed.
     cache_file = CACHE / "docs-vectors.db"
@@ -666,7 +668,7 @@ def evaluate_local(root: Path, sets: list[tuple[str, QuestionSet]], rounds: int,
     before = cached_vectors(cache_file) if use_cache else 0
     with DocsIndex.open(root, settings=settings) as docs:
         started = time.perf_counter()
-        stats = docs.index()  # the chunks are unchanged: only their vectors are computed
+        stats = docs.index(embed="now")  # the chunks are unchanged: only their vectors
         embed = time.perf_counter() - started
         result = evaluate(pages_of(docs), sets, rounds, show_misses)
     embedded = cached_vectors(cache_file) - before if use_cache else stats.chunks

@@ -172,9 +172,11 @@ def models(root: Path) -> Iterator[Finding]:
         yield Finding("model", "agent model", INFO,
                       "not configured: set CODEKEEP_MODEL (and CODEKEEP_BASE_URL, "
                       "CODEKEEP_API_KEY) to use `codekeep agent`")
+    from codekeep.embeddings.embedders import resolved
+
     for area, embeddings in (("embeddings", layers.settings.memory.embeddings),
                              ("docs embeddings", layers.settings.docs.embeddings)):
-        yield _embeddings_finding(area, embeddings)
+        yield _embeddings_finding(area, resolved(embeddings), embeddings.provider == "auto")
 
 
 def _unreachable(base_url: str, api_key: str | None) -> str | None:
@@ -191,9 +193,10 @@ def _unreachable(base_url: str, api_key: str | None) -> str | None:
     return None
 
 
-def _embeddings_finding(area: str, embeddings: EmbeddingSettings) -> Finding:
-    """Where vectors come from; for the local model, whether its files are installed and
-    complete (read from their headers; no network)."""
+def _embeddings_finding(area: str, embeddings: EmbeddingSettings, auto: bool) -> Finding:
+    """Where vectors come from (``embeddings`` resolved; ``auto``: chosen by default, so a
+    missing local model is a hint, not a problem); for the local model, whether its
+    files are installed and complete (read from their headers; no network)."""
     if embeddings.provider == "local":
         from codekeep.embeddings.local_model import LocalModelUnavailable, check_files
 
@@ -205,6 +208,9 @@ def _embeddings_finding(area: str, embeddings: EmbeddingSettings) -> Finding:
                        f"local all-MiniLM-L6-v2, in-process (CPU): {holds}")
     if embeddings.endpoint is not None:
         return Finding("model", area, OK, f"{embeddings.model} at {embeddings.url}")
+    if auto:
+        return Finding("model", area, INFO, "the local model is not installed: relevance "
+                       "is lexical (`codekeep models install` turns embeddings on)")
     return Finding("model", area, INFO, "not configured: relevance is lexical (set "
                    "CODEKEEP_EMBEDDINGS_URL, or CODEKEEP_EMBEDDINGS_PROVIDER=local)")
 

@@ -152,7 +152,7 @@ def _index(args: argparse.Namespace) -> int:
                               explain=True)
         codemap.prepare_map()  # built once here, loaded by the next server or map
         with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
-            docs_stats = docs.index()
+            docs_stats = docs.index(embed="now")
         if args.export_file is not None:
             shared["exported"] = codemap.export_facts(args.export_file).to_json()
     if stats.coverage is not None and stats.coverage.worth_saying():

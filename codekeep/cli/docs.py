@@ -61,8 +61,8 @@ def _search(args: argparse.Namespace) -> int:
                         else ([], None))
     with (CodeMap.open(root, settings.index) as codemap,
           DocsIndex.open(root, settings.index, settings.docs) as docs):
-        if not args.no_refresh:
-            docs.index()
+        if not args.no_refresh:  # the words only: vectors come from an index
+            docs.index(embed="skip")
         outcome = docs.search(args.query, args.limit, codemap=codemap, expansions=expansions)
     if note:
         print(f"codekeep: {note}", file=sys.stderr)
@@ -114,7 +114,7 @@ def _index(args: argparse.Namespace) -> int:
 
     settings = settings_of(args)
     with DocsIndex.open(root_of(args), settings.index, settings.docs) as docs:
-        stats = docs.index()
+        stats = docs.index(embed="now")
     if args.json:
         emit_json(stats.to_json())
         return 0

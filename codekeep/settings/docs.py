@@ -13,10 +13,24 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from codekeep.settings.fields import SettingsError, check_bounds, section, setting
-from codekeep.settings.memory import EmbeddingSettings
+from codekeep.settings.memory import EmbeddingSettings, Provider
 
 Expansion = Literal["off", "multi-query", "hyde", "both"]
 EXPANSIONS: tuple[Expansion, ...] = ("off", "multi-query", "hyde", "both")
+
+
+@dataclass(frozen=True, slots=True)
+class DocsEmbeddingSettings(EmbeddingSettings):
+    """Memory's embedding settings with ``auto`` as the provider: the knowledge base uses
+    the local model as soon as its files are installed (``codekeep models install``),
+    with no setting to write. Memory keeps ``endpoint``: a hook is a fresh process that
+    must answer in ~100 ms, and loading the model would cost it a second."""
+
+    provider: Provider = setting(
+        "`auto`: the `url` below when set, else the local all-MiniLM-L6-v2 model when "
+        "its files are installed (`codekeep models install`), else lexical only; "
+        "`endpoint`: only the `url`; `local`: only the local model.",
+        default="auto", env=("CODEKEEP_EMBEDDINGS_PROVIDER",))
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +47,9 @@ class DocsSettings:
     overlap_tokens: int = setting(
         "Tokens a chunk repeats from the one before (smaller than `docs.chunkTokens`).",
         default=60, minimum=0)
-    embeddings: EmbeddingSettings = section(
-        EmbeddingSettings, "Optional embedding relevance for docs search.")
+    embeddings: DocsEmbeddingSettings = section(
+        DocsEmbeddingSettings, "Embedding relevance for docs search (the local model by "
+        "default once installed).")
     # BM25 column weights: document title, words of the path, heading path, body.
     weights: tuple[float, float, float, float] = (4.0, 2.0, 3.0, 1.0)
     rrf_k: int = 10

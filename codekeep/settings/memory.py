@@ -19,7 +19,7 @@ DAY = 86_400.0
 SUMMARY_THRESHOLD_TOKENS = 8_000  # summarise a backlog above this
 
 
-Provider = Literal["endpoint", "local"]
+Provider = Literal["auto", "endpoint", "local"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,8 @@ class EmbeddingSettings:
     provider: Provider = setting(
         "`endpoint`: the OpenAI-compatible `url` below; `local`: the all-MiniLM-L6-v2 "
         "model run in-process on the CPU (`codekeep models install` fetches its weights; "
-        "`url` is then not used).",
+        "`url` is then not used); `auto`: the `url` when set, else the local model when "
+        "its files are installed, else lexical only.",
         default="endpoint", env=("CODEKEEP_EMBEDDINGS_PROVIDER",))
     url: str | None = setting(
         "OpenAI-compatible endpoint (its `/embeddings`), e.g. `http://127.0.0.1:8080/v1`; "
@@ -51,12 +52,7 @@ class EmbeddingSettings:
         """``{url}/embeddings`` (a trailing slash in the setting is fine), None when off
         or when the local model is used instead."""
         url = (self.url or "").strip().rstrip("/")
-        return f"{url}/embeddings" if url and self.provider == "endpoint" else None
-
-    @property
-    def enabled(self) -> bool:
-        """Vectors are asked for at all (the local model, or an endpoint with a url)."""
-        return self.provider == "local" or self.endpoint is not None
+        return f"{url}/embeddings" if url and self.provider != "local" else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -244,7 +244,7 @@ def test_embeddings_find_a_page_with_no_word_in_common(root: Path) -> None:
             lexical.index()
             assert lexical.search("when is my car looked at").hits == []
         with DocsIndex.open(root, settings=settings) as index:
-            index.index()
+            index.index(embed="now")
             assert index._store.vector_count("tiny-embed") == 3  # every chunk, embedded
             best = index.search("when is my car looked at").hits[0]
             assert (best.path, best.heading) == ("docs/fleet.md", "Fleet › Servicing")

@@ -18,11 +18,12 @@ from codekeep.docs.vectors import LOCAL_TOKENS, VectorIndex
 from codekeep.embeddings.embedders import EmbeddingClient, LocalEmbedder, embedder_for, pack
 from codekeep.embeddings.vector_cache import default_vector_cache
 from codekeep.settings import Settings
+from codekeep.settings.docs import DocsEmbeddingSettings
 from codekeep.settings.fields import structure
 from codekeep.settings.memory import EmbeddingSettings
 from codekeep.testing.embeddings_server import ConceptEmbeddingServer
 
-LOCAL = DocsSettings(embeddings=EmbeddingSettings(provider="local"))
+LOCAL = DocsSettings(embeddings=DocsEmbeddingSettings(provider="local"))
 
 
 def write_pages(root: Path) -> None:
@@ -49,7 +50,7 @@ def test_the_local_model_finds_a_page_with_no_word_in_common(
         lexical.index()
         assert lexical.search(question).hits == []
     with DocsIndex.open(tmp_path, settings=LOCAL) as index:
-        index.index()  # the chunks are embedded before index() returns
+        index.index(embed="now")  # the chunks are embedded before index() returns
         assert index._store.vector_count("local/all-MiniLM-L6-v2") == 3
         assert index.search(question).hits[0].path == "docs/messages.rst"
         assert index.search("mean value of a column").hits[0].path == "docs/aggregation.md"
@@ -131,7 +132,7 @@ def test_a_page_about_the_question_beats_a_passing_mention(tmp_path: Path) -> No
         docs = DocsSettings(embeddings=EmbeddingSettings(url=endpoint.base_url,
                                                          model="concepts"))
         with DocsIndex.open(tmp_path, settings=docs) as index:
-            index.index()
+            index.index(embed="now")
             vectors = index._vectors
             assert vectors is not None
             direction = vectors.question(question)
@@ -149,7 +150,7 @@ def test_a_changed_page_is_embedded_in_the_background(tmp_path: Path) -> None:
         settings = DocsSettings(embeddings=EmbeddingSettings(url=endpoint.base_url,
                                                              model="concepts"))
         with DocsIndex.open(tmp_path, settings=settings) as index:
-            index.index()
+            index.index(embed="now")
             assert index._store.vector_count("concepts") == 3
             release = endpoint.hold("lorry")
             (tmp_path / "docs" / "deploy.md").write_text(
@@ -170,7 +171,7 @@ def test_closing_stops_background_embedding(tmp_path: Path) -> None:
     with ConceptEmbeddingServer([{"truck"}]) as endpoint:
         settings = DocsSettings(embeddings=EmbeddingSettings(url=endpoint.base_url))
         index = DocsIndex.open(tmp_path, settings=settings)
-        index.index()
+        index.index(embed="now")
         endpoint.delay = 0.5
         (tmp_path / "docs" / "deploy.md").write_text("# Deployment\n\nTrucks.\n")
         index.refresh_file("docs/deploy.md")
@@ -183,13 +184,52 @@ def test_settings_choose_the_provider() -> None:
                                               "memory": {"embeddings": {"url": "http://x/v1"}}})
     assert problems == []
     docs, memory = settings.docs.embeddings, settings.memory.embeddings
-    assert docs.enabled and docs.endpoint is None
+    assert docs.endpoint is None
     assert isinstance(embedder_for(docs), LocalEmbedder)
     assert embedder_for(docs).name == "local/all-MiniLM-L6-v2"  # type: ignore[union-attr]
     assert isinstance(embedder_for(memory), EmbeddingClient)
     assert embedder_for(EmbeddingSettings()) is None
     _, problems = structure(Settings, {"docs": {"embeddings": {"provider": "gpu"}}})
-    assert "one of 'endpoint', 'local'" in str(problems[0])
+    assert "one of 'auto', 'endpoint', 'local'" in str(problems[0])
+
+
+def test_the_docs_use_the_installed_local_model_by_default(
+    tmp_path: Path, minilm: object, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_pages(tmp_path)
+    question = "flash a notice after a redirect"  # no word in common with the page
+    with DocsIndex.open(tmp_path) as index:  # CODEKEEP_LOCAL_MODEL=off: never picked
+        assert index.index(embed="now").chunks == 3
+        assert index.search(question).hits == []
+    monkeypatch.delenv("CODEKEEP_LOCAL_MODEL")
+    assert Settings().docs.embeddings.provider == "auto"
+    assert Settings().memory.embeddings.provider == "endpoint"  # hooks stay light
+    assert isinstance(embedder_for(Settings().docs.embeddings), LocalEmbedder)
+    assert embedder_for(Settings().memory.embeddings) is None
+    with_url = DocsEmbeddingSettings(url="http://127.0.0.1:9/v1")
+    assert isinstance(embedder_for(with_url), EmbeddingClient)  # a url wins over auto
+    with DocsIndex.open(tmp_path) as index:  # no setting written: the model is used
+        index.index(embed="now")
+        assert index.search(question).hits[0].path == "docs/messages.rst"
+
+
+def test_the_words_are_searchable_before_the_background_embedding_lands(
+    tmp_path: Path,
+) -> None:
+    write_pages(tmp_path)
+    with ConceptEmbeddingServer([{"truck", "lorry", "static"}]) as endpoint:
+        settings = DocsSettings(embeddings=DocsEmbeddingSettings(url=endpoint.base_url,
+                                                                 model="concepts"))
+        release = endpoint.hold("static")
+        with DocsIndex.open(tmp_path, settings=settings) as index:
+            stats = index.index()  # returns while the endpoint holds the deploy page
+            assert stats.chunks == 3 and index._store.vector_count("concepts") == 0
+            assert index.search("static files").hits[0].path == "docs/deploy.md"
+            assert index.search("truck").hits == []  # no shared word, no vectors yet
+            release.set()
+            assert index.wait_embedded(timeout=20)
+            assert index._store.vector_count("concepts") == 3
+            assert index.search("truck").hits[0].path == "docs/deploy.md"
 
 
 def test_what_the_model_reads_is_the_heading_and_the_words() -> None:
@@ -255,6 +295,6 @@ def test_no_vector_is_shared_for_an_endpoints_model(
         settings = DocsSettings(embeddings=EmbeddingSettings(url=endpoint.base_url,
                                                              model="concepts"))
         with DocsIndex.open(tmp_path, settings=settings) as index:
-            index.index()
+            index.index(embed="now")
             assert index._store.vector_count("concepts") == 3
     assert not cache_file.exists()  # the model behind a name can change: never cached
