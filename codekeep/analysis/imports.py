@@ -301,7 +301,10 @@ class ImportGraph:
         return any(
             barrel != definition.path
             and (top in taken if taken is not None
-                 else barrel in starred if python else hops > 0)
+                 # Python: a module imported whole may also give names by name
+                 # (`import pyparsing` next to `from pyparsing import Literal`)
+                 else barrel in starred or top in self._names_from(path, barrel) if python
+                 else hops > 0)
             and self._reaches(barrel, definition, hops + 1)
             for barrel, taken in imported.items()
         )

@@ -128,3 +128,22 @@ def test_a_modules_type_stub_declares_the_same_definitions(
     assert _uses(codemap, "Base", "pkg/validators.py") == [
         ("pkg/validators.pyi", 1, "resolved"), ("pkg/validators.pyi", 2, "resolved"),
         ("pkg/validators.pyi", 3, "resolved")]
+
+
+def test_a_class_read_through_its_module_and_a_hub_imported_both_ways(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    root = workspace({
+        "pp/__init__.py": "from .core import *\n",
+        "pp/core.py": "class Literal:\n    pass\n\n\nclass Keyword:\n    pass\n",
+        "example.py": ("import pp\n"
+                       "from pp import Literal\n"  # by name, next to the whole module
+                       "pp.Literal.using_each('+-')\n"
+                       "chosen = Keyword if True else Literal\n"
+                       "same = chosen is Literal\n"),
+    })
+    codemap = _indexed(open_map, root)
+    assert [use for use in _uses(codemap, "Literal", "pp/core.py")
+            if use[0] == "example.py"] == [
+        ("example.py", 2, "resolved"), ("example.py", 3, "resolved"),
+        ("example.py", 4, "resolved"), ("example.py", 5, "resolved")]

@@ -102,6 +102,12 @@
 (attribute
   object: (identifier) @name
   (#match? @name "^_*[A-Z]")) @reference.value
+; ... and through its module (`pp.ParserElement.enable_packrat()`, `pp.Literal.using_each(...)`)
+(attribute
+  object: (attribute
+    object: (_) @receiver
+    attribute: (identifier) @name
+    (#match? @name "^_*[A-Z]"))) @reference.value
 ; a class body's own name under a decorator (`@static_url_path.setter`, in the class
 ; whose property it is)
 (decorator (attribute object: (identifier) @name)) @reference.value
@@ -132,6 +138,10 @@
 (except_clause (as_pattern (tuple (attribute object: (_) @receiver attribute: (identifier) @name))))
   @reference.value
 (raise_statement (identifier) @name) @reference.value
+; compared or chosen (`cls is Literal`, `Keyword if as_keyword else Literal`)
+(comparison_operator (identifier) @name) @reference.value
+(conditional_expression (identifier) @name) @reference.value
+(boolean_operator (identifier) @name) @reference.value
 ; a name read alone as a statement (`requests.get` in an entry-point test)
 (block (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
 
