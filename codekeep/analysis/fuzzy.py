@@ -13,6 +13,7 @@ import heapq
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from itertools import groupby
 from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from codekeep.common.sqlite import like_escape
@@ -164,6 +165,17 @@ def _line_masks(blob: str) -> np.ndarray[Any, np.dtype[np.uint64]]:
     return np.bitwise_or.reduceat(bits, starts)
 
 
+def _starts_of(lines: list[str]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Where each line of ``"\\n".join(lines)`` starts, and one past the last line's
+    newline (line i is ``blob[starts[i]:starts[i + 1] - 1]``)."""
+    import numpy as np
+
+    starts = np.zeros(len(lines) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, lines), dtype=np.int64, count=len(lines)) + 1,
+              out=starts[1:])
+    return starts
+
+
 class _Lines(Sequence[str]):
     """The i-th name of the blob, for bisecting it without a list of every name."""
 
@@ -191,8 +203,8 @@ class NameIndex:
 
     Compact, because a kernel-sized index holds millions of names: one string of the
     lower-cased names in sorted order (a line each), numpy arrays of where each line
-    starts and of its letters' bit set, and the original spellings only of the names
-    that are not lower case already: no Python object per name. Edits do not rebuild
+    starts and of its letters' bit set, and one more such string of the spellings of the
+    names that are not lower case already: no Python object per name. Edits do not rebuild
     it: a name defined or undefined since (``add``, ``remove``) is kept aside, and when
     it is a candidate ``exists`` decides (the store, which holds the edit already;
     without one, the count of ``names`` and of the edits).
@@ -200,26 +212,31 @@ class NameIndex:
 
     def __init__(self, names: Iterable[str] = (),
                  exists: Callable[[str], bool] | None = None):
-        import numpy as np
-
         # (whole-list operations where it can: a kernel's millions of names are built
         # in a few passes, not a loop of dictionary updates per name)
         every = list(names)
         counts = Counter(every) if exists is None else Counter[str]()
         # (a store's names are distinct already)
         unique = list(dict.fromkeys(every)) if exists is None else every
-        lowered = list(map(str.lower, unique))
-        ordered = sorted(set(lowered))
-        mixed: dict[str, list[str]] = {
-            lower: [] for name, lower in zip(unique, lowered, strict=True) if name != lower}
-        for name, lower in zip(unique, lowered, strict=True):
-            if lower in mixed:
-                mixed[lower].append(name)
-        self._mixed = mixed  # the spellings of the names not written in lower case
+        del every
+        unique.sort()
+        unique.sort(key=str.lower)  # (stable: the spellings of a line stay sorted)
+        ordered: list[str] = []
+        # a line's spellings, a line each too: "" for a name written in lower case only,
+        # else every spelling, tab-separated (a kernel's macros are half its names: a dict
+        # of them held a Python object per name, hundreds of MB)
+        spellings: list[str] = []
+        for lower, group in groupby(unique, key=str.lower):
+            names = list(group)
+            ordered.append(lower)
+            spellings.append("" if names == [lower] else "\t".join(names))
+        del unique
+        self._spelled = "\n".join(spellings)
+        self._spelled_starts = _starts_of(spellings)
+        del spellings
         self._blob = "\n".join(ordered) + "\n" if ordered else ""
-        starts = np.zeros(len(ordered) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered)) + 1,
-                  out=starts[1:])
+        starts = _starts_of(ordered)
+        del ordered
         self._starts = starts
         self._masks = _line_masks(self._blob)
         self._lines = _Lines(self._blob, starts)
@@ -237,10 +254,36 @@ class NameIndex:
         """Best-first (name, score) pairs (``limit`` None: every match)."""
         return rank(query, limit, self)
 
-    def _spellings(self, lowers: Iterable[str], matches: Callable[[str], bool]) -> Candidates:
-        """The candidates: the base's lower-cased names ``lowers`` and the names touched
-        since whose lower case ``matches``, in sorted order, without the names gone."""
-        found = {lower: self._mixed.get(lower, [lower]) for lower in lowers}
+    def _rows(self, text: str, first: int, matches: Iterable[re.Match[str]],
+              rows: np.ndarray[Any, np.dtype[np.int64]] | None = None) -> dict[str, int]:
+        """Each matched line of ``text`` -> its row: ``text`` is the blob from row
+        ``first`` on, or (``rows``) the lines of those rows joined."""
+        import numpy as np
+
+        found = list(matches)
+        if not found:
+            return {}
+        positions = np.array([match.start() for match in found], dtype=np.int64)
+        if rows is None:
+            at = np.searchsorted(self._starts, positions + self._starts[first],
+                                 side="right") - 1
+        else:
+            lengths = self._starts[rows + 1] - self._starts[rows]  # each with its newline
+            offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+            at = rows[np.searchsorted(offsets, positions, side="right") - 1]
+        return {match.group(0): row for match, row in zip(found, at.tolist(), strict=True)}
+
+    def _spelled_at(self, row: int, lower: str) -> list[str]:
+        line = self._spelled[int(self._spelled_starts[row]):
+                             int(self._spelled_starts[row + 1]) - 1]
+        return line.split("\t") if line else [lower]
+
+    def _spellings(self, lowers: dict[str, int],
+                   matches: Callable[[str], bool]) -> Candidates:
+        """The candidates: the base's lower-cased names ``lowers`` (-> their row) and the
+        names touched since whose lower case ``matches``, in sorted order, without the
+        names gone."""
+        found = {lower: self._spelled_at(row, lower) for lower, row in lowers.items()}
         if not self._touched:
             return found
         for name in self._touched:
@@ -266,7 +309,7 @@ class NameIndex:
         blob = self._blob
         text = "\n".join([blob[a:b] for a, b in zip(starts, ends, strict=True)])
         pattern = _subsequence_pattern(q)
-        lowers = dict.fromkeys(match.group(0) for match in pattern.finditer(text))
+        lowers = self._rows(text, 0, pattern.finditer(text), rows)
         return self._spellings(lowers, lambda lower: pattern.match(lower) is not None)
 
     def typo_candidates(self, q: str) -> Candidates:
@@ -274,11 +317,11 @@ class NameIndex:
         hi = bisect.bisect_left(self._lines, chr(ord(q[0]) + 1))
         bucket = self._blob[int(self._starts[lo]):int(self._starts[hi])]
         variants = [_subsequence_pattern(q[:i] + q[i + 1:]) for i in range(1, len(q))]
-        found: dict[str, None] = {}
+        found: dict[str, int] = {}
         for variant in variants:
-            for match in variant.finditer(bucket):
-                found[match.group(0)] = None
-        return self._spellings(sorted(found), lambda lower: lower.startswith(q[0]) and any(
+            found.update(self._rows(bucket, lo, variant.finditer(bucket)))
+        return self._spellings(dict(sorted(found.items())),
+                               lambda lower: lower.startswith(q[0]) and any(
             v.match(lower) for v in variants))
 
 
