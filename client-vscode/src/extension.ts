@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { BudgetTracker } from './budget';
 import { runAgentTask } from './commands/agent';
 import { searchDocs } from './commands/docs';
+import { ImpactTreeProvider, showImpact } from './commands/impact';
 import { LedgerReportPanel, recordUsage, setTaskBudget } from './commands/ledger';
 import { listTeamMemories, openMemoryNotes, promoteMemory, recall, remember, reviewLearned } from './commands/memory';
 import { findReferences } from './commands/references';
@@ -36,9 +37,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const indexWatcher = new IndexWatcher(server, indexItem);
   const documents = new MarkdownDocuments();
   const related = new RelatedTreeProvider(server);
+  const impact = new ImpactTreeProvider();
   const ledgerPanel = new LedgerReportPanel(budget, log);
-  context.subscriptions.push(log, agentLog, server, indexItem, budgetItem, budget, indexWatcher, documents, related, ledgerPanel);
+  context.subscriptions.push(log, agentLog, server, indexItem, budgetItem, budget, indexWatcher, documents, related, impact, ledgerPanel);
   context.subscriptions.push(vscode.window.registerTreeDataProvider('codekeep.related', related));
+  impact.view = vscode.window.createTreeView('codekeep.impact', { treeDataProvider: impact, showCollapseAll: true });
+  context.subscriptions.push(impact.view);
 
   context.subscriptions.push(
     server.onNudge.event((nudge) => presentNudge(nudge, agentLog)),
@@ -58,6 +62,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   command('searchSymbols', 'Search Symbols', () => searchSymbols(server));
   command('findReferences', 'Find References', (target?: { symbolId?: string }) => findReferences(server, target));
   command('findRelated', 'Find Related', () => findRelated(server, related));
+  command('showImpact', 'Show Impact of Changes', () => showImpact(server, impact));
   command('showRepoMap', 'Show Repo Map', () => showRepoMap(server, documents));
   command('searchDocs', 'Search Docs', () => searchDocs(server));
   command('remember', 'Remember', () => remember(server));

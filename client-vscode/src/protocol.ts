@@ -24,6 +24,7 @@ export const Methods = {
   ledgerBudget: 'codekeep/ledger/budget',
   agentRun: 'codekeep/agent/run',
   docsSearch: 'codekeep/docs/search',
+  impact: 'codekeep/impact',
 } as const;
 
 export const Notifications = {
@@ -79,6 +80,36 @@ export interface RelatedResult {
   calls: SymbolInfo[];
   calledBy: SymbolInfo[];
   related: SymbolInfo[];
+}
+
+/** `codekeep/impact`: what `codekeep impact --json` prints; paths relative to the folder, lines 1-based. */
+export interface ImpactResult {
+  base: string;
+  head: string;
+  files: string[];
+  symbols: ImpactSymbol[];
+}
+
+export interface ImpactSymbol {
+  id: string;
+  name: string;
+  kind: string;
+  path: string;
+  line: number;
+  change: 'added' | 'changed' | 'removed';
+  risk: string[];
+  callers: ImpactCaller[];
+  tests: { files: string[]; functions: string[] };
+}
+
+export interface ImpactCaller {
+  id: string;
+  path: string;
+  line: number;
+  depth: number;
+  /** The chain from the changed symbol to this caller, both left out. */
+  via: string[];
+  confidence: 'resolved' | 'name';
 }
 
 export interface RepoMapResult {

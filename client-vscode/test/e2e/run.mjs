@@ -227,6 +227,40 @@ async function runSteps(bench, page) {
     await shot(page, '06-find-related');
   });
 
+  await step('Show Impact of Changes shows the changed class, its callers and the test that reaches it', async () => {
+    // The fixture becomes a git repository with a test; then the class's docstring changes on disk.
+    const tests = path.join(workspacePath, 'tests');
+    fs.mkdirSync(tests);
+    fs.writeFileSync(path.join(tests, 'test_orders.py'),
+      'from shop.inventory import Inventory\nfrom shop.orders import OrderBook\n\n\ndef test_place():\n' +
+      '    assert OrderBook(Inventory()).place("sku", 1) is False\n');
+    const git = (...args) => execFileSync('git', ['-C', workspacePath, '-c', 'user.name=e2e', '-c', 'user.email=e2e@example.invalid', ...args]);
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'fixture');
+    const inventory = path.join(workspacePath, 'shop', 'inventory.py');
+    const before = fs.readFileSync(inventory, 'utf8');
+    fs.writeFileSync(inventory, before.replace('each product the shop has.', 'each product the shop keeps.'));
+    try {
+      await bench.runCommand('CodeKeep: Show Impact of Changes');
+      const sidebar = page.locator('.part.sidebar');
+      await sidebar.getByText(/1 changed symbols in 1 files/).waitFor();
+      await sidebar.locator('.monaco-list-row', { hasText: 'changed · shop/inventory.py:13' }).first().waitFor();
+      await sidebar.locator('.monaco-list-row', { hasText: 'Callers' }).first().click();
+      await sidebar.locator('.monaco-list-row', { hasText: 'OrderBook.__init__' }).first().waitFor();
+      await sidebar.locator('.monaco-list-row', { hasText: 'Tests' }).first().click();
+      // test_place twice: a caller (depth 1), and under Tests
+      await waitUntil(async () => (await sidebar.locator('.monaco-list-row', { hasText: 'test_place' }).count()) >= 2, SHORT,
+        'the Tests group does not list test_place');
+      await shot(page, '06b-impact');
+    } finally {
+      // the steps after this one read the fixture as it was
+      fs.writeFileSync(inventory, before);
+      fs.rmSync(tests, { recursive: true, force: true });
+      fs.rmSync(path.join(workspacePath, '.git'), { recursive: true, force: true });
+    }
+  });
+
   await step('Show Repo Map opens the map as a Markdown preview', async () => {
     await bench.runCommand('CodeKeep: Show Repo Map');
     await bench.acceptPick('1024', { title: 'token budget' });
