@@ -38,9 +38,12 @@ export function agentAnswerMarkdown(task: string, result: AgentRunResult, steps:
     '',
     '## Answer',
     '',
-    result.answer.trim() || '_The agent returned no answer._',
-    '',
   ];
+  const unfinished = unfinishedText(result);
+  if (unfinished) {
+    lines.push(`**Not finished:** ${unfinished}`, '');
+  }
+  lines.push(result.answer.trim() || '_The agent returned no answer._', '');
   if (result.toolCalls.length > 0) {
     lines.push('## Tool calls', '');
     result.toolCalls.forEach((call, index) => lines.push(`${index + 1}. ${toolCallLine(call)}`));
@@ -62,6 +65,23 @@ export function agentAnswerMarkdown(task: string, result: AgentRunResult, steps:
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/** Why a run's answer is not a complete one, for the panel and a warning; undefined when it is. */
+export function unfinishedText(result: AgentRunResult): string | undefined {
+  if (result.finished !== false) {
+    return undefined;
+  }
+  switch (result.stopReason) {
+    case 'cut_off':
+      return "the model's reply was cut off at its output limit; the tool calls in a cut-off reply were not run.";
+    case 'no_answer':
+      return 'the model gave no answer.';
+    case 'refused':
+      return 'the model refused the task.';
+    default:
+      return `the task stopped without a complete answer (${(result.stopReason ?? 'unknown').replace(/_/g, ' ')}).`;
+  }
 }
 
 const FILES_SHOWN = 3;

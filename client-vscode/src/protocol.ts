@@ -256,7 +256,8 @@ export interface BudgetParams {
 /** One tool call of an agent task, in the order the agent made them. */
 export interface AgentToolCall {
   name: string;
-  outcome: 'ok' | 'cached' | 'refused' | 'error';
+  /** cut_off: the model's reply stopped at its output limit, so the call was not run. */
+  outcome: 'ok' | 'cached' | 'refused' | 'error' | 'cut_off';
   durationMs: number;
   /** Workspace-relative paths the call's result is about. */
   files: string[];
@@ -269,6 +270,8 @@ export interface AgentRunResult {
   tokens: number;
   toolCalls: AgentToolCall[];
   phase?: string;
+  /** false: the answer is not a complete one (cut off, empty, refused). */
+  finished?: boolean;
   stopReason?: string;
   nudges?: { type: string; text: string }[];
 }

@@ -7,11 +7,18 @@ import { randomUUID } from 'crypto';
 import * as vscode from 'vscode';
 import type { BudgetTracker } from '../budget';
 import type { ServerConnection } from '../connection';
-import { agentAnswerMarkdown, type AgentStep } from '../markdown';
+import { agentAnswerMarkdown, unfinishedText, type AgentStep } from '../markdown';
 import type { MarkdownDocuments } from '../markdownDocs';
 import { isIndexingTitle, type ProgressValue } from '../progress';
 import { Methods, type AgentRunResult } from '../protocol';
 import { readSettings } from '../settings';
+
+/** The server's capability presets: which tools the model is shown (chat first: the default). */
+const CAPABILITIES: vscode.QuickPickItem[] = [
+  { label: 'chat', description: 'read, search and use memory (the default)' },
+  { label: 'explore', description: 'read-only: code map, search, files, recall' },
+  { label: 'edit', description: 'chat plus write_file and run_command' },
+];
 
 export async function runAgentTask(
   connection: ServerConnection,
@@ -21,12 +28,20 @@ export async function runAgentTask(
 ): Promise<void> {
   const task = await vscode.window.showInputBox({
     title: 'CodeKeep: Run Agent Task',
-    prompt: 'What should the agent do? (it can read and search the workspace and use memory)',
+    prompt: 'What should the agent do? (next: which tools it may use)',
     placeHolder: 'e.g. Explain how the ledger attributes tokens to files',
     ignoreFocusOut: true,
     validateInput: (value) => (value.trim() ? undefined : 'Describe the task.'),
   });
   if (!task) {
+    return;
+  }
+  const capability = await vscode.window.showQuickPick(CAPABILITIES, {
+    title: 'CodeKeep: Run Agent Task — capability',
+    placeHolder: 'Which tools may the agent use?',
+    ignoreFocusOut: true,
+  });
+  if (!capability) {
     return;
   }
   const steps: AgentStep[] = [];
@@ -61,6 +76,7 @@ export async function runAgentTask(
           Methods.agentRun,
           {
             task: task.trim(),
+            capability: capability.label,
             budget: readSettings().taskBudget,
             workDoneToken: token,
             // Multi-root: the agent works in the folder of the active editor.
@@ -76,5 +92,9 @@ export async function runAgentTask(
   budget.taskId = result.taskId;
   agentLog.appendLine(`[${new Date().toTimeString().slice(0, 8)}] [done] task ${result.taskId}: ${result.iterations} iterations, ${result.toolCalls.length} tool calls, ${result.tokens} tokens`);
   await documents.show(`agent-${result.taskId}`, agentAnswerMarkdown(task.trim(), result, steps));
+  const unfinished = unfinishedText(result);
+  if (unfinished) {
+    void vscode.window.showWarningMessage(`CodeKeep agent: ${unfinished}`);
+  }
   void budget.refresh().catch(() => undefined);
 }

@@ -372,6 +372,7 @@ async function runSteps(bench, page) {
   await step('Run Agent Task runs the agent against the scripted model, shows its nudges and its answer', async () => {
     await bench.runCommand('CodeKeep: Run Agent Task');
     await bench.answer('Where is Inventory defined and who takes goods out of it?', { title: 'CodeKeep: Run Agent Task' });
+    await bench.acceptPick('chat', { title: 'capability' });
     const frame = await bench.webviewFrame('h2:has-text("Answer")', LONG);
     const text = await frame.locator('body').innerText();
     expect(text.includes('OrderBook.place takes goods out of it'), `the answer panel does not show the model's answer:\n${text}`);
@@ -380,6 +381,22 @@ async function runSteps(bench, page) {
     // The agent's nudges (codekeep/nudge) arrive as notifications naming their type.
     await bench.waitForNotification(/CodeKeep agent \([a-z ]+\):/);
     await shot(page, '11-agent-answer');
+  });
+
+  await step('an edit task whose write_file is cut off at the output limit leaves the file unchanged and says so', async () => {
+    const file = path.join(workspacePath, 'shop', 'inventory.py');
+    const before = fs.readFileSync(file);
+    await bench.runCommand('CodeKeep: Run Agent Task');
+    await bench.answer('Make Inventory.take refuse negative amounts.', { title: 'CodeKeep: Run Agent Task' });
+    await bench.acceptPick('edit', { title: 'capability' });
+    await bench.waitForNotification("the model's reply was cut off at its output limit", LONG);
+    const frame = await bench.webviewFrame('strong:has-text("Not finished")', LONG);
+    const text = await frame.locator('body').innerText();
+    expect(/stopped: cut off/.test(text), `the answer panel does not say the run stopped cut off:\n${text}`);
+    expect(/write_file — cut_off/.test(text), `the answer panel does not list the cut-off write_file call:\n${text}`);
+    expect(/\[cut off: /.test(text), `the answer is not marked cut off:\n${text}`);
+    expect(Buffer.compare(before, fs.readFileSync(file)) === 0, 'shop/inventory.py changed although its write was cut off');
+    await shot(page, '11b-agent-cut-off');
   });
   return true;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeStatuses, statusesOf } from '../../src/indexStatus';
-import { agentAnswerMarkdown, fenced, repoMapMarkdown } from '../../src/markdown';
+import { agentAnswerMarkdown, fenced, repoMapMarkdown, unfinishedText } from '../../src/markdown';
 import type { AgentToolCall } from '../../src/protocol';
 
 describe('markdown previews', () => {
@@ -36,6 +36,31 @@ describe('markdown previews', () => {
     expect(md).toContain('## Tool calls\n\n1. `find_symbol` — ok · 12 ms · `pkg/x.py`\n');
     expect(md).toContain('- **EXPLORE** step 2/24\n- answered after 3 steps');
     expect(md).toContain('- _force exit_: Answer now.');
+  });
+
+  it('says when a run stopped without a complete answer, and why', () => {
+    const cut = agentAnswerMarkdown(
+      'Rewrite X',
+      {
+        taskId: 'c',
+        answer: 'Changing it [cut off: length]',
+        iterations: 3,
+        tokens: 900,
+        finished: false,
+        stopReason: 'cut_off',
+        toolCalls: [{ name: 'write_file', outcome: 'cut_off', durationMs: 0, files: [] }],
+      },
+      [],
+    );
+    expect(cut).toContain("## Answer\n\n**Not finished:** the model's reply was cut off at its output limit");
+    expect(cut).toContain('1. `write_file` — **cut_off** · 0 ms');
+    expect(cut).toContain('stopped: cut off');
+    const base = { taskId: 'e', answer: 'The model gave no answer.', iterations: 2, tokens: 10, toolCalls: [] };
+    expect(unfinishedText({ ...base, finished: false, stopReason: 'no_answer' })).toBe('the model gave no answer.');
+    expect(unfinishedText({ ...base, finished: false, stopReason: 'refused' })).toBe('the model refused the task.');
+    expect(unfinishedText({ ...base, finished: true, stopReason: 'answered' })).toBeUndefined();
+    expect(unfinishedText({ ...base, stopReason: 'answered' })).toBeUndefined(); // an older server
+    expect(agentAnswerMarkdown('t', { ...base, finished: true }, [])).not.toContain('Not finished');
   });
 
   it('says so when the agent gave no answer', () => {
