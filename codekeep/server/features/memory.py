@@ -37,6 +37,7 @@ could not be used as a warning diagnostic on that line (none: the warnings clear
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -217,17 +218,13 @@ def publish_notes_problems(
     server.call_on_loop(lambda: server.text_document_publish_diagnostics(params))
 
 
-def notes_saved(server: CodeKeepServer) -> Callable[[WorkspaceServices, str], None]:
+def notes_saved(server: CodeKeepServer, services: WorkspaceServices, path: str) -> None:
     """The ``saved`` hook: a saved MEMORY.md is synced now and its problems shown."""
-
-    def on_saved(services: WorkspaceServices, path: str) -> None:
-        notes = services.memory.notes_path
-        if (services.root / path).resolve() != notes.resolve():
-            return
-        report = services.memory.sync_notes()
-        publish_notes_problems(server, path_to_uri(notes), report["invalid"])
-
-    return on_saved
+    notes = services.memory.notes_path
+    if (services.root / path).resolve() != notes.resolve():
+        return
+    report = services.memory.sync_notes()
+    publish_notes_problems(server, path_to_uri(notes), report["invalid"])
 
 
 def open_notes(memory: MemoryService) -> dict[str, Any]:
@@ -284,6 +281,26 @@ async def recall_request(server: CodeKeepServer, params: dict[str, Any]) -> Any:
         services, folder, params))
 
 
+async def notes_request(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
+    """MEMORY.md for the editor to open; its unusable lines shown as diagnostics."""
+    folder = target_folder(ls, params)
+    result = await folder.run(lambda services: open_notes(services.memory))
+    publish_notes_problems(ls, result["uri"], result["invalid"])
+    return result
+
+
+REQUESTS: tuple[tuple[str, CustomHandler], ...] = (
+    ("memory/remember", on_folder_memory(_remember)),
+    ("memory/forget", on_folder_memory(_forget)),
+    ("memory/notThis", on_folder_memory(_not_this)),
+    ("memory/confirm", on_folder_memory(_confirm)),
+    ("memory/list", on_folder_memory(_list)),
+    ("memory/promote", on_folder_memory(_promote)),
+    ("memory/recall", recall_request),
+    ("memory/notes", notes_request),
+)
+
+
 def register(server: CodeKeepServer) -> None:
     server.contributions.hover.append(
         lambda services, symbol: hover_paragraph(services.memory, symbol)
@@ -291,21 +308,6 @@ def register(server: CodeKeepServer) -> None:
     server.contributions.symbol_lens.append(
         lambda services, symbols: lens_counts(services.memory, symbols)
     )
-    server.contributions.saved.append(notes_saved(server))
-    for name, action in (
-        ("remember", _remember),
-        ("forget", _forget),
-        ("notThis", _not_this),
-        ("confirm", _confirm),
-        ("list", _list),
-        ("promote", _promote),
-    ):
-        custom_request(server, f"memory/{name}")(on_folder_memory(action))
-    custom_request(server, "memory/recall")(recall_request)
-
-    @custom_request(server, "memory/notes")
-    async def notes(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
-        folder = target_folder(ls, params)
-        result = await folder.run(lambda services: open_notes(services.memory))
-        publish_notes_problems(ls, result["uri"], result["invalid"])
-        return result
+    server.contributions.saved.append(functools.partial(notes_saved, server))
+    for name, handler in REQUESTS:
+        custom_request(server, name)(handler)
