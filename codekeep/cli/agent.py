@@ -70,10 +70,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def learned_lines(extracted: dict[str, Any] | None) -> list[str]:
     """What memory took from the task (observed until seen again or confirmed)."""
+    from codekeep.memory.model import KEPT  # the CLI starts without memory's package
+
     if not extracted:
         return []
-    kept = [w for w in extracted["written"] if w["action"] in ("ADD", "REINFORCE", "UPDATE",
-                                                                  "MERGE", "SUPERSEDE")]
+    kept = [w for w in extracted["written"] if w["action"] in KEPT]
     lines = [f"  learned: {w['content']} [{w['id']}]" for w in kept]
     if extracted["rejected"]:
         lines.append(f"  not learned: {len(extracted['rejected'])} (codekeep agent --json "

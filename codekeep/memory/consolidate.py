@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from codekeep.memory.model import MARKDOWN_SOURCE, USER_SOURCES
+from codekeep.memory.model import MARKDOWN_SOURCE, USER_SOURCES, WriteAction
 from codekeep.memory.text import Analysed, analyse, jaccard, same_subject
 
 
@@ -60,7 +60,7 @@ class Existing:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    action: str
+    action: WriteAction
     target: str | None = None
     reason: str | None = None
     similarity: float | None = None

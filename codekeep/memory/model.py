@@ -25,6 +25,16 @@ STATUSES: tuple[MemoryStatus, ...] = get_args(MemoryStatus)
 SCOPES: tuple[MemoryScope, ...] = get_args(MemoryScope)
 WRITABLE_KINDS: tuple[WritableKind, ...] = get_args(WritableKind)
 WRITABLE_SCOPES: tuple[WritableScope, ...] = get_args(WritableScope)
+# What the write path did with a candidate (docs/memory.md, "How a write is decided";
+# REJECT: the safety filter or the gate refused it; PROMOTE: a promotion added the team's
+# row), as every door reports it in ``action``.
+WriteAction = Literal[
+    "ADD", "REINFORCE", "SUPERSEDE", "UPDATE", "MERGE", "SKIP", "REJECT", "PROMOTE"
+]
+# The actions that leave a new or rewritten row holding the content (its links, vectors
+# and capacity follow), and those after which memory holds it at all (learnt).
+CONTENT_WRITTEN: tuple[WriteAction, ...] = ("ADD", "SUPERSEDE", "UPDATE", "MERGE")
+KEPT: tuple[WriteAction, ...] = (*CONTENT_WRITTEN, "REINFORCE")
 
 # A write's defaults and bounds, declared once for every door (CLI, LSP, tools, MCP).
 DEFAULT_KIND: WritableKind = "fact"
@@ -171,7 +181,7 @@ class RecalledMemory:
 class WriteResult:
     """What the write path decided. ``id`` is the memory that now holds the content."""
 
-    action: str
+    action: WriteAction
     id: str | None
     reason: str | None = None
     redactions: tuple[str, ...] = ()

@@ -20,6 +20,7 @@ from codekeep.memory.catalog import PreferenceCatalog
 from codekeep.memory.consolidate import Candidate, Decision, Existing, decide, merge_contents
 from codekeep.memory.evidence import EvidenceVerifier, evidence_items
 from codekeep.memory.model import (
+    CONTENT_WRITTEN,
     DEFAULT_IMPORTANCE,
     DEFAULT_KIND,
     EXTRACTED_SOURCES,
@@ -273,7 +274,7 @@ class WritePath:
                 self.settings.merge_similarity,
             )
             result = self._apply(store, scope, req, status, candidate, decision)
-        if result.id and result.action in ("ADD", "SUPERSEDE", "UPDATE", "MERGE"):
+        if result.id and result.action in CONTENT_WRITTEN:
             self._after_write(store, scope, result.id, result.action == "ADD")
         return result
 
