@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,9 @@ from tests.analysis.conftest import WriteFiles
 PACKAGES = Path(os.environ.get("CODEKEEP_TEST_PACKAGES",
                                Path.home() / ".cache" / "codekeep-test-packages"))
 FLASK = PACKAGES / "flask-3.0.3.tar.gz"
+RXJS = PACKAGES / "rxjs-7.8.1.tgz"
+TSC = Path(os.environ.get("CODEKEEP_NPM_CACHE") or Path.home() / ".cache" / "codekeep-npm"
+           ) / "node_modules" / "typescript" / "bin" / "tsc"
 
 TREE = {
     "pkg/__init__.py": 'from .core import make_cart, Cart\n\n__all__ = ["make_cart", "Cart"]\n',
@@ -133,11 +137,15 @@ def test_a_file_that_cannot_be_written_leaves_every_file_as_it_was(
     assert "def new_cart" in (root / "pkg/core.py").read_text()
 
 
-def _flask(tmp_path: Path) -> Path:
-    if not FLASK.exists():
+def _needed(path: Path) -> None:
+    if not path.exists():
         if os.environ.get("CI"):
-            pytest.fail(f"{FLASK} is missing: scripts/test downloads it")
-        pytest.skip(f"{FLASK} is missing (scripts/test downloads it with pip download)")
+            pytest.fail(f"{path} is missing: scripts/test downloads it")
+        pytest.skip(f"{path} is missing (scripts/test downloads it)")
+
+
+def _flask(tmp_path: Path) -> Path:
+    _needed(FLASK)
     with tarfile.open(FLASK) as archive:
         archive.extractall(tmp_path, filter="data")
     return tmp_path / "flask-3.0.3"
@@ -183,3 +191,41 @@ def test_flask_still_imports_and_passes_its_tests_after_a_rename(
     done = _flask_tests(tree, "tests/test_helpers.py", "tests/test_basic.py",
                         "tests/test_config.py", "tests/test_blueprints.py")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+def _type_check(tree: Path) -> subprocess.CompletedProcess[str]:
+    """rxjs's own ES module build settings, emitting nothing; tslib's helpers (a runtime
+    dependency, not in the tarball) are inlined instead of imported."""
+    return subprocess.run(["node", str(TSC), "-p", "src/tsconfig.esm.json", "--noEmit",
+                           "--importHelpers", "false", "--incremental", "false"],
+                          cwd=tree, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_rxjs_still_type_checks_after_a_rename(capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path) -> None:
+    """A TypeScript rename on a real package (rxjs 7.8.1 from npm, its sources): a
+    helper imported by 28 files; a dry run and a collision change nothing, the rename
+    leaves no use of the old name and the package still type-checks."""
+    _needed(RXJS)
+    _needed(TSC)
+    with tarfile.open(RXJS) as archive:
+        archive.extractall(tmp_path, filter="data")
+    tree = tmp_path / "package"
+    target = "src/internal/util/isFunction.ts::isFunction"
+    before = {p: p.read_bytes() for p in (tree / "src").rglob("*.ts")}
+    code, out, err = call(capsys, tree, "rename", target, "isCallable", "--dry-run")
+    assert code == 0, err
+    code, out, err = call(capsys, tree, "rename", target, "isArrayLike")
+    assert code == 1 and "already imports a isArrayLike" in err, err
+    assert {p: p.read_bytes() for p in (tree / "src").rglob("*.ts")} == before
+    code, out, err = call(capsys, tree, "rename", target, "isCallable", "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert len(answer["files"]) >= 28 and answer["unconfirmed"] == []
+    left = [str(p) for p in (tree / "src").rglob("*.ts")
+            if re.search(r"(?<![/\w])isFunction\b", p.read_text(encoding="utf-8"))]
+    assert left == [], left
+    checked = _type_check(tree)
+    assert checked.returncode == 0, checked.stdout[-3000:] + checked.stderr[-2000:]
