@@ -102,6 +102,9 @@ def test_the_files_are_checked_without_loading_the_weights(
     with pytest.raises(local_model.LocalModelUnavailable,
                        match=r"incomplete: model.safetensors holds \d+ of \d+ bytes"):
         local_model.check_files(tmp_path)
+    # loading maps the file instead of reading it: a cut-off one is refused, not mapped
+    with pytest.raises(local_model.LocalModelUnavailable, match="past the end of the file"):
+        local_model.MiniLM(tmp_path)
     (tmp_path / "config.json").unlink()
     with pytest.raises(local_model.LocalModelUnavailable, match=r"unreadable.*config\.json"):
         local_model.check_files(tmp_path)
