@@ -98,6 +98,7 @@ class ImportGraph:
         self._exported: dict[tuple[str, str, str, str | None], bool] = {}
         self._qualifiers: dict[tuple[str, str], set[str] | None] = {}  # (path, receiver)
         self._stars: dict[str, set[str]] = {}  # path -> files it star-imports
+        self._named: dict[str, dict[str, set[str]]] = {}  # path -> file -> names taken
 
     def invalidate(self) -> None:
         """Files came or went: every resolution may change."""
@@ -107,6 +108,7 @@ class ImportGraph:
         self._exported.clear()
         self._qualifiers.clear()
         self._stars.clear()
+        self._named.clear()
 
     def update_file(self, path: str, imports: Sequence[ImportFact]) -> None:
         """One file's imports changed: only that file's resolution is stale."""
@@ -115,6 +117,7 @@ class ImportGraph:
         self._exported.clear()
         self._qualifiers = {k: v for k, v in self._qualifiers.items() if k[0] != path}
         self._stars.pop(path, None)
+        self._named.pop(path, None)
 
     def _load(self) -> ModuleResolver:
         if self._resolver is None:
@@ -311,11 +314,17 @@ class ImportGraph:
 
     def _names_from(self, path: str, target: str) -> set[str]:
         """Names ``path`` imports by name from ``target`` (``from .json import jsonify``
-        next to ``from . import json``, which takes the whole module)."""
-        resolver = self._load()
-        return {imp.name.rsplit(".", 1)[-1] for imp in self._imports(path)
-                if imp.name and imp.name != "*"
-                and target in resolver.targets("python", path, imp)}
+        next to ``from . import json``, which takes the whole module); read once per
+        file until its imports change."""
+        named = self._named.get(path)
+        if named is None:
+            resolver = self._load()
+            named = self._named[path] = {}
+            for imp in self._imports(path):
+                if imp.name and imp.name != "*":
+                    for file in resolver.targets("python", path, imp):
+                        named.setdefault(file, set()).add(imp.name.rsplit(".", 1)[-1])
+        return named.get(target, set())
 
     def _starred(self, path: str) -> set[str]:
         """Files ``path`` star-imports (Python ``from pyparsing import *``): every name

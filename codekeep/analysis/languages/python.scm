@@ -110,12 +110,18 @@
     (#match? @name "^_*[A-Z]"))) @reference.value
 ; a class body's own name under a decorator (`@static_url_path.setter`, in the class
 ; whose property it is)
-(decorator (attribute object: (identifier) @name)) @reference.value
+(decorator (attribute
+  object: (identifier) @name
+  attribute: (identifier) @_accessor
+  (#any-of? @_accessor "setter" "getter" "deleter"))) @reference.value
 ; a method or function read, not called (`options["autoescape"] =
 ; self.select_jinja_autoescape`, `callback=helpers.get_root_path`): like a call, its
-; receiver decides (codekeep/analysis/receivers.py)
+; receiver decides (codekeep/analysis/receivers.py); as a positional argument only a
+; class (`pytest.raises(requests.exceptions.HTTPError)`): the rest are mostly a local's
+; attributes, and each match costs the index
 (call arguments: (argument_list
-  (attribute object: (_) @receiver attribute: (identifier) @name))) @reference.value
+  (attribute object: (_) @receiver attribute: (identifier) @name
+  (#match? @name "^_*[A-Z]")))) @reference.value
 (keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name))
   @reference.value
 (assignment right: (attribute object: (_) @receiver attribute: (identifier) @name))
@@ -138,10 +144,9 @@
 (except_clause (as_pattern (tuple (attribute object: (_) @receiver attribute: (identifier) @name))))
   @reference.value
 (raise_statement (identifier) @name) @reference.value
-; compared or chosen (`cls is Literal`, `Keyword if as_keyword else Literal`)
-(comparison_operator (identifier) @name) @reference.value
+; chosen (`Keyword if as_keyword else Literal`); comparisons (`x is None`) are left
+; out: nearly all of them compare locals, and each match costs the index
 (conditional_expression (identifier) @name) @reference.value
-(boolean_operator (identifier) @name) @reference.value
 ; a name read alone as a statement (`requests.get` in an entry-point test)
 (block (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
 
