@@ -60,6 +60,8 @@ from pathlib import Path
 from cli_bench import fetch_django  # type: ignore[import-not-found]
 
 from codekeep.docs import DocsIndex
+from codekeep.docs import service as service_module
+from codekeep.docs import vectors as vectors_module
 from codekeep.docs.text import query_terms
 from codekeep.embeddings.local_model import LocalModelUnavailable, shared_model
 from codekeep.embeddings.vector_cache import ENV as VECTOR_CACHE_ENV
@@ -548,9 +550,14 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="also list what each question got")
     parser.add_argument("--lexical-only", action="store_true",
                         help="skip the local embedding model")
+    parser.add_argument("--tokens", type=int, default=None,
+                        help="word pieces of each chunk the local model reads (default: "
+                             "the product's, codekeep.docs.vectors.LOCAL_TOKENS)")
     parser.add_argument("--no-vector-cache", action="store_true",
                         help="embed every chunk, ignoring (and not filling) the cache")
     args = parser.parse_args()
+    if args.tokens is not None:  # measuring another sequence cap: both readers of it
+        vectors_module.LOCAL_TOKENS = service_module.LOCAL_TOKENS = args.tokens
     version = args.version or DEFAULT_VERSIONS[args.project]
     workdir = Path(tempfile.mkdtemp(prefix="codekeep-docs-bench-"))
     try:
@@ -667,13 +674,15 @@ def evaluate_local(root: Path, sets: list[tuple[str, QuestionSet]], rounds: int,
     os.environ[VECTOR_CACHE_ENV] = str(cache_file) if use_cache else "off"
     before = cached_vectors(cache_file) if use_cache else 0
     with DocsIndex.open(root, settings=settings) as docs:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         stats = docs.index(embed="now")  # the chunks are unchanged: only their vectors
         embed = time.perf_counter() - started
+        embed_cpu = time.process_time() - started_cpu  # every thread's: both cores' work
         result = evaluate(pages_of(docs), sets, rounds, show_misses)
     embedded = cached_vectors(cache_file) - before if use_cache else stats.chunks
     return {**result, "model_load_s": round(load, 2), "vectors_cached": stats.chunks - embedded,
             "embedded": embedded, "embed_s": round(embed, 1),
+            "embed_cpu_s": round(embed_cpu, 1), "tokens": vectors_module.LOCAL_TOKENS,
             "chunks_per_s": round(embedded / embed, 1) if embed and embedded > 50 else None}
 
 

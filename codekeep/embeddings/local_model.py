@@ -24,6 +24,7 @@ import os
 import struct
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -38,6 +39,8 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # the model's max_seq_length (sentence-transformers' config)
 BATCH_TOKENS = 8_192  # padded tokens per forward pass: bounds memory, keeps BLAS busy
+WORKERS = max(1, min(2, os.cpu_count() or 1))  # forward passes at once (one core each)
+GELU_ROWS = 256  # rows of the (tokens, 1536) activations the GELU takes at a time
 
 
 # ``off``: the ``auto`` provider never picks the local model on this machine, installed or
@@ -169,38 +172,41 @@ class MiniLM:
                    if name.endswith(".weight") and tensor.ndim == 2 and "embeddings" not in name}
         self._w = weights
         self._layers = int(config["num_hidden_layers"])
-        self._lock = threading.Lock()
+        # At most WORKERS forward passes at once, whoever asks (a bulk embedding and a
+        # question in the server): each holds a batch's activations (~100 MB at most).
+        self._passes = threading.BoundedSemaphore(WORKERS)
 
     def embed(self, texts: Sequence[str], max_tokens: int = MAX_TOKENS) -> list[list[float]]:
         """One unit vector per text (of its first ``max_tokens`` word pieces)."""
         return [row.tolist() for row in self.embed_array(texts, max_tokens)]
 
     def embed_array(self, texts: Sequence[str], max_tokens: int = MAX_TOKENS) -> Array:
-        """``embed`` as a (len(texts), 384) float32 array."""
+        """``embed`` as a (len(texts), 384) float32 array. Padded batches of similar
+        lengths run on up to ``WORKERS`` threads at once (numpy lets go of the GIL in its
+        products and loops): a bulk embedding uses both cores of a 2-core machine, each
+        thread's BLAS on one core as ``common.numeric`` keeps it; one question is one
+        batch on the caller's thread."""
         np = self._np
         encoded = [self._tokenizer.encode(text, min(max_tokens, MAX_TOKENS)) for text in texts]
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
-        start = 0
-        while start < len(order):
-            longest = len(encoded[order[start]])
-            end = start
-            # Similar lengths together (sorted), as many as fit the token budget.
-            while end < len(order):
-                longest = len(encoded[order[end]])
-                if (end - start + 1) * longest > BATCH_TOKENS and end > start:
-                    break
-                end += 1
-            batch = order[start:end]
+        batches = _batches(encoded, WORKERS)
+
+        def run(batch: list[int]) -> None:
             width = max(len(encoded[i]) for i in batch)
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.float32)
             for row, i in enumerate(batch):
                 ids[row, : len(encoded[i])] = encoded[i]
                 mask[row, : len(encoded[i])] = 1.0
-            with self._lock:
+            with self._passes:
                 out[batch] = self._forward(ids, mask)
-            start = end
+
+        if len(batches) == 1:
+            run(batches[0])
+        else:
+            with ThreadPoolExecutor(min(WORKERS, len(batches)),
+                                    thread_name_prefix="codekeep-minilm") as pool:
+                list(pool.map(run, batches))  # list(): a failed batch raises here
         return out
 
     # ---- the encoder --------------------------------------------------------------------
@@ -256,15 +262,59 @@ class MiniLM:
         return centred * scale + self._w[name + ".bias"]
 
 
+def _batches(encoded: Sequence[Sequence[int]], workers: int) -> list[list[int]]:
+    """Text indices in padded batches: similar lengths together (sorted), as many as fit
+    the token budget, which is shared out so that ``workers`` threads each get a batch
+    (64 chunks of 64 word pieces would otherwise be one batch, on one core)."""
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+    total = sum(len(tokens) for tokens in encoded)
+    budget = max(1, min(BATCH_TOKENS, -(-total // workers)))
+    batches: list[list[int]] = []
+    start = 0
+    while start < len(order):
+        end = start
+        while end < len(order):
+            longest = len(encoded[order[end]])
+            if (end - start + 1) * longest > budget and end > start:
+                break
+            end += 1
+        batches.append(order[start:end])
+        start = end
+    return batches
+
+
 def _gelu(np: Any, x: Array) -> Array:
     """BERT's exact GELU, x·Φ(x), with erf from Abramowitz & Stegun 7.1.26 (|error| <
-    1.5e-7, far below float32 rounding of the activations)."""
-    z = np.abs(x) * np.float32(0.7071067811865476)
-    t = 1.0 / (1.0 + np.float32(0.3275911) * z)
-    poly = t * (np.float32(0.254829592) + t * (np.float32(-0.284496736) + t * (
-        np.float32(1.421413741) + t * (np.float32(-1.453152027) + t * np.float32(1.061405429)))))
-    erf = np.sign(x) * (1.0 - poly * np.exp(-z * z))
-    return x * 0.5 * (1.0 + erf)
+    1.5e-7, far below float32 rounding of the activations), computed in place in blocks
+    of ``GELU_ROWS`` rows: written as one expression it made ten fresh (tokens, 1536)
+    arrays of up to 50 MB each per layer, and that allocation and memory traffic was 60 %
+    of a forward pass; a block's few temporaries stay in the cache. ``x`` is overwritten
+    (the caller's fresh product) and returned."""
+    half_sqrt2 = np.float32(0.7071067811865476)
+    p = np.float32(0.3275911)
+    a1, a2, a3, a4, a5 = (np.float32(c) for c in (
+        0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429))
+    for start in range(0, len(x), GELU_ROWS):
+        block = x[start : start + GELU_ROWS]
+        z = np.abs(block)
+        z *= half_sqrt2
+        t = z * p
+        t += 1.0
+        np.reciprocal(t, out=t)
+        poly = t * a5  # t·(a1 + t·(a2 + t·(a3 + t·(a4 + t·a5)))), Horner's order
+        for a in (a4, a3, a2, a1):
+            poly += a
+            poly *= t
+        np.multiply(z, z, out=z)
+        np.negative(z, out=z)
+        np.exp(z, out=z)
+        poly *= z  # poly·exp(-z²)
+        np.subtract(1.0, poly, out=poly)  # |erf(x)|, not below 0
+        np.copysign(poly, block, out=poly)  # erf(x)
+        poly += 1.0
+        poly *= 0.5
+        block *= poly
+    return x
 
 
 _shared: MiniLM | None = None
