@@ -60,6 +60,11 @@ def remember(project: Path, text: str, **options: Any) -> str:
         memory.close()
 
 
+def end_turn(project: Path) -> None:
+    """The turn's Stop hook, which records what the tool hooks noted."""
+    assert hook("Stop", event("Stop", project, stop_hook_active=False), project)[:2] == (0, "")
+
+
 def log_lines(project: Path) -> list[str]:
     log = project / ".codekeep" / "hooks.log"
     return log.read_text().splitlines() if log.exists() else []
@@ -178,6 +183,8 @@ def test_tool_use_notes_reads_re_reads_and_changes(project: Path) -> None:
     state = json.loads((project / ".codekeep" / "sessions" / "claude-code" /
                         f"{SESSION}.json").read_text())
     assert state["reads"] == {"src/billing.py": 2} and state["changed"] == ["src/billing.py"]
+    assert not (project / ".codekeep" / "memory.db").exists()  # a tool hook opens no store
+    end_turn(project)
     memory = MemoryService.open(project)
     try:
         events = memory.events.events(f"claude-code:{SESSION}")
@@ -283,6 +290,7 @@ def test_a_codekeep_tool_answer_notes_the_files_it_carried(project: Path) -> Non
                  tool_input={"name": "total"},
                  tool_response=[{"type": "text", "text": answer}], tool_use_id="toolu_3")
     assert hook("PostToolUse", used, project)[:2] == (0, "")
+    end_turn(project)
     memory = MemoryService.open(project)
     try:
         [noted] = memory.events.events(f"claude-code:{SESSION}")
@@ -304,6 +312,7 @@ def test_an_edit_that_removes_a_symbol_marks_memory_linked_to_it_stale(project: 
                              "new_string": "def grand_total"},
                  tool_response={"filePath": str(billing)}, tool_use_id="toolu_4")
     assert hook("PostToolUse", edit, project)[:2] == (0, "")
+    end_turn(project)
     memory = MemoryService.open(project)
     try:
         found = memory.get(linked)

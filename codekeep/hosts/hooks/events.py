@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codekeep.hosts.hooks import fence
+from codekeep.hosts.hooks import pending
 from codekeep.hosts.hooks.session import HookInputError, SessionState, session_id, task_id
 
 if TYPE_CHECKING:
@@ -54,9 +54,24 @@ class HookCall:
 
     @cached_property
     def memory(self) -> MemoryService:
+        """The workspace's memory, with the tool uses PostToolUse noted since the last
+        memory hook recorded first (see :mod:`~codekeep.hosts.hooks.pending`)."""
         from codekeep.memory import MemoryService
 
-        return MemoryService.open(self.root, settings=self.settings.memory)
+        memory = MemoryService.open(self.root, settings=self.settings.memory)
+        try:
+            with pending.taken(self.root, self.session) as noted:
+                relinked: set[str] = set()
+                for item in noted:
+                    memory.record_event(self.task, item.event_type, item.summary,
+                                        files=item.files, data=item.data)
+                    if item.relink and item.relink not in relinked:
+                        relinked.add(item.relink)
+                        _relink(self, memory, item.relink)
+        except BaseException:
+            memory.close()
+            raise
+        return memory
 
     @cached_property
     def state(self) -> SessionState:
@@ -93,6 +108,7 @@ def _context(event: str, text: str) -> dict[str, Any]:
 def session_start(call: HookCall) -> dict[str, Any]:
     """What memory knows that matters now; after a compaction the session's corrections
     and last request first, since the compaction's summary may have lost them."""
+    from codekeep.hosts.hooks import fence
     from codekeep.memory.model import MARKDOWN_SOURCE
 
     source = str(call.payload.get("source") or "startup")
@@ -129,6 +145,7 @@ def session_start(call: HookCall) -> dict[str, Any]:
 def prompt_submit(call: HookCall) -> dict[str, Any]:
     """Learn from the user's words (the rule stage, through memory's write path), then
     inject what memory holds above the relevance floor for this prompt."""
+    from codekeep.hosts.hooks import fence
     from codekeep.memory import extraction
 
     prompt = call.payload.get("prompt")
@@ -153,39 +170,41 @@ def prompt_submit(call: HookCall) -> dict[str, Any]:
 
 
 def tool_used(call: HookCall) -> dict[str, Any]:
-    """Which files' text entered the context (re-reads counted) and which changed; an
-    edited file's symbols are re-read so memory links to code that went stale say so."""
+    """Which files' text entered the context (re-reads counted) and which changed, noted
+    for the session's next memory hook (this hook opens no store: it runs after every
+    tool call); there an edited file's symbols are re-read, so memory links to code that
+    went stale say so."""
     tool = str(call.payload.get("tool_name") or "")
     arguments = call.payload.get("tool_input")
     arguments = arguments if isinstance(arguments, dict) else {}
     path = call.relative(arguments.get("file_path") or arguments.get("notebook_path"))
+    noted: pending.Noted | None = None
     if tool in _READ_TOOLS and path:
         times = call.state.read(path)
         call.save_state()
         note = f"read {path}" + (f" (read {times} times in this session)" if times > 1 else "")
-        call.memory.record_event(call.task, "file_read", note, files=[path],
-                                 data={"reads": times})
+        noted = pending.Noted("file_read", note, [path], {"reads": times})
     elif (tool in _EDIT_TOOLS or tool == "Write") and path:
         created = tool == "Write" and path not in call.state.reads
         call.state.edited(path)
         call.save_state()
-        call.memory.record_event(call.task, "file_create" if created else "file_edit",
-                                 f"{'wrote' if created else 'edited'} {path}", files=[path])
-        _relink(call, path)
+        noted = pending.Noted("file_create" if created else "file_edit",
+                              f"{'wrote' if created else 'edited'} {path}", [path], relink=path)
     elif tool in ("Grep", "Glob"):
         pattern = str(arguments.get("pattern") or "")
-        call.memory.record_event(call.task, "search", f"{tool} {pattern}"[:300])
+        noted = pending.Noted("search", f"{tool} {pattern}"[:300])
     elif tool == "Bash":
         command = str(arguments.get("command") or "").strip()
         if command:
-            call.memory.record_event(call.task, "command", command[:500],
-                                     data={"command": command[:500],
-                                           "exit_code": _exit_code(call.payload)})
+            noted = pending.Noted("command", command[:500], data={
+                "command": command[:500], "exit_code": _exit_code(call.payload)})
     elif tool.startswith("mcp__codekeep__"):
         files = sorted({p for p in map(call.relative, _paths_in(call.payload.get("tool_response")))
                         if p})[:20]
-        call.memory.record_event(call.task, "search", f"{tool.removeprefix('mcp__codekeep__')} "
-                                 f"{_brief(arguments)}"[:300], files=files)
+        noted = pending.Noted("search", f"{tool.removeprefix('mcp__codekeep__')} "
+                              f"{_brief(arguments)}"[:300], files)
+    if noted is not None:
+        pending.note(call.root, call.session, noted)
     return {}
 
 
@@ -227,15 +246,15 @@ def _brief(arguments: dict[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in arguments.items() if isinstance(v, (str, int)))
 
 
-def _relink(call: HookCall, path: str) -> None:
+def _relink(call: HookCall, memory: MemoryService, path: str) -> None:
     """Re-read ``path`` into the code map (when the workspace has one) and let memory
     mark links to symbols that are gone as stale — only when a memory is linked to the
-    file or its symbols (parsing costs an edit's hook most of its time)."""
+    file or its symbols (parsing costs most of an edit's handling)."""
     from codekeep.analysis.codemap import INDEX_FILE, CodeMap
 
     if not (call.root / ".codekeep" / INDEX_FILE).is_file():
         return
-    if not call.memory.memories_for_file(path):
+    if not memory.memories_for_file(path):
         return
     codemap = CodeMap.open(call.root, call.settings.index)
     try:
@@ -243,7 +262,7 @@ def _relink(call: HookCall, path: str) -> None:
     finally:
         codemap.close()
     if not changes.is_empty():
-        call.memory.apply_code_changes(changes)
+        memory.apply_code_changes(changes)
 
 
 # ---- PreCompact, Stop, SessionEnd ---------------------------------------------------------
