@@ -23,6 +23,7 @@ from codekeep.analysis.receivers import (
     SCOPED_KINDS,
     SELF_RECEIVERS,
     label_use,
+    python_parameters,
     split_receiver,
 )
 from codekeep.analysis.store import DefinitionKey, IndexStore, RefRow
@@ -188,7 +189,8 @@ def find_references(
             binding = _binding(graph, path, used, target)
             if "^" in spans or _bare_calls_excluded(graph, path, target) or (
                     binding in ("none", "import-only") and (
-                        binding == "import-only" or has_scoped_uses(spans))):
+                        binding == "import-only" or has_scoped_uses(spans))) or (
+                    _parameters_may_shadow(graph, path, target, spans)):
                 labelled += _labelled_uses(store, graph, types, path, decode_spans(used, spans),
                                            target, by_path, binding)
                 continue
@@ -324,6 +326,14 @@ def _bare_calls_excluded(graph: ImportGraph, path: str, target: Symbol) -> bool:
         NO_BARE_METHOD_CALLS | IMPLICIT_SELF_CALLS)
 
 
+def _parameters_may_shadow(graph: ImportGraph, path: str, target: Symbol, spans: str) -> bool:
+    """Python: a file whose uses of a module-level name include bare values (``f(attrs)``)
+    is labelled use by use, so a function's parameter of that name (``def
+    _add_hash(cls, attrs)``) is seen as the local it is; calls alone are rarely one."""
+    return (target.container is None and has_scoped_uses(spans)
+            and graph.style_of(path) == "python")
+
+
 class FileScope:
     """A file's methods, read once when a ``self.m()`` use there needs them."""
 
@@ -331,6 +341,7 @@ class FileScope:
         self._store = store
         self._path = path
         self._members: list[tuple[str, str, str, int, int]] | None = None
+        self._functions: list[tuple[int, int, frozenset[str]]] | None = None
 
     def _all(self) -> list[tuple[str, str, str, int, int]]:
         if self._members is None:
@@ -344,6 +355,18 @@ class FileScope:
 
     def defines(self, container: str, name: str) -> bool:
         return any(c == container and n == name for c, n, _kind, _first, _last in self._all())
+
+    def parameter(self, line: int, name: str) -> bool:
+        """Whether ``name`` is a parameter of the innermost function around ``line``
+        (read from the functions' signatures): there it is that local, not a module's."""
+        if self._functions is None:
+            self._functions = [
+                (s.range.start.line, s.range.end.line, python_parameters(s.signature))
+                for s in self._store.symbols_in_file(self._path)
+                if s.kind in METHOD_KINDS and s.signature]
+        around = [(first, names) for first, last, names in self._functions
+                  if first <= line <= last]
+        return bool(around) and name in max(around, key=lambda item: item[0])[1]
 
     def class_body(self, line: int) -> str | None:
         """The innermost class whose members span ``line`` outside any method's body

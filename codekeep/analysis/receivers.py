@@ -104,6 +104,36 @@ class Scope(Protocol):
     def class_body(self, line: int) -> str | None:
         """The class whose own body (not one of its methods') holds ``line``, if any."""
 
+    def parameter(self, line: int, name: str) -> bool:
+        """Whether ``name`` is a parameter of the innermost function around ``line``."""
+
+
+def python_parameters(signature: str) -> frozenset[str]:
+    """The parameter names of a Python ``def`` signature (``def f(a, b: int = 1, *args,
+    **kw)`` -> a, b, args, kw), split at the commas outside brackets."""
+    start = signature.find("(")
+    if start < 0:
+        return frozenset()
+    names: list[str] = []
+    part: list[str] = []
+    depth = 0
+    for char in signature[start + 1:]:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif char == "," and depth == 0:
+            names.append("".join(part))
+            part = []
+            continue
+        part.append(char)
+    names.append("".join(part))
+    found = (name.split(":", 1)[0].split("=", 1)[0].strip().lstrip("*").strip()
+             for name in names)
+    return frozenset(name for name in found if name.isidentifier())
+
 
 def distinctive(name: str) -> bool:
     """Whether a member call's name alone says which method it is (see module doc)."""
@@ -136,6 +166,9 @@ def label_use(
         typed = types.receiver_type(use_path, expr)
         if typed is not None:
             return _typed_label(types, typed, target)
+    if (receiver is None and not is_member and scope is not None
+            and graph.style_of(use_path) == "python" and scope.parameter(line, target.name)):
+        return None  # a parameter of the function around it: a local of that name
     if use_kind in SCOPED_KINDS and receiver is None:
         if is_member:
             # a class body's names are its members (`@static_url_path.setter`)

@@ -146,3 +146,21 @@ def test_a_class_read_through_its_module_or_chosen_and_a_hub_imported_both_ways(
             if use[0] == "example.py"] == [
         ("example.py", 2, "resolved"), ("example.py", 3, "resolved"),
         ("example.py", 4, "resolved")]
+
+
+def test_a_parameter_named_like_a_function_is_that_local(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    root = workspace({"make.py": (
+        "def attrs(cls):\n"
+        "    return cls\n"
+        "\n"
+        "\n"
+        "def add_hash(cls, attrs):\n"
+        "    return hash(attrs)\n"
+        "\n"
+        "\n"
+        "register = [attrs]\n"
+    )})
+    codemap = _indexed(open_map, root)
+    assert _uses(codemap, "attrs", "make.py") == [("make.py", 9, "resolved")]
