@@ -3,7 +3,8 @@ off unless ``renameLanguages`` lists the file's language; on, the ``WorkspaceEdi
 editor applies renames the definition, its imports and uses across files (the renamed
 package still runs), in the client's position encoding, from the unsaved buffer as it
 is; name-only matches come as edits needing confirmation where the client supports it
-(VS Code) and are left out elsewhere (Neovim); a name taken in the scope is refused."""
+(VS Code), elsewhere (Neovim) left out and listed in a warning; a name taken in the scope
+is refused."""
 
 from __future__ import annotations
 
@@ -129,6 +130,13 @@ async def test_neovim_renames_across_files_from_the_buffer(project: Path) -> Non
         assert texts[app].count("sum_areas") == 3  # import, call, the buffer's new call
         assert "total_area" not in "".join(texts.values())
         assert (project / "pkg" / "geometry.py").read_text() == GEOMETRY  # nothing written
+        shape_area = _position(GEOMETRY, "area", "utf-8")
+        edit = await lsp.text_document_rename_async(types.RenameParams(
+            text_document=_uri(project, "pkg/geometry.py"), position=shape_area,
+            new_name="size"))
+        assert all(e.range.start.line != 4 for e in edit.changes.get(path_to_uri(app), []))
+        warned = [m.message for m in lsp.messages if "were not renamed" in m.message]
+        assert len(warned) == 1 and "pkg/app.py:5:" in warned[0], lsp.messages
         for path, text in texts.items():
             path.write_text(text, encoding="utf-8")
     ran = subprocess.run([sys.executable, "-c", "import pkg.app"], cwd=project,

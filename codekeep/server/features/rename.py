@@ -5,8 +5,8 @@ definition, resolved uses, imports, re-exports, ``__all__`` entries, ``export { 
 ``{@link}``), planned on the text the index holds (open buffers as they are) and
 returned as a ``WorkspaceEdit`` for the editor to apply; the server writes nothing. Uses
 matched only by name go in as edits that need the user's confirmation when the client
-supports change annotations (VS Code's refactor preview), and are left out otherwise:
-never changed silently.
+supports change annotations (VS Code's refactor preview); otherwise they are left out
+and listed in a warning message: never changed silently.
 
 Off for a file unless the setting ``renameLanguages`` lists its language (or ``*``): an
 editor with the language's own server renames there, and two answers to one rename
@@ -34,6 +34,7 @@ from codekeep.server.symbols import cursor, symbols_at
 from codekeep.services import WorkspaceServices
 
 NAME_MATCH = "codekeep.nameMatch"  # the change annotation of uses matched by name only
+LISTED_MATCHES = 10  # name matches a message lists; the count says how many there are
 
 
 def rename_enabled(services: WorkspaceServices, path: str) -> bool:
@@ -134,7 +135,9 @@ def workspace_edit(plan: RenamePlan, document: DocumentRef, annotations: bool,
 
 
 def rename(services: WorkspaceServices, document: DocumentRef, params: types.RenameParams,
-           annotations: bool) -> types.WorkspaceEdit | None:
+           annotations: bool) -> tuple[types.WorkspaceEdit, list[str]] | None:
+    """The edit, and the name matches it leaves out (``path:line:column``, 1-based) for a
+    client that cannot ask about them: the user is told of them instead."""
     if not rename_enabled(services, document.path):
         return None
     found = _target(services, document, params.position)
@@ -144,7 +147,10 @@ def rename(services: WorkspaceServices, document: DocumentRef, params: types.Ren
         plan = plan_rename(services.codemap, found[0].id, params.new_name)
     except SymbolEditError as error:
         raise RequestFailed(str(error)) from None
-    return workspace_edit(plan, document, annotations, services.codemap.document_text)
+    left = [] if annotations else [
+        f"{ref.path}:{ref.range.start.line + 1}:{ref.range.start.byte_col + 1}"
+        for ref in plan.unconfirmed]
+    return workspace_edit(plan, document, annotations, services.codemap.document_text), left
 
 
 def _annotations(server: CodeKeepServer) -> bool:
@@ -165,8 +171,18 @@ async def rename_symbol(
     ls: CodeKeepServer, params: types.RenameParams
 ) -> types.WorkspaceEdit | None:
     annotations = _annotations(ls)
-    return await ls.on_document(params.text_document.uri,
-                                lambda s, document: rename(s, document, params, annotations))
+    answer = await ls.on_document(params.text_document.uri,
+                                  lambda s, document: rename(s, document, params, annotations))
+    if answer is None:
+        return None
+    edit, left = answer
+    if left:
+        shown = ", ".join(left[:LISTED_MATCHES]) + (" …" if len(left) > LISTED_MATCHES else "")
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message=f"CodeKeep: {len(left)} uses of the same name were not renamed (matched by "
+                    f"name only, not followed to this definition): {shown}. Check them."))
+    return edit
 
 
 def register(server: CodeKeepServer) -> None:
