@@ -2,17 +2,21 @@
 
 A question is often not worded the way the docs are ("run code before every request"
 vs *middleware*). With a model configured and ``docs.expand`` on, the question is first
-rewritten — *multi-query*: three searches in the docs' own vocabulary; *HyDE*: the
-paragraph that would answer it — and each rewrite becomes one more ranking in the
-knowledge base's fusion (``DocsIndex.search(expansions=...)``). Every attempt is
-recorded in the ledger (call type ``other``), like the agent's calls. A model that
-fails leaves the search lexical; the caller says so.
+rewritten — *multi-query*: three searches in the docs' own vocabulary, each one more
+BM25 ranking in the knowledge base's fusion (``DocsIndex.search(expansions=...)``);
+*HyDE*: the paragraph that would answer it, embedded like a page and ranked by meaning
+(``DocsIndex.search(passages=...)``), not searched by its words: a made-up answer's
+words are the model's guesses, its meaning is what the page is about. With ``both``
+the two requests go out together. Every attempt is recorded in the ledger (call type
+``other``, the caller's task), like the agent's calls. A model that fails leaves the
+search as it was; the caller says so.
 
 Lives in ``agent`` because it needs the model client; the docs service never imports it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,36 +57,51 @@ PROMPTS = {
 class Expanded:
     """The rewrites to search with, and why some strategy gave none."""
 
-    texts: list[str] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)  # multi-query: searched by words
+    passages: list[str] = field(default_factory=list)  # HyDE: embedded, ranked by meaning
     errors: list[str] = field(default_factory=list)
+
+    @property
+    def texts(self) -> list[str]:
+        """Every rewrite, as a reply shows them (``expansions``)."""
+        return [*self.queries, *self.passages]
 
 
 async def expand_question(question: str, mode: Expansion, client: ModelClient,
                           ledger: Ledger | None, task_id: str | None = None) -> Expanded:
-    """Rewrites of ``question`` by ``mode`` (``off``: none); never raises for the model."""
-    expanded = Expanded()
+    """Rewrites of ``question`` by ``mode`` (``off``: none), the strategies' requests
+    sent at once; never raises for the model."""
     strategies = ("multi-query", "hyde") if mode == "both" else () if mode == "off" else (mode,)
-    for strategy in strategies:
-        messages = [{"role": "system", "content": PROMPTS[strategy]},
-                    {"role": "user", "content": question}]
-        prompt = sum(message_tokens(m) for m in messages)
-        room = budget_room(ledger, task_id)  # asked first: past the budget nothing is sent
-        refusal = room.refusal(prompt + MIN_REPLY_TOKENS) if room is not None else None
-        if refusal is not None:
-            expanded.errors.append(f"{strategy}: not sent: {refusal}")
-            continue
-        try:
-            response = await client.complete(
-                messages, tool_choice=None, max_tokens=None if room is None
-                else room.reply_allowance(EXPANSION_ALLOWANCE, prompt))
-        except ModelError as error:
-            _record(ledger, task_id, client.model, error.attempts, None, messages)
-            log.warning("docs %s expansion failed: %s", strategy, error)
+    answers = await asyncio.gather(*(_ask(strategy, question, client, ledger, task_id)
+                                     for strategy in strategies))
+    expanded = Expanded()
+    for strategy, (rewrites, error) in zip(strategies, answers, strict=True):
+        (expanded.passages if strategy == "hyde" else expanded.queries).extend(rewrites)
+        if error is not None:
             expanded.errors.append(f"{strategy}: {error}")
-            continue
-        _record(ledger, task_id, client.model, response.attempts, response, messages)
-        expanded.texts += _rewrites(strategy, response.content)
     return expanded
+
+
+async def _ask(strategy: str, question: str, client: ModelClient, ledger: Ledger | None,
+               task_id: str | None) -> tuple[list[str], str | None]:
+    """One strategy's rewrites, or why there are none (budget, model failure)."""
+    messages = [{"role": "system", "content": PROMPTS[strategy]},
+                {"role": "user", "content": question}]
+    prompt = sum(message_tokens(m) for m in messages)
+    room = budget_room(ledger, task_id)  # asked first: past the budget nothing is sent
+    refusal = room.refusal(prompt + MIN_REPLY_TOKENS) if room is not None else None
+    if refusal is not None:
+        return [], f"not sent: {refusal}"
+    try:
+        response = await client.complete(
+            messages, tool_choice=None, max_tokens=None if room is None
+            else room.reply_allowance(EXPANSION_ALLOWANCE, prompt))
+    except ModelError as error:
+        _record(ledger, task_id, client.model, error.attempts, None, messages)
+        log.warning("docs %s expansion failed: %s", strategy, error)
+        return [], str(error)
+    _record(ledger, task_id, client.model, response.attempts, response, messages)
+    return _rewrites(strategy, response.content), None
 
 
 def _rewrites(strategy: str, content: str) -> list[str]:

@@ -20,6 +20,7 @@ from codekeep.cli.options import common_options, emit_json, fail, positive_int, 
 from codekeep.common.sqlite import SchemaTooNewError
 
 if TYPE_CHECKING:
+    from codekeep.agent.docs_expansion import Expanded
     from codekeep.settings import Settings
     from codekeep.settings.docs import Expansion
 
@@ -57,19 +58,21 @@ def _search(args: argparse.Namespace) -> int:
         mode = expansion(args.expand or settings.docs.expand)
     except ValueError:
         return fail(f"--expand must be one of {', '.join(EXPANSIONS)}, got {args.expand!r}")
-    expansions, note = (_expansions(args.query, mode, root, settings) if mode != "off"
-                        else ([], None))
+    expanded, note = (_expansions(args.query, mode, root, settings) if mode != "off"
+                      else (None, None))
     with (CodeMap.open(root, settings.index) as codemap,
           DocsIndex.open(root, settings.index, settings.docs) as docs):
         if not args.no_refresh:  # the words only: vectors come from an index
             docs.index(embed="skip")
-        outcome = docs.search(args.query, args.limit, codemap=codemap, expansions=expansions)
+        outcome = docs.search(args.query, args.limit, codemap=codemap,
+                              expansions=expanded.queries if expanded else (),
+                              passages=expanded.passages if expanded else ())
     if note:
         print(f"codekeep: {note}", file=sys.stderr)
     if args.json:
         payload = outcome.to_json()
-        if expansions:
-            payload["expansions"] = expansions
+        if expanded is not None and expanded.texts:
+            payload["expansions"] = expanded.texts
         emit_json(payload)
         return 0 if outcome.hits else 1
     if not outcome.hits:
@@ -83,7 +86,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _expansions(query: str, mode: Expansion, root: Path,
-                settings: Settings) -> tuple[list[str], str | None]:
+                settings: Settings) -> tuple[Expanded | None, str | None]:
     """The model's rewrites of the question (the ``agent`` settings: ``CODEKEEP_MODEL``
     ...), recorded in the workspace's ledger; none and a note on stderr when no model
     answers."""
@@ -98,12 +101,12 @@ def _expansions(query: str, mode: Expansion, root: Path,
     try:
         model.require_model()
     except ModelNotConfigured as error:
-        return [], f"--expand needs a model, searching without it: {error}"
+        return None, f"--expand needs a model, searching without it: {error}"
 
-    async def ask(ledger: Ledger) -> tuple[list[str], str | None]:
+    async def ask(ledger: Ledger) -> tuple[Expanded | None, str | None]:
         async with ModelClient(model) as client:
             expanded = await expand_question(query, mode, client, ledger)
-        return expanded.texts, "; ".join(expanded.errors) or None
+        return expanded, "; ".join(expanded.errors) or None
 
     with Ledger.open(root, settings.ledger) as ledger:
         return asyncio.run(ask(ledger))

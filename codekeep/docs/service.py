@@ -274,12 +274,14 @@ class DocsIndex:
     # ---- questions --------------------------------------------------------------------
     def search(self, query: str, limit: int = DEFAULT_LIMIT, *,
                codemap: CodeMap | None = None, focus: Sequence[str] = (),
-               expansions: Sequence[str] = ()) -> SearchOutcome:
+               expansions: Sequence[str] = (), passages: Sequence[str] = ()) -> SearchOutcome:
         """The chunks that best answer ``query``, best first.
 
         ``codemap`` lets the question's symbols and the ``focus`` files' symbols count;
-        ``expansions`` are other phrasings of the question (multi-query) or a
-        hypothetical answer (HyDE), each one more ranking in the fusion.
+        ``expansions`` are other phrasings of the question (multi-query), each one more
+        BM25 ranking in the fusion; ``passages`` are hypothetical answers (HyDE), each
+        embedded and ranked by meaning like the question (without embeddings they add
+        nothing: their words are a model's guesses).
         """
         if not isinstance(query, str) or not query.strip():
             raise EmptyQueryError("the query is empty; ask a question or give some words")
@@ -289,21 +291,23 @@ class DocsIndex:
         if not self.settings.enabled:
             return SearchOutcome([], reason="the docs are turned off (setting docs.enabled)")
         terms = query_terms(query)
-        if not terms.words and not any(query_terms(e).words for e in expansions):
+        if not terms.words and not any(query_terms(e).words
+                                       for e in (*expansions, *passages)):
             return SearchOutcome([], reason=(
                 f"the query has only common words ({', '.join(terms.dropped) or query.strip()}); "
                 "add a word that names the topic"))
         settings = self.settings
         pool = max(settings.min_pool, limit * settings.pool_multiplier)
         vectors = self._vectors
-        direction = vectors.question(query) if vectors is not None else None  # no lock held
+        directions = (vectors.questions([query, *passages]) if vectors is not None
+                      else [])  # no lock held
         with self._lock:
             self._check_open()
             sources = Sources(
                 symbol_names=_named_symbols(codemap, terms.identifiers),
                 focus_names=_focus_symbols(codemap, focus),
                 expansions=tuple(expansions),
-                vectors=vector_ranker(vectors, direction),
+                vectors=vector_ranker(vectors, directions),
             )
             found = rankings(self._store, query, sources, settings.weights, pool)
             page_of = self._store.pages({chunk_id for ranking in found for chunk_id in ranking})
@@ -333,11 +337,13 @@ class DocsIndex:
 
 
 def vector_ranker(vectors: VectorIndex | None,
-                  direction: Sequence[float] | None) -> VectorRanker | None:
-    """The embeddings' rankings of a search whose question was embedded (else None)."""
-    if vectors is None or direction is None:
+                  directions: Sequence[Sequence[float]]) -> VectorRanker | None:
+    """The embeddings' rankings of a search whose question (and HyDE passages) were
+    embedded, two per text (else None)."""
+    if vectors is None or not directions:
         return None
-    return lambda limit: vectors.rank(direction, limit)
+    return lambda limit: [ranking for direction in directions
+                          for ranking in vectors.rank(direction, limit)]
 
 
 def _converted(path: str, data: bytes, sizes: ChunkSizes) -> ParsedDocument | str:

@@ -118,13 +118,14 @@ class VectorIndex:
             known = {**known, **fresh}
         return [known[key] for key in keys]
 
-    def question(self, query: str) -> list[float] | None:
-        """The query's unit vector; None when there is nothing to compare or no answer."""
+    def questions(self, texts: Sequence[str]) -> list[list[float]]:
+        """The unit vectors of a question and its HyDE passages, embedded in one call;
+        none when there is nothing to compare them with or no answer."""
         with self._lock:
             if not self._is_open() or not self._store.has_vectors(self._model):
-                return None
-        vectors = self._embed([query])
-        return unit(vectors[0]) if vectors else None
+                return []
+        vectors = self._embed(list(texts))
+        return [unit(vector) for vector in vectors] if vectors else []
 
     def rank(self, direction: Sequence[float], limit: int) -> list[list[int]]:
         """The ``limit`` chunk ids most similar to ``direction``, and the ``limit`` pages

@@ -9,17 +9,27 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from codekeep.agent.docs_expansion import expand_question
 from codekeep.agent.model_client import ModelClient
-from codekeep.docs import DocsIndex
+from codekeep.docs import DocsIndex, DocsSettings
 from codekeep.ledger import Ledger
 from codekeep.settings.agent import ModelSettings
-from codekeep.testing.scripted_server import ScriptedModelServer, http_error, say
+from codekeep.settings.docs import DocsEmbeddingSettings
+from codekeep.testing.embeddings_server import ConceptEmbeddingServer
+from codekeep.testing.scripted_server import (
+    Reply,
+    Responder,
+    ScriptedModelServer,
+    http_error,
+    say,
+)
 
 MIDDLEWARE = (
     "Middleware\n==========\n\nA middleware is a hook into request and response processing: "
@@ -47,33 +57,73 @@ def client_for(server: ScriptedModelServer) -> ModelClient:
                                      api_key="test", max_retries=0, stream=False))
 
 
+def by_prompt(queries: str, passage: str, together: threading.Barrier) -> Responder:
+    """Answers each strategy by its system prompt, and only once both requests have
+    arrived: expansions asked one after the other break the barrier (HTTP 500)."""
+
+    def answer(body: dict[str, Any]) -> Reply:
+        together.wait()
+        return say(passage if "paragraph" in body["messages"][0]["content"] else queries)
+
+    return answer
+
+
 async def test_rewrites_find_what_the_question_misses_and_are_in_the_ledger(
     root: Path, model_server: ScriptedModelServer
 ) -> None:
-    model_server.push(
-        say("1. middleware before view\n2. request response hook\n3. wrap every view\n"
-            "4. a fourth is dropped"),
-        say("Write a middleware: it runs before and after each view."),
-    )
+    together = threading.Barrier(2, timeout=30)
+    answer = by_prompt("1. middleware before view\n2. request response hook\n"
+                       "3. wrap every view\n4. a fourth is dropped",
+                       "Write a middleware: it runs before and after each view.", together)
+    model_server.push(answer, answer)
     with Ledger.open(root) as ledger, DocsIndex.open(root) as docs:
         docs.index()
         plain = [hit.path for hit in docs.search(QUESTION).hits]
         assert "docs/middleware.rst" not in plain[:1]
         async with client_for(model_server) as client:
-            expanded = await expand_question(QUESTION, "both", client, ledger)
-        assert expanded.errors == []
-        assert expanded.texts == [
-            "middleware before view", "request response hook", "wrap every view",
-            "Write a middleware: it runs before and after each view.",
-        ]
-        found = docs.search(QUESTION, expansions=expanded.texts).hits
+            expanded = await expand_question(QUESTION, "both", client, ledger, "task-7")
+        assert expanded.errors == []  # both requests were in flight at once
+        assert model_server.most_at_once == 2
+        assert expanded.queries == [
+            "middleware before view", "request response hook", "wrap every view"]
+        assert expanded.passages == ["Write a middleware: it runs before and after each view."]
+        found = docs.search(QUESTION, expansions=expanded.queries,
+                            passages=expanded.passages).hits
         assert found[0].path == "docs/middleware.rst"
         ledger.flush()
         rows = ledger.report(group_by="type")["rows"]
+        tasks = ledger.report(group_by="task")["rows"]
     assert [(row["key"], row["calls"]) for row in rows] == [("other", 2)]
+    assert [(row["key"], row["calls"]) for row in tasks] == [("task-7", 2)]  # the task's bill
     system = [request["messages"][0]["content"] for request in model_server.requests]
-    assert "search queries" in system[0] and "paragraph" in system[1]
-    assert model_server.requests[0]["messages"][1]["content"] == QUESTION
+    assert sorted("paragraph" in prompt for prompt in system) == [False, True]
+    assert any("search queries" in prompt for prompt in system)
+    assert {request["messages"][1]["content"] for request in model_server.requests} == {
+        QUESTION}
+
+
+def test_a_hyde_passage_is_embedded_not_searched_by_its_words(root: Path) -> None:
+    question = "what intercepts everything"  # no word of either page
+    guess = "Every page has a title."  # the words of pages.md, the meaning of neither
+    with DocsIndex.open(root) as lexical:
+        lexical.index()
+        assert lexical.search(question).hits == []
+        assert lexical.search(question, expansions=[guess]).hits[0].path == "docs/pages.md"
+        assert lexical.search(question, passages=[guess]).hits == []  # never BM25-searched
+    passage = "An interceptor is a hook into each request."
+    with ConceptEmbeddingServer([{"interceptor", "middleware", "hook"}]) as endpoint:
+        settings = DocsSettings(embeddings=DocsEmbeddingSettings(url=endpoint.base_url,
+                                                                 model="concepts"))
+        with DocsIndex.open(root, settings=settings) as index:
+            index.index(embed="now")
+            before = {hit.path: hit.score for hit in index.search(question).hits}
+            after = {hit.path: hit.score for hit in index.search(question,
+                                                                  passages=[passage]).hits}
+        asked = [text for request in endpoint.requests for text in request["input"]]
+    assert passage in asked  # embedded with the question, in one request
+    assert asked[-2:] == [question, passage]
+    assert after["docs/middleware.rst"] > before["docs/middleware.rst"]
+    assert next(iter(after)) == "docs/middleware.rst"
 
 
 async def test_a_failing_model_leaves_the_search_lexical(
@@ -98,8 +148,10 @@ def codekeep(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str
 
 @pytest.mark.slow
 def test_cli_expand(root: Path, model_server: ScriptedModelServer) -> None:
-    model_server.push(say("middleware hook\nwrap the view"),
-                      say("A middleware wraps each view, before and after it."))
+    answer = by_prompt("middleware hook\nwrap the view",
+                       "A middleware wraps each view, before and after it.",
+                       threading.Barrier(2, timeout=30))
+    model_server.push(answer, answer)
     env = {"CODEKEEP_MODEL": "scripted-model", "CODEKEEP_BASE_URL": model_server.base_url}
     done = codekeep("docs", "search", QUESTION, "--expand", "both", "--json",
                     "--root", str(root), env=env)

@@ -135,8 +135,7 @@ def test_a_page_about_the_question_beats_a_passing_mention(tmp_path: Path) -> No
             index.index(embed="now")
             vectors = index._vectors
             assert vectors is not None
-            direction = vectors.question(question)
-            assert direction is not None
+            [direction] = vectors.questions([question])
             with index._lock:
                 best_chunk = index._store.pages(vectors.rank(direction, 1)[0])
             assert list(best_chunk.values()) == ["docs/settings.md"]

@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from codekeep.common.uris import path_to_uri
-from codekeep.testing.scripted_server import ScriptedModelServer, say
+from codekeep.testing.scripted_server import Reply, ScriptedModelServer, say
 from tests.server.lsp_harness import (
     open_document,
     request,
@@ -149,8 +149,12 @@ async def test_expansion_through_the_configured_model(project: Path) -> None:
     """``docs.expand`` on: the agent's model rewrites the question (multi-query and HyDE),
     the rewrites find the section, and both calls are in the folder's ledger."""
     with ScriptedModelServer() as model:
-        model.push(say("rollout cache lifetime\nCDN caching"),
-                   say("Deploys put the files behind a CDN with a long cache lifetime."))
+        def answer(body: dict[str, Any]) -> Reply:  # the two requests go out together
+            hyde = "paragraph" in body["messages"][0]["content"]
+            return say("Deploys put the files behind a CDN with a long cache lifetime."
+                       if hyde else "rollout cache lifetime\nCDN caching")
+
+        model.push(answer, answer)
         options = {"agent": {"model": "scripted-model", "baseUrl": model.base_url,
                              "apiKey": "test"}, "docs": {"expand": "both"}}
         async with session(project, options=options) as client:

@@ -75,7 +75,7 @@ async def search(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, Any]:
     except ValueError as error:
         raise p.InvalidParams(str(error)) from None
     expanded = await _expand(ls, query, mode, chosen)
-    ask = functools.partial(_ask, query, limit, expanded.texts)
+    ask = functools.partial(_ask, query, limit, expanded)
     # The search embeds the question: it runs on a thread of its own, not the folder's
     # worker (the knowledge base and the code map are thread-safe), so keystrokes and
     # code-map requests never wait for the embeddings endpoint.
@@ -97,12 +97,12 @@ def _chosen(ls: CodeKeepServer, uri: str | None) -> WorkspaceHandle | None:
     return located[0]
 
 
-def _ask(query: str, limit: int, expansions: list[str], root: Path, docs: DocsIndex,
+def _ask(query: str, limit: int, expanded: Expanded, root: Path, docs: DocsIndex,
          codemap: CodeMap, focus: list[str]) -> dict[str, Any]:
     """One folder's answer (off the worker: the question's embedding may take a while)."""
     try:
         outcome = docs.search(query, limit, codemap=codemap, focus=focus,
-                              expansions=expansions)
+                              expansions=expanded.queries, passages=expanded.passages)
     except DocsError as error:
         raise p.InvalidParams(str(error)) from error
     return outcome.to_json(root)
