@@ -111,10 +111,12 @@ class CodeMap(LiveBuffers):
         self._names_building: set[str] | None = None  # touched while prepare_search builds
         self._searched = False
         self._graph = ImportGraph(store, registry, root)
-        self._ranker = RepoRanker(store, registry)
+        self._ranker = RepoRanker(store, registry, self._cancelled.is_set)
         self._writer = FactWriter(store)
         self._pending = 0
         self._indexed_once = store.has_files()
+        # (IndexStore.version, counts) of the last count
+        self._counted: tuple[tuple[int, int], tuple[int, int, int, dict[str, int]]] | None = None
 
     @classmethod
     def open(cls, root: Path, settings: IndexSettings | None = None) -> CodeMap:
@@ -198,9 +200,9 @@ class CodeMap(LiveBuffers):
                                                explain=explain)
         with self._lock:
             reasons = self._skip_reasons()
-            for reason, count in reasons.items():
-                plan.skipped[reason] = plan.skipped.get(reason, 0) + count
-            files, symbols, refs, languages = self._store.counts()
+        for reason, count in reasons.items():
+            plan.skipped[reason] = plan.skipped.get(reason, 0) + count
+        files, symbols, refs, languages = self._counts()
         coverage = None
         if explain:
             from codekeep.analysis.discovery import WalkReport
@@ -285,14 +287,16 @@ class CodeMap(LiveBuffers):
             held = {path for path, row in known.items()
                     if row.buffer_owner is not None and self._held(path, row.buffer_owner)}
             remembered = self._store.walk_listings() if reuse_listings else None
-            listings = self._listings(remembered)
-            plan = plan_index(self.root, self.settings, self.registry, known,
-                              set(self._documents) | held, self._cancelled.is_set, listings,
-                              analysis, explain)
-            state = listings.dump()
-            if state is not None:
-                with self._store.transaction():
-                    self._store.save_walk_listings(state)
+            open_paths = set(self._documents) | held
+        # The walk (seconds on a kernel) goes on outside the lock: queries answer from the
+        # index meanwhile (a buffer opened meanwhile is still the truth: the writes check)
+        listings = self._listings(remembered)
+        plan = plan_index(self.root, self.settings, self.registry, known, open_paths,
+                          self._cancelled.is_set, listings, analysis, explain)
+        state = listings.dump()
+        if state is not None:
+            with self._lock, self._store.transaction():
+                self._store.save_walk_listings(state)
         return plan
 
     def _write_results(self, plan: IndexPlan, results: Iterator[FileResult],
@@ -305,7 +309,8 @@ class CodeMap(LiveBuffers):
         if plan.removed:
             with self._lock, self._store.transaction():
                 for path in plan.removed:
-                    self._merge(changes, self._delete(path))
+                    if path not in self._documents:  # (opened during the walk: its buffer)
+                        self._merge(changes, self._delete(path))
         # Write in chunks, each its own transaction, and let go of the lock in between:
         # the server keeps answering queries (from the part already indexed) meanwhile.
         while chunk := list(itertools.islice(results, WRITE_CHUNK_FILES)):
@@ -397,9 +402,27 @@ class CodeMap(LiveBuffers):
     def status(self) -> IndexStatus:
         with self._lock:
             self.settle()
-            files, symbols, refs, languages = self._store.counts()
+        files, symbols, refs, languages = self._counts()
         return IndexStatus(files, symbols, refs, languages, self._pending,
                            self._indexed_once and self._pending == 0)
+
+    def _counts(self) -> tuple[int, int, int, dict[str, int]]:
+        """What the index holds (files, symbols, uses, files per language), counted by
+        a read connection of its own, outside the lock (every use's row is read: ~1 s on
+        a kernel, which ``indexStatus``, polled by the editors, must not make every
+        query wait for), and kept until this process or another writes the index."""
+        with self._lock:
+            version = self._store.version()
+            if self._counted is not None and self._counted[0] == version:
+                return self._counted[1]
+        reader = IndexStore.reading(self._store.path)
+        try:
+            counts = reader.counts()
+        finally:
+            reader.close()
+        with self._lock:
+            self._counted = (version, counts)
+        return counts
 
     # ---- queries ---------------------------------------------------------------
     def find_symbol(self, name: str, kind: str | None = None,

@@ -16,7 +16,7 @@ import math
 import zipfile
 import zlib
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.store import IndexStore
 from codekeep.common.atomic import write_atomically
@@ -33,6 +34,7 @@ ITERATIONS = 40
 CONVERGED = 1e-10  # summed rank change below which further iterations change nothing
 IMPORTED_EDGE_WEIGHT = 5.0
 NOISY_NAME_DEFINITIONS = 12  # names defined this often (get, __init__ ...) say little
+STOP_CHECK_ROWS = 4096  # reference rows between two looks at the stop flag
 AGGREGATE_EVERY = 1 << 21  # raw edges buffered before they are summed (bounds the peak)
 
 Floats = npt.NDArray[np.float64]
@@ -164,10 +166,12 @@ class _Summed:
                                   minlength=len(self.summed_keys)).astype(np.float64, copy=False)
 
 
-def build(store: IndexStore, graph: ImportGraph) -> RankGraph:
+def build(store: IndexStore, graph: ImportGraph,
+          stop: Callable[[], bool] = lambda: False) -> RankGraph:
     """Read the definitions and references of ``store`` (one read transaction: a
     consistent snapshot while a writer goes on) into a :class:`RankGraph`. ``graph``
-    resolves imports against the same store."""
+    resolves imports against the same store; :class:`IndexCancelled` as soon as
+    ``stop()`` says so (the folder is closing: a kernel's build takes seconds)."""
     with store.snapshot():
         fingerprint = store.fingerprint()
         indexed = store.indexed_files()
@@ -175,7 +179,7 @@ def build(store: IndexStore, graph: ImportGraph) -> RankGraph:
             raise ValueError(f"the repository map ranks at most {MAX_FILES} files")
         paths = [path for path, _id, _language in indexed]
         index_of = {file_id: i for i, (_path, file_id, _language) in enumerate(indexed)}
-        edges, uses = _edges_and_uses(store, graph, paths, index_of)
+        edges, uses = _edges_and_uses(store, graph, paths, index_of, stop)
         nodes = np.zeros(len(paths), np.bool_)
         nodes[[i for f in store.defining_files() if (i := index_of.get(f)) is not None]] = True
     count = max(len(paths), 1)
@@ -194,7 +198,8 @@ def build(store: IndexStore, graph: ImportGraph) -> RankGraph:
 
 
 def _edges_and_uses(store: IndexStore, graph: ImportGraph, paths: list[str],
-                    index_of: dict[int, int]) -> tuple[_Summed, _Summed]:
+                    index_of: dict[int, int],
+                    stop: Callable[[], bool]) -> tuple[_Summed, _Summed]:
     """The merge join: each reference row meets the files defining its name (both
     streams in name order; a name's defining files parsed only when it is used)."""
     count = len(paths)
@@ -213,7 +218,9 @@ def _edges_and_uses(store: IndexStore, graph: ImportGraph, paths: list[str],
     name, files = next(definitions, (None, ""))
     parsed_name: str | None = None
     defined: list[int] = []  # indexes of the files defining parsed_name
-    for ref_name, file_id, uses_count in store.reference_counts():
+    for row, (ref_name, file_id, uses_count) in enumerate(store.reference_counts()):
+        if row % STOP_CHECK_ROWS == 0 and stop():
+            raise IndexCancelled("the repository map's graph was cancelled")
         while name is not None and name < ref_name:
             name, files = next(definitions, (None, ""))
         source = index_of.get(file_id)

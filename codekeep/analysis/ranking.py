@@ -26,17 +26,19 @@ import logging
 import math
 import threading
 from collections import defaultdict
-from collections.abc import Sequence
-
-import numpy as np
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from codekeep.analysis.encoding import unpack_signature
+from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.model import RepoMap
-from codekeep.analysis.rankgraph import RankGraph, build
 from codekeep.analysis.registry import LanguageRegistry
 from codekeep.analysis.store import IndexStore, OutlineEntry
 from codekeep.common.symbol_id import qualify
+
+if TYPE_CHECKING:  # numpy loads with the first map: a CLI query does not pay for it
+    from codekeep.analysis.rankgraph import RankGraph
 
 logger = logging.getLogger(__name__)
 
@@ -51,9 +53,11 @@ class RepoRanker:
     """The map's graph snapshot and the maps drawn from it (the unfocused ones kept
     until the index changes: an agent asks for the same map again and again)."""
 
-    def __init__(self, store: IndexStore, registry: LanguageRegistry):
+    def __init__(self, store: IndexStore, registry: LanguageRegistry,
+                 stop: Callable[[], bool] = lambda: False):
         self._store = store
         self._registry = registry
+        self._stop = stop  # the owner is closing: a build under way ends (IndexCancelled)
         self._state = threading.Lock()  # guards the fields below, never held for a build
         self._graph: RankGraph | None = None
         self._stale = True
@@ -77,6 +81,8 @@ class RepoRanker:
         """Make the graph current: the one saved beside the index when it was built
         from the index as it is now (a server started on an unchanged index), else a
         new build, saved for the next process."""
+        from codekeep.analysis.rankgraph import RankGraph, build
+
         with self._build:  # one build at a time; a map without a graph waits for it
             with self._state:
                 if self._graph is not None and not self._stale:
@@ -87,7 +93,7 @@ class RepoRanker:
             try:
                 graph = RankGraph.load(saved, reader)
                 if graph is None:
-                    graph = build(reader, ImportGraph(reader, self._registry))
+                    graph = build(reader, ImportGraph(reader, self._registry), self._stop)
                     try:
                         graph.save(saved)
                     except OSError as error:  # a read-only folder: only the next start pays
@@ -101,6 +107,8 @@ class RepoRanker:
     def _rebuild_quietly(self) -> None:
         try:
             self._rebuild()
+        except IndexCancelled:
+            pass  # closing: nobody asks for a map any more
         except Exception:  # the folder closed meanwhile ...: the next map tries again
             logger.exception("rebuilding the repository map's graph of %s failed",
                              self._store.path)
@@ -128,6 +136,8 @@ class RepoRanker:
     def ranked_symbols(self, focus: Sequence[str], limit: int) -> Ranked:
         """The ``limit`` most important symbols in order, the ranks of the files they
         were read from, and those files' definitions by qualified name (containers)."""
+        import numpy as np
+
         graph = self._current()
         chosen = [i for path in focus if (i := graph.at_path.get(path)) is not None
                   and graph.nodes[i]]

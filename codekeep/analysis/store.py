@@ -259,6 +259,11 @@ class IndexStore:
         finally:
             self.conn.execute("COMMIT")
 
+    def version(self) -> tuple[int, int]:
+        """Changes whenever the index is written: by this connection (its count of
+        changed rows) or by another (SQLite's data version)."""
+        return self.conn.total_changes, self.conn.execute("PRAGMA data_version").fetchone()[0]
+
     def close(self) -> None:
         self.conn.close()
 

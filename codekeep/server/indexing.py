@@ -83,6 +83,8 @@ async def index_in_background(server: CodeKeepServer, handle: WorkspaceHandle) -
         await asyncio.gather(asyncio.to_thread(codemap.prepare_search),
                              asyncio.to_thread(codemap.prepare_map),
                              asyncio.to_thread(token_len, ""))
+    except IndexCancelled:
+        pass  # the folder is closing (or the server exiting): nothing to prepare for
     except Exception:  # the folder closed meanwhile …: searches and maps build theirs
         logger.exception("preparing the symbol search and map of %s failed", handle.root)
     return stats

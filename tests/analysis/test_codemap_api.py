@@ -75,6 +75,22 @@ def test_index_counts_files_symbols_and_languages(codemap: CodeMap) -> None:
     assert "*.db" in (codemap.root / ".codekeep" / ".gitignore").read_text()
 
 
+def test_status_counts_follow_writes_here_and_by_another_process(
+        codemap: CodeMap, open_map: Callable[..., CodeMap]) -> None:
+    # the counts are kept between writes: a write here or through another connection
+    # (another server, the CLI) must show in the next status
+    assert codemap.status().symbols == 11
+    (codemap.root / "shop/extra.py").write_text("def one():\n    return 1\n")
+    codemap.refresh_file("shop/extra.py")
+    assert (codemap.status().files, codemap.status().symbols) == (5, 12)
+    (codemap.root / "shop/more.py").write_text("def two():\n    return one()\n")
+    other = open_map(codemap.root)
+    other.refresh_file("shop/more.py")
+    status = codemap.status()
+    assert (status.files, status.symbols, status.references) == (6, 13, other.status().references)
+    assert status.references > 0
+
+
 def test_find_symbol_by_name_container_and_id(codemap: CodeMap) -> None:
     [cart] = codemap.find_symbol("Cart")
     assert (cart.id, cart.kind, cart.path, cart.container) == (
