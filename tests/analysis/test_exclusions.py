@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +11,7 @@ import pytest
 from codekeep.analysis.exclusions import survey
 from codekeep.analysis.registry import default_registry
 from codekeep.settings.codemap import IndexSettings
+from tests.analysis.cli_calls import call
 
 # The top of the kernel's .gitignore, and the lines Debian's linux-source package appends.
 DEBIAN_GITIGNORE = """\
@@ -40,33 +38,29 @@ KERNEL = {
 }
 
 
-def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CODEKEEP_")}
-    env.update(CODEKEEP_PARSE_CACHE="off", HOME=str(root.parent))
-    return subprocess.run([sys.executable, "-m", "codekeep", *args, "--root", str(root)],
-                          capture_output=True, text=True, timeout=120, env=env)
-
-
 def test_debian_top_level_rule_is_named_by_index_and_doctor(
-        workspace: Callable[..., Path]) -> None:
+        workspace: Callable[..., Path], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     root = workspace(KERNEL)
-    done = run(root, "index")
-    assert done.returncode == 0, done.stderr
-    assert "indexed 0 files" in done.stdout
+    monkeypatch.setenv("HOME", str(root.parent))  # no agent host's files of this machine
+    monkeypatch.setenv("CODEKEEP_PARSE_CACHE", "off")
+    code, out, err = call(capsys, root, "index")
+    assert code == 0, err
+    assert "indexed 0 files" in out
     assert ("warning: no source file was indexed; kept out by .gitignore:10 `/*` (4 files)"
-            in done.stderr)
+            in err)
 
-    done = run(root, "doctor", "--json")
-    assert done.returncode == 1  # nothing indexable is a problem to fix
-    [found] = [f for f in json.loads(done.stdout)["findings"] if f["area"] == "index"]
+    code, out, _ = call(capsys, root, "doctor", "--json")
+    assert code == 1  # nothing indexable is a problem to fix
+    [found] = [f for f in json.loads(out)["findings"] if f["area"] == "index"]
     assert found["status"] == "problem"
     assert ".gitignore:10 `/*` (4 files)" in found["detail"]
 
     # the line taken out (what the packaging notes say to do): everything is indexed
     (root / ".gitignore").write_text(DEBIAN_GITIGNORE.replace("/*\n!/debian/\n", ""))
-    done = run(root, "index", "--json")
-    assert json.loads(done.stdout)["files"] == 4
-    assert "warning" not in done.stderr
+    code, out, err = call(capsys, root, "index", "--json")
+    assert json.loads(out)["files"] == 4
+    assert "warning" not in err
 
 
 def test_a_nested_rule_a_file_rule_and_the_size_cap_are_each_counted(

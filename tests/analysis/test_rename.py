@@ -168,6 +168,7 @@ def _flask_tests(tree: Path, *tests: str) -> subprocess.CompletedProcess[str]:
                           timeout=600)
 
 
+@pytest.mark.slow  # runs Flask's own test suite in a pytest process of its own
 @pytest.mark.timeout(900)
 def test_flask_still_imports_and_passes_its_tests_after_a_rename(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

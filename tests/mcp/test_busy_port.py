@@ -11,6 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# The MCP door as a process of its own (uvicorn binding the port), as the other MCP
+# end-to-end tests.
+pytestmark = pytest.mark.slow
+
 
 def test_a_busy_port_is_one_line_and_exit_1(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("def main():\n    pass\n", encoding="utf-8")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import io
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -139,25 +139,20 @@ def test_notes_template_init_never_overwrites_and_json_is_json(capsys, workspace
     assert notes.read_text(encoding="utf-8") == "## Notes\nMine.\n"
 
 
-def test_purge_asks_and_needs_yes_without_a_terminal(workspace: Path) -> None:
-    def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "codekeep", "memory", *args, "--root", str(workspace)],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    first = json.loads(cli("remember", "use npm", "--json").stdout)
-    cli("remember", "don't use npm", "--json")
-    refused = cli("purge")
-    assert refused.returncode == 1 and "--yes" in refused.stderr
-    listed = json.loads(cli("list", "--all", "--json").stdout)["memories"]
+def test_purge_asks_and_needs_yes_without_a_terminal(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        workspace: Path) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # piped, as in a script: no terminal
+    code, out, _ = run(capsys, workspace, "remember", "use npm", "--json")
+    first = json.loads(out)
+    run(capsys, workspace, "remember", "don't use npm", "--json")
+    code, _, err = run(capsys, workspace, "purge")
+    assert code == 1 and "--yes" in err
+    listed = json.loads(run(capsys, workspace, "list", "--all", "--json")[1])["memories"]
     assert any(m["id"] == first["id"] for m in listed)
-    done = cli("purge", "--yes", "--json")
-    assert done.returncode == 0 and json.loads(done.stdout) == {"deleted": 1}
-    listed = json.loads(cli("list", "--all", "--json").stdout)["memories"]
+    code, out, _ = run(capsys, workspace, "purge", "--yes", "--json")
+    assert code == 0 and json.loads(out) == {"deleted": 1}
+    listed = json.loads(run(capsys, workspace, "list", "--all", "--json")[1])["memories"]
     assert [m["content"] for m in listed] == ["don't use npm"]
 
 
