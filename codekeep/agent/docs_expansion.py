@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from codekeep.agent.accounting import (
@@ -30,7 +30,9 @@ from codekeep.agent.accounting import (
 from codekeep.agent.context_window import message_tokens
 from codekeep.agent.model_client import Attempt, ChatResponse, ModelClient, ModelError
 from codekeep.ledger import BudgetExceeded, Ledger
+from codekeep.settings.agent import ModelSettings
 from codekeep.settings.docs import Expansion
+from codekeep.tools.context import DocsExpander
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +104,31 @@ async def _ask(strategy: str, question: str, client: ModelClient, ledger: Ledger
         return [], str(error)
     _record(ledger, task_id, client.model, response.attempts, response, messages)
     return _rewrites(strategy, response.content), None
+
+
+def tool_expander(client: ModelClient, ledger: Ledger | None,
+                  task: Callable[[], str | None]) -> DocsExpander:
+    """search_docs' expansion in an agent task: both strategies through the task's own
+    model client, billed to the task ``task()`` names when the call is made (the ledger's
+    id, which a continuation changes)."""
+
+    async def expand(question: str) -> tuple[list[str], list[str], list[str]]:
+        expanded = await expand_question(question, "both", client, ledger, task())
+        return expanded.queries, expanded.passages, expanded.errors
+
+    return expand
+
+
+def door_expander(model: ModelSettings, ledger: Ledger | None, task_id: str) -> DocsExpander:
+    """search_docs' expansion at a door without a task loop (MCP): a client per question,
+    billed to the door's session task."""
+
+    async def expand(question: str) -> tuple[list[str], list[str], list[str]]:
+        async with ModelClient(model) as client:
+            expanded = await expand_question(question, "both", client, ledger, task_id)
+        return expanded.queries, expanded.passages, expanded.errors
+
+    return expand
 
 
 def _rewrites(strategy: str, content: str) -> list[str]:

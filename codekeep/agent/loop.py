@@ -35,6 +35,7 @@ from codekeep.agent.context_window import (
     output_reserve,
     window_for_model,
 )
+from codekeep.agent.docs_expansion import tool_expander
 from codekeep.agent.endpoint_windows import EndpointWindows
 from codekeep.agent.exploration import (
     ExplorationBudget,
@@ -212,6 +213,8 @@ class _TaskRun:
                 loop.ledger.model_info if loop.ledger is not None else model_info)
         # memory gets 12.5 % of the window, by default at most 4000 tokens
         self.accounting = LedgerAccounting(loop.ledger, task_id, self.client.settings.stream)
+        self.ctx.expand_docs = tool_expander(self.client, loop.ledger,
+                                             lambda: self.accounting.task)
         # the model writes summaries, distillations and extraction unless turned off
         self.writer = ModelWriter(self.client, self.accounting) if (
             loop.memory is None or loop.memory.settings.model_summaries) else None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -32,6 +32,7 @@ from codekeep.mcp.options import McpOptions
 from codekeep.mcp.policy import door_capability
 from codekeep.mcp.resources import RESOURCES, resource
 from codekeep.mcp.sessions import ClientId, ClientSession, ClientSessions
+from codekeep.tools.context import DocsExpander
 from codekeep.tools.result import ToolResult, refusal
 
 logger = logging.getLogger(__name__)
@@ -69,6 +70,23 @@ class _DoorServer(Server[Any]):
         )
 
 
+def _docs_expander(host: WorkspaceHost) -> Callable[[str], DocsExpander] | None:
+    """How search_docs expands a session's questions: through the agent's model when one
+    is configured (``CODEKEEP_MODEL`` ... or ``agent``), billed to the session's task in
+    the workspace's ledger; None without a model."""
+    from codekeep.settings.agent import ModelNotConfigured
+
+    model = host.settings.agent
+    try:
+        model.require_model()
+    except ModelNotConfigured:
+        return None
+    from codekeep.agent.docs_expansion import door_expander
+
+    ledger = host.toolkit.ledger
+    return lambda task_id: door_expander(model, ledger, task_id)
+
+
 class McpDoor:
     """The request handlers of one ``codekeep mcp`` process, over one workspace host."""
 
@@ -79,7 +97,8 @@ class McpDoor:
         capability = door_capability(
             toolkit.registry, allow_write=options.allow_write, allow_commands=options.allow_commands
         )
-        self.sessions = ClientSessions(toolkit, capability, all_tools=options.all_tools)
+        self.sessions = ClientSessions(toolkit, capability, all_tools=options.all_tools,
+                                       expander=_docs_expander(host))
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
 

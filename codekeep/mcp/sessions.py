@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from codekeep.tools import Capability, ToolContext, ToolKit, ToolSpec
+from codekeep.tools.context import DocsExpander
 
 UNKNOWN_CLIENT = "mcp-client"
 MAX_SESSIONS = 256  # HTTP sessions come and go; the least recently used state is dropped
@@ -44,10 +46,14 @@ class ClientSessions:
     """Tool contexts by client, created on first contact; at most ``MAX_SESSIONS`` kept
     (a client dropped for being idle longest starts again from the default set)."""
 
-    def __init__(self, toolkit: ToolKit, capability: Capability, *, all_tools: bool) -> None:
+    def __init__(self, toolkit: ToolKit, capability: Capability, *, all_tools: bool,
+                 expander: Callable[[str], DocsExpander] | None = None) -> None:
+        """``expander``: a session's task id -> how search_docs expands its questions
+        (None: no model is configured, questions are searched as asked)."""
         self._toolkit = toolkit
         self._capability = capability
         self._all_tools = all_tools
+        self._expander = expander
         self._sessions: OrderedDict[str, ClientSession] = OrderedDict()
 
     @property
@@ -65,6 +71,8 @@ class ClientSessions:
                 actor=f"mcp:{client.name}",
                 client=client.name,
             )
+            if self._expander is not None:
+                context.expand_docs = self._expander(context.task_id)
             session = self._sessions[client.key] = ClientSession(context)
             if len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)

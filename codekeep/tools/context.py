@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,12 @@ if TYPE_CHECKING:
     from codekeep.embeddings.embedders import Embedded
     from codekeep.ledger import Ledger
     from codekeep.memory import MemoryService
+
+
+# A question -> its multi-query rewrites and HyDE passages, from the door's model and
+# billed to the context's task (``codekeep.agent.docs_expansion``); tools cannot import
+# the agent, so the door that has a model hands this in.
+DocsExpander = Callable[[str], Awaitable[tuple[list[str], list[str], list[str]]]]
 
 
 class ServiceUnavailableError(RuntimeError):
@@ -99,6 +106,8 @@ class ToolContext:
     # Embeddings a caller whose services live on one thread sent off it before the call
     # (a spec's ``embeds`` argument, by its text): the tool takes its own out.
     embedded: dict[str, Embedded] = field(default_factory=dict)
+    # The door's model rewrites search_docs questions (None: no model, searched as asked).
+    expand_docs: DocsExpander | None = None
     guard: PathGuard = field(init=False)
 
     def __post_init__(self) -> None:

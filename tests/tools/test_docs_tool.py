@@ -1,16 +1,22 @@
 """search_docs over the real knowledge base of the tools' sample workspace (no mocks):
 answers with heading paths and spans, never indexes what a symlink smuggles in (a
-``.env`` behind ``innocent.txt``, a file outside the workspace), refuses bad input."""
+``.env`` behind ``innocent.txt``, a file outside the workspace), refuses bad input, and
+with the door's model expands the question, billed to the task."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from codekeep.agent.docs_expansion import door_expander
 from codekeep.analysis.codemap import CodeMap
 from codekeep.docs import DocsIndex
+from codekeep.ledger import Ledger
+from codekeep.settings.agent import ModelSettings
+from codekeep.testing.scripted_server import Reply, ScriptedModelServer, say
 from codekeep.tools import ToolKit
 
 GUIDE = """\
@@ -89,3 +95,34 @@ async def test_find_related_names_the_sections_documenting_the_symbol(docs_kit: 
     assert result.data["documented_in"] == [
         {"path": "docs/operations.rst", "heading": "Operations guide › Retries", "line": 7}]
     assert "documented in:\n  docs/operations.rst › Operations guide › Retries" in result.content
+
+
+async def test_with_a_model_the_question_is_expanded_and_billed_to_the_task(
+    docs_kit: ToolKit, workspace: Path,
+) -> None:
+    """The door's model rewrites the question (both requests at once, the HyDE passage
+    embedded, never searched by its words) and its calls are the task's in the ledger."""
+    question = "what happens when a transfer breaks"  # no word of the guide's retries
+
+    def answer(body: dict[str, Any]) -> Reply:
+        hyde = "paragraph" in body["messages"][0]["content"]
+        return say("Every page has a heading." if hyde else "failed upload retried\nbackoff")
+
+    with ScriptedModelServer() as model, Ledger.open(workspace) as ledger:
+        model.push(answer, answer)
+        settings = ModelSettings(model="scripted-model", base_url=model.base_url,
+                                 api_key="test", max_retries=0, stream=False)
+        ctx = docs_kit.context("task-docs", "explore")
+        plain = await docs_kit.pipeline.execute("search_docs", {"query": question}, ctx)
+        assert plain.ok and not plain.data["results"]
+        ctx = docs_kit.context("task-docs", "explore")
+        ctx.expand_docs = door_expander(settings, ledger, "task-docs")
+        result = await docs_kit.pipeline.execute("search_docs", {"query": question}, ctx)
+        assert result.ok, result.content
+        assert result.data["results"][0]["heading"] == "Operations guide › Retries"
+        assert result.data["expansions"] == [
+            "failed upload retried", "backoff", "Every page has a heading."]
+        assert len(model.requests) == 2
+        ledger.flush()
+        rows = ledger.report(group_by="task")["rows"]
+    assert [(row["key"], row["calls"]) for row in rows] == [("task-docs", 2)]

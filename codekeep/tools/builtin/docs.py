@@ -32,12 +32,23 @@ async def search_docs(
     answer a question; each result has file, heading path and line span."""
     for path in focus:
         ctx.guard.check(path, "read")
+    docs = ctx.require_docs()
+    # With the door's model: multi-query rewrites (searched by words) and a HyDE passage
+    # (ranked by meaning), asked at once and billed to this task; failures only noted.
+    queries, passages, errors = (await ctx.expand_docs(query) if ctx.expand_docs is not None
+                                 and query.strip() else ([], [], []))
     try:
-        outcome = ctx.require_docs().search(query, limit, codemap=ctx.codemap, focus=focus)
+        outcome = docs.search(query, limit, codemap=ctx.codemap, focus=focus,
+                              expansions=queries, passages=passages)
     except DocsError as error:
         raise ToolError(str(error), rule="arguments") from None
+    data = outcome.to_json()
+    if queries or passages:
+        data["expansions"] = [*queries, *passages]
+    if errors:
+        data["expansionError"] = "; ".join(errors)
     if not outcome.hits:
-        return ToolOutput(data=outcome.to_json(), text=outcome.reason, query=query)
+        return ToolOutput(data=data, text=outcome.reason, query=query)
     lines = []
     for hit in outcome.hits:
         lines.append(f"{hit.path}:{hit.start_line}-{hit.end_line}  {hit.heading}")
@@ -45,7 +56,7 @@ async def search_docs(
         preview = text[:PREVIEW_CHARS] + (" …" if len(text) > PREVIEW_CHARS else "")
         lines += ["  " + line for line in preview.splitlines()]
     return ToolOutput(
-        data=outcome.to_json(),
+        data=data,
         text="\n".join(lines),
         files=list(dict.fromkeys(hit.path for hit in outcome.hits)),
         query=query,
