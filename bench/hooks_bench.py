@@ -12,11 +12,12 @@ hook costs beyond starting Python on this machine's load.
 Events: SessionStart (startup and compact), UserPromptSubmit over two prompt sets —
 ``tuned`` (the prompts looked at while making the hooks fast) and ``held_out`` (never
 looked at before the figures were taken; reported apart) — PostToolUse for a Read and
-an Edit of a Django file a memory is linked to (the edit re-reads the file into the code
-map; an edit of a file no memory names skips that), Stop over a
-40-call transcript, the first Stop of a 1,000-call transcript (a long session resumed:
-the fold's budget leaves the rest to later hooks; ``long_fold`` says how many hooks
-booked all of it), SessionEnd. Target: p95 ≤ 300 ms for every event.
+an Edit of a Django file a memory is linked to (an edit is recorded at once and
+re-reads the file into the code map, which an edit of a file no memory names skips; a
+read is only noted, for the next memory hook), Stop over a 40-call transcript, the
+first Stop of a 1,000-call transcript (a long session resumed: the fold's budget
+leaves the rest to later hooks; ``long_fold`` says how many hooks booked all of it),
+SessionEnd. Target: p95 ≤ 300 ms for every event.
 
 Tokens: for each prompt, the tokens the UserPromptSubmit hook injected, against the
 tokens of a ``recall`` tool call's answer for the same prompt (what the model pays, at

@@ -176,6 +176,7 @@ def test_tool_use_notes_reads_re_reads_and_changes(project: Path) -> None:
                  tool_response={"type": "text"}, tool_use_id="toolu_1")
     for _ in range(2):
         assert hook("PostToolUse", read, project)[:2] == (0, "")
+    assert not (project / ".codekeep" / "memory.db").exists()  # a read's hook opens no store
     edit = event("PostToolUse", project, tool_name="Edit",
                  tool_input={"file_path": "src/billing.py", "old_string": "sum",
                              "new_string": "math.fsum"}, tool_response={}, tool_use_id="toolu_2")
@@ -183,9 +184,7 @@ def test_tool_use_notes_reads_re_reads_and_changes(project: Path) -> None:
     state = json.loads((project / ".codekeep" / "sessions" / "claude-code" /
                         f"{SESSION}.json").read_text())
     assert state["reads"] == {"src/billing.py": 2} and state["changed"] == ["src/billing.py"]
-    assert not (project / ".codekeep" / "memory.db").exists()  # a tool hook opens no store
-    end_turn(project)
-    memory = MemoryService.open(project)
+    memory = MemoryService.open(project)  # the edit recorded the reads noted before it
     try:
         events = memory.events.events(f"claude-code:{SESSION}")
     finally:
@@ -312,7 +311,6 @@ def test_an_edit_that_removes_a_symbol_marks_memory_linked_to_it_stale(project: 
                              "new_string": "def grand_total"},
                  tool_response={"filePath": str(billing)}, tool_use_id="toolu_4")
     assert hook("PostToolUse", edit, project)[:2] == (0, "")
-    end_turn(project)
     memory = MemoryService.open(project)
     try:
         found = memory.get(linked)

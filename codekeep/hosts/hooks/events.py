@@ -61,13 +61,9 @@ class HookCall:
         memory = MemoryService.open(self.root, settings=self.settings.memory)
         try:
             with pending.taken(self.root, self.session) as noted:
-                relinked: set[str] = set()
                 for item in noted:
                     memory.record_event(self.task, item.event_type, item.summary,
                                         files=item.files, data=item.data)
-                    if item.relink and item.relink not in relinked:
-                        relinked.add(item.relink)
-                        _relink(self, memory, item.relink)
         except BaseException:
             memory.close()
             raise
@@ -170,10 +166,10 @@ def prompt_submit(call: HookCall) -> dict[str, Any]:
 
 
 def tool_used(call: HookCall) -> dict[str, Any]:
-    """Which files' text entered the context (re-reads counted) and which changed, noted
-    for the session's next memory hook (this hook opens no store: it runs after every
-    tool call); there an edited file's symbols are re-read, so memory links to code that
-    went stale say so."""
+    """Which files' text entered the context (re-reads counted), searches and commands,
+    noted for the session's next memory hook (this hook runs after every tool call and
+    then opens no store); which files changed, recorded at once with the edited file's
+    symbols re-read, so memory links to code that went stale say so."""
     tool = str(call.payload.get("tool_name") or "")
     arguments = call.payload.get("tool_input")
     arguments = arguments if isinstance(arguments, dict) else {}
@@ -185,11 +181,15 @@ def tool_used(call: HookCall) -> dict[str, Any]:
         note = f"read {path}" + (f" (read {times} times in this session)" if times > 1 else "")
         noted = pending.Noted("file_read", note, [path], {"reads": times})
     elif (tool in _EDIT_TOOLS or tool == "Write") and path:
+        # An edit is recorded at once (after what was noted before it): memory links to
+        # the symbols it removed go stale now, not at the end of the turn.
         created = tool == "Write" and path not in call.state.reads
         call.state.edited(path)
         call.save_state()
-        noted = pending.Noted("file_create" if created else "file_edit",
-                              f"{'wrote' if created else 'edited'} {path}", [path], relink=path)
+        memory = call.memory
+        memory.record_event(call.task, "file_create" if created else "file_edit",
+                            f"{'wrote' if created else 'edited'} {path}", files=[path])
+        _relink(call, memory, path)
     elif tool in ("Grep", "Glob"):
         pattern = str(arguments.get("pattern") or "")
         noted = pending.Noted("search", f"{tool} {pattern}"[:300])

@@ -2,13 +2,14 @@
 
 PostToolUse runs after every tool call, far more often than any other hook, and opening
 memory (importing its service, loading the settings) is most of a hook's run. So it
-only appends one line per tool use to ``.codekeep/sessions/claude-code/<session>.pending.jsonl``
-— secrets already redacted, by the table memory's own event stream uses — and the next
-hook that opens memory anyway (UserPromptSubmit, SessionStart, PreCompact, Stop,
-SessionEnd: every turn ends with Stop) records those events in order and re-reads the
-edited files memory links to. A line is one ``write`` to a file opened for appending, so
-tool hooks running at once never interleave their lines; whoever takes the file renames
-it first, so a line appended meanwhile waits in a new one for the next taker.
+only appends one line per read, search or command to
+``.codekeep/sessions/claude-code/<session>.pending.jsonl`` — secrets already redacted,
+by the table memory's own event stream uses — and the next hook that opens memory
+(an edit's PostToolUse, UserPromptSubmit, SessionStart, PreCompact, Stop, SessionEnd:
+every turn ends with Stop) records those events first, in order. A line is one
+``write`` to a file opened for appending, so tool hooks running at once never
+interleave their lines; whoever takes the file renames it first, so a line appended
+meanwhile waits in a new one for the next taker.
 """
 
 from __future__ import annotations
@@ -27,13 +28,12 @@ from codekeep.common.workspace import state_dir
 
 @dataclass(frozen=True, slots=True)
 class Noted:
-    """One tool use for memory's event stream; ``relink``: a file whose text changed."""
+    """One tool use for memory's event stream."""
 
     event_type: str
     summary: str
     files: list[str] = field(default_factory=list)
     data: dict[str, Any] | None = None
-    relink: str | None = None
 
 
 def _path(root: Path, session: str) -> Path:
@@ -46,8 +46,8 @@ def note(root: Path, session: str, noted: Noted) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps({"type": noted.event_type, "summary": redact_text(noted.summary),
                        "files": noted.files,
-                       "data": redact_value(noted.data) if noted.data else None,
-                       "relink": noted.relink}, ensure_ascii=False) + "\n"
+                       "data": redact_value(noted.data) if noted.data else None},
+                      ensure_ascii=False) + "\n"
     _append(path, line)
 
 
@@ -78,8 +78,7 @@ def _parse(line: str) -> Noted | None:
     try:
         item = json.loads(line)
         return Noted(str(item["type"]), str(item["summary"]),
-                     [str(f) for f in item.get("files") or []], item.get("data"),
-                     item.get("relink"))
+                     [str(f) for f in item.get("files") or []], item.get("data"))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
