@@ -642,11 +642,10 @@ class CodeMap(LiveBuffers):
                     self._names, self._searched = index, True
 
     def prepare_map(self) -> None:
-        """Load (or build and save) the repository map's graph now: ``codekeep index``
-        does, so that the next process's first map answers at once, and a long-lived
-        code map (the server, once its index is built) does, from a read connection of
-        its own (no lock is held: queries and edits go on). From then on a change
-        rebuilds it in the background and maps answer from the previous graph."""
+        """Load (or build and save) the repository map's graph now, for a long-lived
+        code map (the server, once its index is built), from a read connection of its
+        own (no lock is held: queries and edits go on). From then on a change rebuilds
+        it in the background and maps answer from the previous graph."""
         self._ranker.prepare()
 
     def _tracking_names(self) -> bool:

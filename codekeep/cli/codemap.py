@@ -150,7 +150,6 @@ def _index(args: argparse.Namespace) -> int:
     with open_codemap(args, refresh=False, settings=settings.index) as codemap:
         stats = codemap.index(progress=_progress_line(),
                               explain=True)
-        codemap.prepare_map()  # built once here, loaded by the next server or map
         with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
             docs_stats = docs.index(embed="now")
         if args.export_file is not None:
