@@ -311,6 +311,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
         DEFAULT_SCOPE,
         IMPORTANCE_MAX,
         IMPORTANCE_MIN,
+        LIST_LIMIT,
+        RECALL_LIMIT,
         WRITABLE_SCOPES,
     )
 
@@ -351,7 +353,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
 
     p = commands.add_parser("recall", parents=[common], help="the best memories for a query")
     p.add_argument("query")
-    p.add_argument("--limit", type=positive_int, default=10)
+    p.add_argument("--limit", type=positive_int, default=RECALL_LIMIT)
     p.add_argument("--kind", action="append", default=[], choices=KINDS)
     p.add_argument("--file", action="append", default=[])
     p.add_argument("--symbol", action="append", default=[])
@@ -364,7 +366,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument(
         "--all", action="store_true", help="every status, including superseded and disabled"
     )
-    p.add_argument("--limit", type=positive_int, default=200)
+    p.add_argument("--limit", type=positive_int, default=LIST_LIMIT)
     p.set_defaults(handler=_list)
 
     p = commands.add_parser(

@@ -41,6 +41,9 @@ DEFAULT_KIND: WritableKind = "fact"
 DEFAULT_SCOPE: WritableScope = "project"
 DEFAULT_IMPORTANCE = 5
 IMPORTANCE_MIN, IMPORTANCE_MAX = 1, 10
+# How many memories a read answers with unless asked, likewise for every door.
+RECALL_LIMIT = 10
+LIST_LIMIT = 200
 # Scopes kept in this machine's SQLite; "team" lives in the team's PostgreSQL (codekeep.team).
 LOCAL_SCOPES = ("task", "project", "user")
 # The first letter of an id names its scope's database; "t" is the task scope's, so the

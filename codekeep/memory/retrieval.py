@@ -33,7 +33,13 @@ from codekeep.embeddings.embedders import (
     cosine,
     unpack,
 )
-from codekeep.memory.model import RECALLABLE_STATUSES, Memory, RecalledMemory, ScoreParts
+from codekeep.memory.model import (
+    RECALL_LIMIT,
+    RECALLABLE_STATUSES,
+    Memory,
+    RecalledMemory,
+    ScoreParts,
+)
 from codekeep.memory.scoring import combine, importance_norm, recency, rrf_relevance
 from codekeep.memory.store import MemoryFilter, MemoryStore
 from codekeep.memory.store.memories import ScoreFields
@@ -48,7 +54,7 @@ _MAX_QUERY_IDENTIFIERS = 3
 @dataclass(frozen=True, slots=True)
 class RecallQuery:
     text: str
-    limit: int = 10
+    limit: int = RECALL_LIMIT
     kinds: Sequence[str] | None = None
     files: Sequence[str] = ()
     symbols: Sequence[str] = ()

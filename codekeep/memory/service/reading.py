@@ -10,6 +10,8 @@ from typing import Any
 from codekeep.embeddings.embedders import Embedded, EmbeddingJob
 from codekeep.memory.model import (
     KINDS,
+    LIST_LIMIT,
+    RECALL_LIMIT,
     RECALLABLE_STATUSES,
     STATUSES,
     Memory,
@@ -29,7 +31,7 @@ class Reading(ServiceCore):
         self,
         query: str,
         *,
-        limit: int = 10,
+        limit: int = RECALL_LIMIT,
         kinds: Sequence[str] | None = None,
         files: Sequence[str] = (),
         symbols: Sequence[str] = (),
@@ -85,7 +87,7 @@ class Reading(ServiceCore):
         kinds: Sequence[str] | None = None,
         statuses: Sequence[str] | None = None,
         scope: str | None = None,
-        limit: int = 200,
+        limit: int = LIST_LIMIT,
     ) -> builtins.list[Memory]:
         """Memories newest first; default statuses are the recallable ones."""
         statuses = tuple(statuses or RECALLABLE_STATUSES)

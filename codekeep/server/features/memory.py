@@ -55,6 +55,8 @@ from codekeep.memory.model import (
     DEFAULT_SCOPE,
     IMPORTANCE_MAX,
     IMPORTANCE_MIN,
+    LIST_LIMIT,
+    RECALL_LIMIT,
 )
 from codekeep.server import params as p
 from codekeep.server.app import CodeKeepServer
@@ -128,7 +130,7 @@ def _recall(
     uri = p.optional_str(params, "uri")
     found = memory.recall(
         _query(params),
-        limit=_default(p.optional_int(params, "limit", minimum=0, maximum=200), 10),
+        limit=_default(p.optional_int(params, "limit", minimum=0, maximum=200), RECALL_LIMIT),
         kinds=_kinds(params),
         files=_paths(handle, [uri]) if uri else (),
         embedded=embedded or Embedded.unavailable("no embeddings endpoint"),
@@ -147,7 +149,7 @@ def _list(memory: MemoryService, _handle: WorkspaceHandle, params: dict[str, Any
         kinds=_kinds(params),
         statuses=p.optional_str_list(params, "statuses") or None,
         scope=p.optional_str(params, "scope"),
-        limit=p.optional_int(params, "limit", minimum=1, maximum=1000) or 200,
+        limit=p.optional_int(params, "limit", minimum=1, maximum=1000) or LIST_LIMIT,
     )
     return {"memories": [m.to_json() for m in found]}
 

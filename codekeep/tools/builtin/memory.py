@@ -11,6 +11,7 @@ from codekeep.memory.model import (
     DEFAULT_SCOPE,
     IMPORTANCE_MAX,
     IMPORTANCE_MIN,
+    RECALL_LIMIT,
     MemoryInputError,
     WritableKind,
     WritableScope,
@@ -106,7 +107,7 @@ async def recall(
     query: Annotated[str, Param("What you want to know, in a few words.")],
     limit: Annotated[
         int, Param("Most memories to return.", schema={"minimum": 1, "maximum": 50})
-    ] = 10,
+    ] = RECALL_LIMIT,
     kinds: Annotated[list[WritableKind] | None, Param("Only these kinds.")] = None,
     files: Annotated[list[str], Param("Prefer memories about these files.")] = [],  # noqa: B006
 ) -> ToolOutput:
