@@ -74,7 +74,14 @@ def _is_zip(data: bytes) -> bool:
 
 @cache
 def _converter() -> Any:
-    """One markitdown instance per process, with no plugins (a plugin may reach out)."""
+    """One markitdown instance per process, with no plugins (a plugin may reach out).
+    markitdown imports numpy (through magika), so numpy is loaded first the way every
+    CodeKeep module loads it, with its BLAS on one thread: loaded by markitdown, it took
+    every core, and the local model's products after it spun threads on a loaded
+    machine (a Django docs search cost 316 ms of CPU instead of ~30)."""
+    from codekeep.common.numeric import numpy
+
+    numpy()
     from markitdown import MarkItDown
 
     return MarkItDown(enable_plugins=False)

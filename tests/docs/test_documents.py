@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -167,3 +169,22 @@ def test_documents_met_before_the_extra_was_installed_are_read_once_it_is(
         stats = index.index()
         assert stats.parsed == 5 and stats.skipped == {"template": 1}
         assert index.search("wombat access").hits[0].path == "docs/onboarding.docx"
+
+
+def test_converting_a_document_keeps_numpys_blas_on_one_thread(tmp_path: Path) -> None:
+    """markitdown imports numpy; loaded by it, numpy's BLAS took every core, and the
+    local model's products spun threads on a loaded machine. A fresh process converts
+    a page, then says under which thread setting numpy was loaded."""
+    page = tmp_path / "page.html"
+    page.write_text("<html><body><h1>Deploy</h1><p>Copy the files.</p></body></html>")
+    script = (
+        "import os, sys\n"
+        "from codekeep.docs.conversion import to_markdown\n"
+        f"text = to_markdown('page.html', open({str(page)!r}, 'rb').read())\n"
+        "print('numpy' in sys.modules, os.environ.get('OPENBLAS_NUM_THREADS'), 'Deploy' in text)\n"
+    )
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120, check=True)
+    assert done.stdout.split() == ["True", "1", "True"]
