@@ -14,6 +14,9 @@ from codekeep.team.store.postgres import migrate, schema_version
 from codekeep.testing.postgres import PostgresServer
 from tests.team.conftest import Member
 
+# A real PostgreSQL server (started once per session): end to end, as the other team modules.
+pytestmark = pytest.mark.slow
+
 
 def test_wrong_credentials_is_one_line(member: Member, pg: PostgresServer) -> None:
     alice = member("alice", dsn=pg.dsn("postgres", password="wrong"))

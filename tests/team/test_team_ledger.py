@@ -19,6 +19,9 @@ from codekeep.team.ledger import TeamLedger
 from codekeep.testing.postgres import PostgresServer
 from tests.team.conftest import write_config
 
+# A real PostgreSQL server (started once per session): end to end, as the other team modules.
+pytestmark = pytest.mark.slow
+
 
 def _record(ledger: Ledger, task: str, tokens: int, path: str = "app.py") -> None:
     ledger.record(task_id=task, call_type="read_code", model="gpt-4o", input_tokens=tokens,

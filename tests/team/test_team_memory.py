@@ -13,6 +13,9 @@ from codekeep.settings.team import NOT_CONFIGURED
 from tests.common.secret_corpus import PROSE_FACT, PROSE_KEY
 from tests.team.conftest import Member
 
+# A real PostgreSQL server (started once per session): end to end, as the other team modules.
+pytestmark = pytest.mark.slow
+
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 

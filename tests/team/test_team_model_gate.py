@@ -3,7 +3,12 @@ it, whatever its evidence (two members on a real PostgreSQL)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.team.conftest import Member
+
+# A real PostgreSQL server (started once per session): end to end, as the other team modules.
+pytestmark = pytest.mark.slow
 
 RELEASES = "Release branches are cut every Thursday"
 

@@ -9,6 +9,9 @@ import pytest
 from codekeep.memory.text import similarity
 from tests.team.conftest import Member
 
+# A real PostgreSQL server (started once per session): end to end, as the other team modules.
+pytestmark = pytest.mark.slow
+
 SECRET = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
 
 UPDATE_OLD = "Request handlers validate payloads with pydantic models before touching the database"
