@@ -177,6 +177,7 @@ def find_references(
         groups = [kept for group in groups if group[0] not in shadowed
                   for kept in _without_imports(graph, group, target)]
     by_path = None if target is not None else _by_path(store.definition_keys(wanted))
+    shadowing = target is not None and _parameter_named(store, graph, target)
     types = GoTypes(store, graph)  # Go receivers' types, memoised for this question
     for path, used, spans in groups + aliases:
         if target is None:
@@ -190,7 +191,7 @@ def find_references(
             if "^" in spans or _bare_calls_excluded(graph, path, target) or (
                     binding in ("none", "import-only") and (
                         binding == "import-only" or has_scoped_uses(spans))) or (
-                    _parameters_may_shadow(graph, path, target, spans)):
+                    path == target.path and shadowing and has_scoped_uses(spans)):
                 labelled += _labelled_uses(store, graph, types, path, decode_spans(used, spans),
                                            target, by_path, binding)
                 continue
@@ -326,12 +327,16 @@ def _bare_calls_excluded(graph: ImportGraph, path: str, target: Symbol) -> bool:
         NO_BARE_METHOD_CALLS | IMPLICIT_SELF_CALLS)
 
 
-def _parameters_may_shadow(graph: ImportGraph, path: str, target: Symbol, spans: str) -> bool:
-    """Python: a file whose uses of a module-level name include bare values (``f(attrs)``)
-    is labelled use by use, so a function's parameter of that name (``def
-    _add_hash(cls, attrs)``) is seen as the local it is; calls alone are rarely one."""
-    return (target.container is None and has_scoped_uses(spans)
-            and graph.style_of(path) == "python")
+def _parameter_named(store: IndexStore, graph: ImportGraph, target: Symbol) -> bool:
+    """Python: whether a function of ``target``'s own module has a parameter of its name
+    (``def _add_hash(cls, attrs)`` next to ``def attrs``): then that file's bare values of
+    the name are labelled use by use, so those inside such a function are seen as the
+    local they are. Only there (a module's own functions are where its names are reused
+    as locals) and only then (one lookup of the file's signatures that hold the name):
+    labelling every file use by use would triple a question's cost."""
+    return target.container is None and graph.style_of(target.path) == "python" and any(
+        kind in METHOD_KINDS and target.name in python_parameters(signature)
+        for kind, _first, _last, signature in store.signatures_naming(target.path, target.name))
 
 
 class FileScope:
@@ -341,7 +346,7 @@ class FileScope:
         self._store = store
         self._path = path
         self._members: list[tuple[str, str, str, int, int]] | None = None
-        self._functions: list[tuple[int, int, frozenset[str]]] | None = None
+        self._parameters: dict[str, list[tuple[int, int, frozenset[str]]]] = {}
 
     def _all(self) -> list[tuple[str, str, str, int, int]]:
         if self._members is None:
@@ -357,16 +362,16 @@ class FileScope:
         return any(c == container and n == name for c, n, _kind, _first, _last in self._all())
 
     def parameter(self, line: int, name: str) -> bool:
-        """Whether ``name`` is a parameter of the innermost function around ``line``
-        (read from the functions' signatures): there it is that local, not a module's."""
-        if self._functions is None:
-            self._functions = [
-                (s.range.start.line, s.range.end.line, python_parameters(s.signature))
-                for s in self._store.symbols_in_file(self._path)
-                if s.kind in METHOD_KINDS and s.signature]
-        around = [(first, names) for first, last, names in self._functions
-                  if first <= line <= last]
-        return bool(around) and name in max(around, key=lambda item: item[0])[1]
+        """Whether ``name`` is a parameter of a function around ``line`` (its own or,
+        in a closure, an enclosing one's; read from their signatures): there it is that
+        local, not a module's."""
+        functions = self._parameters.get(name)
+        if functions is None:  # only the functions whose signature holds the name
+            functions = self._parameters[name] = [
+                (first, last, python_parameters(signature))
+                for kind, first, last, signature in self._store.signatures_naming(
+                    self._path, name) if kind in METHOD_KINDS]
+        return any(first <= line <= last and name in names for first, last, names in functions)
 
     def class_body(self, line: int) -> str | None:
         """The innermost class whose members span ``line`` outside any method's body

@@ -105,7 +105,7 @@ class Scope(Protocol):
         """The class whose own body (not one of its methods') holds ``line``, if any."""
 
     def parameter(self, line: int, name: str) -> bool:
-        """Whether ``name`` is a parameter of the innermost function around ``line``."""
+        """Whether ``name`` is a parameter of a function around ``line``."""
 
 
 def python_parameters(signature: str) -> frozenset[str]:

@@ -573,6 +573,19 @@ class IndexStore:
                 found[row[0]] = symbol_from_row(row)
         return found
 
+    def signatures_naming(self, path: str, text: str) -> list[tuple[str, int, int, str]]:
+        """(kind, first line, last line, signature) of the file's definitions whose
+        signature holds ``text``: a parameter's name is looked up without building the
+        file's symbols."""
+        rows = self.conn.execute(
+            "SELECT s.kind, s.line, s.end_line, s.signature FROM symbols s "
+            # instr, not LIKE: a stored signature marks its own name with a NUL, past
+            # which LIKE reads nothing
+            "JOIN files f ON f.id = s.file_id WHERE f.path = ? AND instr(s.signature, ?)",
+            (path, text))
+        return [(kind_name(kind), line, end_line, signature)
+                for kind, line, end_line, signature in rows]
+
     def members_in_file(self, path: str) -> list[tuple[str, str, str, int, int]]:
         """(container, name, kind, first line, last line) of the file's definitions that
         have a container: all a ``self.m()`` use needs, without building symbols."""
