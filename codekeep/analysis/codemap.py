@@ -516,6 +516,32 @@ class CodeMap(LiveBuffers):
         """The types naming this one as a base or interface in their header."""
         return self._hierarchy(queries.subtypes, symbol_id, limit)
 
+    def find_inherited(self, name: str, kind: str | None = None,
+                       depth: int = 8) -> list[tuple[Symbol, str]]:
+        """``Container.member`` that ``Container`` does not define but inherits: the
+        member of the nearest base that has it (bases breadth-first, as far as the index
+        knows them, at most ``depth`` levels), with the class that inherits it.
+        ``find Flask.route`` answered nothing though Flask inherits route from Scaffold."""
+        container, _dot, member = name.replace("::", ".").rpartition(".")
+        if not container or not member:
+            return []
+        found: list[tuple[Symbol, str]] = []
+        for cls in self.find_symbol(container):
+            if cls.kind not in ("class", "interface", "struct", "trait"):
+                continue
+            level, seen = [cls], {cls.id}
+            for _ in range(depth):
+                bases = [b for c in level for b in self.supertypes(c.id) if b.id not in seen]
+                seen.update(b.id for b in bases)
+                hits = [(s, cls.name) for base in bases
+                        for s in self.find_symbol(f"{base.name}.{member}", kind=kind)
+                        if s.path == base.path and s.container == base.name]
+                if hits or not bases:
+                    found += hits
+                    break
+                level = bases
+        return found
+
     def _hierarchy(self, query: Callable[[IndexStore, ImportGraph, Symbol, int | None], list[T]],
                    symbol_id: str, limit: int | None) -> list[T]:
         check_limit(limit)

@@ -199,30 +199,37 @@ def _share_line(done: str, path: Path, stats: dict[str, int]) -> str:
 def _find(args: argparse.Namespace) -> int:
     with open_codemap(args) as codemap:
         symbols = codemap.find_symbol(args.name, kind=args.kind, limit=args.limit)
+        heirs: dict[str, str] = {}  # symbol id -> the class that inherits it
+        if not symbols:
+            inherited = codemap.find_inherited(args.name, kind=args.kind)[:args.limit]
+            symbols = [symbol for symbol, _heir in inherited]
+            heirs = {symbol.id: heir for symbol, heir in inherited}
         if not symbols:
             kind = f" of kind {args.kind}" if args.kind else ""
             return nothing_found(args, f"no symbol named {args.name!r}{kind}"
                                  f"{_did_you_mean(codemap, args.name)}", {"symbols": []})
         if args.json:
-            emit_json({"symbols": [s.to_json(codemap.root) for s in symbols]})
+            emit_json({"symbols": [{**s.to_json(codemap.root),
+                                    **({"inheritedBy": heirs[s.id]} if s.id in heirs else {})}
+                                   for s in symbols]})
         else:
             for symbol in symbols:
-                container = f"  (in {symbol.container})" if symbol.container else ""
+                heir = f", inherited by {heirs[symbol.id]}" if symbol.id in heirs else ""
+                container = f"  (in {symbol.container}{heir})" if symbol.container else ""
                 print(_symbol_line(symbol) + container)
     return 0
 
 
 def _did_you_mean(codemap: CodeMap, name: str) -> str:
     """The closest names the fuzzy search knows (``find Flsk``: Flask), and where to look
-    further: ``find`` takes exact names only, and an inherited member (``Flask.route``
-    defined on a base class) is found under the class that defines it."""
+    further (``find`` takes exact names, and inherited members through the bases the
+    index knows)."""
     close = list(dict.fromkeys(
         f"{symbol.container}.{symbol.name}" if symbol.container else symbol.name
         for symbol, _score in codemap.search_symbols(name, limit=3)
         or codemap.search_symbols(name.rpartition(".")[2], limit=3)))
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return (f"{hint} (`codekeep search {name}` looks fuzzily; a member inherited from a "
-            "base class is found under the class that defines it)")
+    return f"{hint} (`codekeep search {name}` looks fuzzily)"
 
 
 def _refs(args: argparse.Namespace) -> int:
