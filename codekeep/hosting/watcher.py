@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,6 +148,13 @@ class FolderWatcher:
     """One watchdog observer for all folders of the session."""
 
     def __init__(self, queue: DiskChangeQueue) -> None:
+        # watchdog adds its own callback twice when the walk of a new folder and the
+        # create event of a subfolder race (an index writing nested folders, a checkout,
+        # two servers and an index on one tree): same group, same watch, same callback,
+        # so nothing is lost — but each race printed a kilobytes-long "Callback with id …
+        # already exists … will be Overwritten" warning on the server's stderr.
+        warnings.filterwarnings("ignore", r"Callback with id .* already exists for watch",
+                                RuntimeWarning, r"watchdog\.")
         self._queue = queue
         self._observer: BaseObserver = Observer()
         self._watches: dict[Path, object] = {}
