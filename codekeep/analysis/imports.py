@@ -147,6 +147,11 @@ class ImportGraph:
             self._cache[path] = found
         return found
 
+    def is_indexed(self, path: str) -> bool:
+        """Whether ``path`` is a file of the index (known without a query)."""
+        self._load()
+        return path in self._ids
+
     def style_of(self, path: str) -> str:
         """The import style of ``path``'s language ("" when unknown)."""
         self._load()

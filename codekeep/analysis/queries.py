@@ -173,11 +173,10 @@ def find_references(
                     if _bound_elsewhere(graph, path, others, target)}
         labelled += [_aliasing_imports(path, used, spans, target) for path, used, spans in groups
                      if path in shadowed and graph.aliases_of(path, target)]
-        labelled += _stub_declarations(store, target)
+        labelled += _stub_declarations(store, graph, target)
         groups = [kept for group in groups if group[0] not in shadowed
                   for kept in _without_imports(graph, group, target)]
     by_path = None if target is not None else _by_path(store.definition_keys(wanted))
-    shadowing = target is not None and _parameter_named(store, graph, target)
     types = GoTypes(store, graph)  # Go receivers' types, memoised for this question
     for path, used, spans in groups + aliases:
         if target is None:
@@ -191,7 +190,8 @@ def find_references(
             if "^" in spans or _bare_calls_excluded(graph, path, target) or (
                     binding in ("none", "import-only") and (
                         binding == "import-only" or has_scoped_uses(spans))) or (
-                    path == target.path and shadowing and has_scoped_uses(spans)):
+                    path == target.path and has_scoped_uses(spans)
+                    and _parameter_named(store, graph, target)):
                 labelled += _labelled_uses(store, graph, types, path, decode_spans(used, spans),
                                            target, by_path, binding)
                 continue
@@ -236,13 +236,13 @@ def _other_definitions(store: IndexStore, target: Symbol) -> dict[str, Definitio
 
 
 def _stub_declarations(
-    store: IndexStore, target: Symbol,
+    store: IndexStore, graph: ImportGraph, target: Symbol,
 ) -> list[tuple[bool, str, int, Callable[[], list[Reference]]]]:
     """The declarations of ``target`` in its module's type stub (``def gt(...)`` in
     ``validators.pyi`` for ``validators.py``'s ``gt``, and the other way round): the
     same definition, typed, so a use of it (jedi counts them too)."""
     stub = stub_companion(target.path)
-    if stub is None:
+    if stub is None or not graph.is_indexed(stub):  # no query when there is none
         return []
     found = [Reference(stub, s.selection_range, target.id, s.name, "stub", "resolved")
              for s in store.symbols_in_file(stub)
