@@ -99,6 +99,7 @@ class ImportGraph:
         self._qualifiers: dict[tuple[str, str], set[str] | None] = {}  # (path, receiver)
         self._stars: dict[str, set[str]] = {}  # path -> files it star-imports
         self._named: dict[str, dict[str, set[str]]] = {}  # path -> file -> names taken
+        self._outside: dict[tuple[str, str], tuple[set[int], bool]] = {}  # (path, name)
 
     def invalidate(self) -> None:
         """Files came or went: every resolution may change."""
@@ -109,6 +110,7 @@ class ImportGraph:
         self._qualifiers.clear()
         self._stars.clear()
         self._named.clear()
+        self._outside.clear()
 
     def update_file(self, path: str, imports: Sequence[ImportFact]) -> None:
         """One file's imports changed: only that file's resolution is stale."""
@@ -118,6 +120,7 @@ class ImportGraph:
         self._qualifiers = {k: v for k, v in self._qualifiers.items() if k[0] != path}
         self._stars.pop(path, None)
         self._named.pop(path, None)
+        self._outside = {k: v for k, v in self._outside.items() if k[0] != path}
 
     def _load(self) -> ModuleResolver:
         if self._resolver is None:
@@ -262,13 +265,19 @@ class ImportGraph:
         answers (``from werkzeug.wrappers import Request as BaseRequest``, ``from json
         import loads`` inside a package with its own ``json``), and whether one of them
         binds ``name`` itself (no alias): then the file's ``name`` is that module's."""
+        found = self._outside.get((path, name))
+        if found is None:
+            found = self._outside[(path, name)] = self._outside_imports(path, name)
+        return found
+
+    def _outside_imports(self, path: str, name: str) -> tuple[set[int], bool]:
         if self.style_of(path) != "python":
             return set(), False
         resolver = self._load()
         lines: set[int] = set()
         binds = False
         for imp in self._imports(path):
-            if (imp.name and imp.name.rsplit(".", 1)[-1] == name
+            if (imp.name and (imp.name == name or imp.name.endswith("." + name))
                     and not imp.module.startswith(".")
                     and not resolver.targets("python", path, imp)):
                 lines.add(imp.line)
