@@ -101,3 +101,15 @@ def test_bad_input_health_and_help(tmp_path: Path) -> None:
             "codekeep.setup()", "codekeep.statusline()", "codekeep.task_id()"} <= tags
     for tag, line in r["help"].items():
         assert line.startswith("codekeep.txt:") and f"*{tag}*" in line, (tag, line)
+
+
+@pytest.mark.slow
+def test_health_right_after_the_first_file_opens_waits_or_says_indexing(tmp_path: Path) -> None:
+    """``:checkhealth codekeep`` at once after attach reported the server not ready (an
+    error from a request the uninitialized client could not send) while it was starting."""
+    root = write_project(tmp_path / "project")
+    r = run_scenario("health_early.lua", root, tmp_path)
+    health = r["health"]
+    assert "OK server running (client 1" in health
+    assert "ERROR" not in health, health
+    assert re.search(r"OK index ready: \d+ files|OK indexing: \d+ of \d+ files", health), health

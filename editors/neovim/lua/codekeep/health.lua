@@ -76,8 +76,16 @@ local function check_index(client)
   )
   if status.ready then
     health.ok('index ready: ' .. counts)
-  else
-    health.warn(('index not ready yet (%s pending): %s'):format(status.pending or '?', counts))
+  else -- a first index is under way: not a fault (the answers say partial until it ends)
+    local left = status.secondsLeft and (', about %d s left'):format(status.secondsLeft) or ''
+    health.ok(
+      ('indexing: %d of %d files%s (so far %s)'):format(
+        status.indexed or 0,
+        status.toIndex or 0,
+        left,
+        counts
+      )
+    )
   end
 end
 
@@ -156,6 +164,17 @@ function M.check()
     return
   end
   for _, client in ipairs(clients) do
+    -- Right after the first file opens the client may still await the server's
+    -- initialize answer: wait for it (bounded) rather than report its requests failing.
+    vim.wait(TIMEOUT_MS, function()
+      return client.initialized or client:is_stopped()
+    end, 20)
+    if not client.initialized then
+      health.warn(('server starting: no answer to initialize after %d ms'):format(TIMEOUT_MS), {
+        'run :checkhealth codekeep again in a moment; if it stays so, see :LspLog',
+      })
+      return
+    end
     local buffers = vim.tbl_count(client.attached_buffers)
     local here = client.attached_buffers[vim.api.nvim_get_current_buf()] and ', this buffer' or ''
     health.ok(
