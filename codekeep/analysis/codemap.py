@@ -635,9 +635,11 @@ class CodeMap(LiveBuffers):
         SQLite (a one-shot ``codekeep search`` must not load every name of the index to
         read a few); a code map searched again is long-lived (the server's), and keeps
         the names in memory from then on, where a search is one regex scan and edits
-        update them in place. Both give exactly the same candidates."""
-        if self._names is None and not self._searched:
-            self._searched = True
+        update them in place. While :meth:`prepare_search` builds them off the lock,
+        searches ask SQLite (building a second copy under the lock made one wait
+        seconds). Both give exactly the same candidates."""
+        if self._names is None and (not self._searched or self._names_building is not None):
+            self._searched = True  # (while prepare_search builds the index: SQLite too)
             return StoredNames(self._store)
         return self._name_index()
 

@@ -178,3 +178,29 @@ def test_a_search_index_built_off_the_lock_hears_of_the_edits_made_meanwhile(
     assert codemap._names is not None
     assert [s.name for s, _ in codemap.search_symbols("handler")] == ["new_handler"]
     assert [s.name for s, _ in codemap.search_symbols("kpme")] == ["keep_me"]
+
+
+def test_searches_while_the_name_index_is_built_ask_sqlite_not_a_second_build(
+    workspace: WriteFiles, open_map: Callable[..., CodeMap], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While prepare_search builds the names off the lock, every search (not only the
+    first) is answered by SQLite: a second build under the lock made it wait seconds."""
+    import codekeep.analysis.codemap as codemap_module
+
+    root = workspace({"a.py": "def old_handler():\n    pass\n", "b.py": "def keep_me(): pass\n"})
+    codemap = open_map(root)
+    codemap.index()
+    builds: list[str] = []
+    answers: list[list[str]] = []
+
+    def built_while_searching(names: Iterable[str], exists: Callable[[str], bool]) -> NameIndex:
+        builds.append("build")
+        for query in ("handler", "kpme", "handler"):  # as other requests would, meanwhile
+            answers.append([s.name for s, _ in codemap.search_symbols(query)])
+        return NameIndex(names, exists)
+
+    monkeypatch.setattr(codemap_module, "NameIndex", built_while_searching)
+    codemap.prepare_search()
+    assert builds == ["build"]
+    assert answers == [["old_handler"], ["keep_me"], ["old_handler"]]
+    assert [s.name for s, _ in codemap.search_symbols("kpme")] == ["keep_me"]
