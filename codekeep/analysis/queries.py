@@ -32,6 +32,8 @@ from codekeep.common.symbol_id import SymbolId
 RELATED_LIMIT = 25
 # Uses of these kinds are "what it calls"; the rest (types, classes...) are "related".
 CALL_KINDS = frozenset({"call", "macro", "new"})
+# A definition's declaration in its module's type stub, listed among its uses.
+STUB_KIND = "stub"
 # Uses of these kinds in a type's header name its bases and what it implements.
 INHERITANCE_KINDS = frozenset({"class", "implementation"})
 # Definitions whose bodies ``self`` / ``this`` is their container's instance in.
@@ -244,7 +246,7 @@ def _stub_declarations(
     stub = stub_companion(target.path)
     if stub is None or not graph.is_indexed(stub):  # no query when there is none
         return []
-    found = [Reference(stub, s.selection_range, target.id, s.name, "stub", "resolved")
+    found = [Reference(stub, s.selection_range, target.id, s.name, STUB_KIND, "resolved")
              for s in store.symbols_in_file(stub)
              if s.name == target.name and s.container == target.container]
     return [(False, stub, len(found), lambda: found)] if found else []
@@ -532,8 +534,8 @@ def incoming_calls(
     refs, _total = find_references(store, graph, target=symbol, name=None, limit=None)
     ranked: dict[str, tuple[int, Symbol, list[Range]]] = {}
     for ref, caller in zip(refs, enclosing_refs(store, refs), strict=True):
-        if caller is None or caller.id == symbol.id:
-            continue
+        if caller is None or caller.id == symbol.id or ref.kind == STUB_KIND:
+            continue  # (a declaration in the type stub calls nothing)
         rank = 0 if ref.confidence == "resolved" else 1
         best, _caller, sites = ranked.get(caller.id, (rank, caller, []))
         sites.append(ref.range)

@@ -164,3 +164,17 @@ def test_a_parameter_named_like_a_function_is_that_local(
     )})
     codemap = _indexed(open_map, root)
     assert _uses(codemap, "attrs", "make.py") == [("make.py", 9, "resolved")]
+
+
+def test_a_stub_declaration_is_no_caller(
+    workspace: Callable[..., Path], open_map: Callable[..., CodeMap],
+) -> None:
+    root = workspace({
+        "pkg/__init__.py": "",
+        "pkg/validators.py": "def gt(bound):\n    return bound\n\n\ndef check():\n    gt(1)\n",
+        "pkg/validators.pyi": "def gt(bound: int) -> int: ...\ndef check() -> None: ...\n",
+    })
+    codemap = _indexed(open_map, root)
+    [gt] = [s for s in codemap.find_symbol("gt") if s.path == "pkg/validators.py"]
+    assert [(edge.symbol.path, edge.symbol.name) for edge in codemap.incoming_calls(gt.id)] == [
+        ("pkg/validators.py", "check")]
