@@ -98,7 +98,7 @@ class ImportGraph:
         self._exported: dict[tuple[str, str, str, str | None], bool] = {}
         self._qualifiers: dict[tuple[str, str], set[str] | None] = {}  # (path, receiver)
         self._stars: dict[str, set[str]] = {}  # path -> files it star-imports
-        self._named: dict[str, dict[str, set[str]]] = {}  # path -> file -> names taken
+        self._named: dict[tuple[str, str], set[str]] = {}  # (path, name) -> files it is from
         self._outside: dict[tuple[str, str], tuple[set[int], bool]] = {}  # (path, name)
 
     def invalidate(self) -> None:
@@ -119,7 +119,7 @@ class ImportGraph:
         self._exported.clear()
         self._qualifiers = {k: v for k, v in self._qualifiers.items() if k[0] != path}
         self._stars.pop(path, None)
-        self._named.pop(path, None)
+        self._named = {k: v for k, v in self._named.items() if k[0] != path}
         self._outside = {k: v for k, v in self._outside.items() if k[0] != path}
 
     def _load(self) -> ModuleResolver:
@@ -309,7 +309,8 @@ class ImportGraph:
                 # a re-exporting module passes on a module it star-imports, never one
                 # it merely binds (``from . import nodes`` exports ``nodes``, not its names)
                 if hops == 0 or not python or definition.path in starred or (
-                        {top, definition.name} & self._names_from(path, definition.path)):
+                        definition.path in self._sources_of(path, top)
+                        or definition.path in self._sources_of(path, definition.name)):
                     return True
             elif top in names or definition.name in names:
                 return True
@@ -320,25 +321,25 @@ class ImportGraph:
             and (top in taken if taken is not None
                  # Python: a module imported whole may also give names by name
                  # (`import pyparsing` next to `from pyparsing import Literal`)
-                 else barrel in starred or top in self._names_from(path, barrel) if python
+                 else barrel in starred or barrel in self._sources_of(path, top) if python
                  else hops > 0)
             and self._reaches(barrel, definition, hops + 1)
             for barrel, taken in imported.items()
         )
 
-    def _names_from(self, path: str, target: str) -> set[str]:
-        """Names ``path`` imports by name from ``target`` (``from .json import jsonify``
-        next to ``from . import json``, which takes the whole module); read once per
-        file until its imports change."""
-        named = self._named.get(path)
-        if named is None:
+    def _sources_of(self, path: str, name: str) -> set[str]:
+        """Files ``path`` imports ``name`` from by name (``from .json import jsonify``
+        next to ``from . import json``, which takes the whole module); only the imports
+        of that name are resolved, once per file and name until its imports change."""
+        key = (path, name)
+        found = self._named.get(key)
+        if found is None:
             resolver = self._load()
-            named = self._named[path] = {}
-            for imp in self._imports(path):
-                if imp.name and imp.name != "*":
-                    for file in resolver.targets("python", path, imp):
-                        named.setdefault(file, set()).add(imp.name.rsplit(".", 1)[-1])
-        return named.get(target, set())
+            found = self._named[key] = {
+                file for imp in self._imports(path)
+                if imp.name and imp.name != "*" and imp.name.rsplit(".", 1)[-1] == name
+                for file in resolver.targets("python", path, imp)}
+        return found
 
     def _starred(self, path: str) -> set[str]:
         """Files ``path`` star-imports (Python ``from pyparsing import *``): every name
