@@ -6,9 +6,10 @@ Requests (each also the command ``codekeep.memory.<name>`` taking the same objec
   symbols?, evidence?, ttlDays?, uri?}`` -> ``{id, action, reason?}`` (files may be URIs or
   workspace-relative paths; a rejection is a normal result with ``action: "REJECT"``);
 * ``codekeep/memory/recall`` ``{query, limit?, kinds?, uri?}`` -> ``{memories, relevance,
-  embeddingsUnavailable?}`` best first, each with ``score`` and ``scoreParts`` (``uri`` adds
-  a structured file match). With an embeddings endpoint, its request is sent off the
-  folder's worker (edits and code-map requests go on meanwhile) and bounded by
+  embeddingsUnavailable?}`` best first, each with ``score`` and ``scoreParts`` (a file's
+  ``uri`` adds a structured file match; the folder's own only routes). With an
+  embeddings endpoint, its request is sent off the folder's worker (edits and code-map
+  requests go on meanwhile) and bounded by
   ``memory.embeddings.timeout``; when it gives nothing in time, ``relevance`` is
   ``"lexical"`` and ``embeddingsUnavailable`` says why;
 * ``codekeep/memory/forget`` / ``notThis`` ``{id, reason?, undo?}`` -> ``{ok}``;
@@ -128,11 +129,14 @@ def _recall(
     embedded: Embedded | None,
 ) -> Any:
     uri = p.optional_str(params, "uri")
+    # A file's URI prefers memories about it; the folder's own URI only routes (a file
+    # match on "." would join the ranking and lower every score, unlike the CLI's).
+    files = [path for path in _paths(handle, [uri]) if path != "."] if uri else []
     found = memory.recall(
         _query(params),
         limit=_default(p.optional_int(params, "limit", minimum=0, maximum=200), RECALL_LIMIT),
         kinds=_kinds(params),
-        files=_paths(handle, [uri]) if uri else (),
+        files=files,
         embedded=embedded or Embedded.unavailable("no embeddings endpoint"),
     )
     reply: dict[str, Any] = {

@@ -83,11 +83,18 @@ end
 --- The file URI of a buffer when the file is inside one of the client's workspace
 --- folders (memory links, the folder a request is routed to); nil otherwise.
 function M.project_uri(client, bufnr)
+  return M.folder_uri(client, bufnr) and M.file_uri(bufnr)
+end
+
+--- The URI of the workspace folder holding a buffer's file: routes a request to that
+--- folder without naming the file (a recall given the file prefers memories about it,
+--- and would rank differently from `codekeep memory recall` with the same query).
+function M.folder_uri(client, bufnr)
   local uri = M.file_uri(bufnr)
   local path = uri and vim.fs.normalize(vim.uri_to_fname(uri))
   for _, folder in ipairs(path and client.workspace_folders or {}) do
     if vim.fs.relpath(vim.fs.normalize(vim.uri_to_fname(folder.uri)), path) then
-      return uri
+      return folder.uri
     end
   end
   return nil

@@ -177,7 +177,7 @@ function M.recall(query)
   local params = {
     query = query,
     limit = core.options.recall_limit,
-    uri = core.project_uri(client, 0),
+    uri = core.folder_uri(client, 0), -- the folder only: ranked as the CLI ranks it
   }
   core.request(methods.requests.recall, params, function(result)
     local memories = type(result.memories) == 'table' and result.memories or {}
