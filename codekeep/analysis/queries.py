@@ -349,6 +349,7 @@ class FileScope:
         self._path = path
         self._members: list[tuple[str, str, str, int, int]] | None = None
         self._parameters: dict[str, list[tuple[int, int, frozenset[str]]]] = {}
+        self._spans: dict[str, tuple[int, int]] | None = None
 
     def _all(self) -> list[tuple[str, str, str, int, int]]:
         if self._members is None:
@@ -380,11 +381,12 @@ class FileScope:
         (a decorator between two of them), read from the members alone."""
         if self.method_container(line) is not None:
             return None
-        spans: dict[str, tuple[int, int]] = {}
-        for container, _name, _kind, first, last in self._all():
-            low, high = spans.get(container, (first, last))
-            spans[container] = (min(low, first), max(high, last))
-        around = [(low, container) for container, (low, high) in spans.items()
+        if self._spans is None:  # each class's lines, from its first to its last member
+            self._spans = {}
+            for container, _name, _kind, first, last in self._all():
+                low, high = self._spans.get(container, (first, last))
+                self._spans[container] = (min(low, first), max(high, last))
+        around = [(low, container) for container, (low, high) in self._spans.items()
                   if low <= line <= high]
         return max(around)[1] if around else None
 
