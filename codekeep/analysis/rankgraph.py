@@ -39,6 +39,7 @@ AGGREGATE_EVERY = 1 << 21  # raw edges buffered before they are summed (bounds t
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
+Indexes = npt.NDArray[np.int32]  # file indexes
 Keys = npt.NDArray[np.uint64]
 
 
@@ -57,7 +58,8 @@ def use_key(file_index: int, name: str) -> int:
         (zlib.crc32(data) | (zlib.adler32(data) & 0xFF) << 32) & NAME_MASK)
 
 
-def pagerank(sources: Ints, targets: Ints, weights: Floats, personal: Floats) -> Floats:
+def pagerank(sources: Indexes, targets: Indexes, weights: Floats,
+             personal: Floats) -> Floats:
     """Weighted PageRank with a personalisation vector (dangling mass goes to it too);
     nodes with no personal weight and no incoming edge keep rank 0."""
     count = len(personal)
@@ -80,7 +82,7 @@ def pagerank(sources: Ints, targets: Ints, weights: Floats, personal: Floats) ->
     return rank
 
 
-FORMAT = 2  # of the saved graph: a file of another format is built again
+FORMAT = 3  # of the saved graph: a file of another format is built again
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,8 @@ class RankGraph:
     at_path: dict[str, int]  # path -> file index
     file_ids: Ints  # file index -> files.id
     nodes: npt.NDArray[np.bool_]  # files with symbols or outgoing edges
-    sources: Ints
-    targets: Ints
+    sources: Indexes
+    targets: Indexes
     weights: Floats
     use_keys: Keys  # sorted
     use_weights: Floats
@@ -184,7 +186,8 @@ def build(store: IndexStore, graph: ImportGraph,
         nodes[[i for f in store.defining_files() if (i := index_of.get(f)) is not None]] = True
     count = max(len(paths), 1)
     keys = edges.summed_keys.astype(np.int64)
-    sources, targets = keys // count, keys % count
+    # (file indexes fit 32 bits: MAX_FILES; half the memory of the graph's edges)
+    sources, targets = (keys // count).astype(np.int32), (keys % count).astype(np.int32)
     nodes[sources] = True
     most_used = np.zeros(len(paths))
     np.maximum.at(most_used, (uses.summed_keys >> np.uint64(64 - FILE_BITS)).astype(np.int64),

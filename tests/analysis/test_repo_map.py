@@ -57,11 +57,11 @@ def test_focus_files_pull_their_neighbourhood_up(workspace, open_map) -> None:
 
 def test_pagerank_prefers_nodes_with_more_incoming_weight() -> None:
     # a -> c, b -> c: c gathers both
-    ranks = pagerank(np.array([0, 1]), np.array([2, 2]), np.array([1.0, 1.0]),
-                     np.array([1.0, 1.0, 1.0]))
+    ranks = pagerank(np.array([0, 1], np.int32), np.array([2, 2], np.int32),
+                     np.array([1.0, 1.0]), np.array([1.0, 1.0, 1.0]))
     assert ranks[2] > ranks[0] == ranks[1]
     assert abs(ranks.sum() - 1.0) < 1e-6
-    personal = pagerank(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0),
+    personal = pagerank(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0),
                         np.array([1.0, 0.0]))
     assert personal[0] > personal[1]
 
