@@ -111,10 +111,10 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 
 def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
-                  extras: list[str]) -> NoReturn:
+                  argv: Sequence[str], extras: list[str]) -> NoReturn:
     """Exit 2 with the usage of the command given (argparse prints the top-level
     usage), saying that a folder is given with ``--root`` (``codekeep index src``)."""
-    command = _subparser(parser, getattr(args, "command", None))
+    command = _command_parser(parser, argv)
     hint = ""
     if command is not None and hasattr(args, "root") and any(
             not extra.startswith("-") for extra in extras):
@@ -122,13 +122,20 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
     (command or parser).error(f"unrecognized arguments: {' '.join(extras)}{hint}")
 
 
-def _subparser(parser: argparse.ArgumentParser,
-               command: str | None) -> argparse.ArgumentParser | None:
-    """The parser of ``command`` (for a group such as ``memory``, the group's)."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            return action.choices[command]
-    return None
+def _command_parser(parser: argparse.ArgumentParser,
+                    argv: Sequence[str]) -> argparse.ArgumentParser | None:
+    """The parser of the command ``argv`` names, down to a group's action
+    (``memory list``, not ``memory``, whose usage says only ACTION)."""
+    found = parser
+    for word in argv:
+        group = next((action for action in found._actions
+                      if isinstance(action, argparse._SubParsersAction)), None)
+        if group is None or word.startswith("-"):
+            break
+        if word not in group.choices:
+            break
+        found = group.choices[word]
+    return None if found is parser else found
 
 
 def run() -> NoReturn:
@@ -149,7 +156,7 @@ def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> i
     parser = build_parser(_command_in(arguments))
     args, extras = parser.parse_known_args(arguments)
     if extras:
-        _unrecognized(parser, args, extras)
+        _unrecognized(parser, args, arguments, extras)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

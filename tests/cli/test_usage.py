@@ -50,3 +50,12 @@ def test_an_unknown_option_gets_the_commands_usage(
     err = usage_error(["find", "X", "--bogus", "--root", str(tmp_path)], capsys)
     assert err.startswith("usage: codekeep find ")
     assert "codekeep find: error: unrecognized arguments: --bogus" in err
+
+
+def test_an_unknown_option_of_a_groups_action_gets_that_actions_usage(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``memory list [--kind fact]`` printed ``codekeep memory``'s usage (ACTION ...)."""
+    err = usage_error(["memory", "list", "[--kind", "fact]", "--root", str(tmp_path)], capsys)
+    assert err.startswith("usage: codekeep memory list ")
+    assert "codekeep memory list: error: unrecognized arguments: [--kind fact]" in err
+    assert "--root DIR" in err
