@@ -13,7 +13,7 @@ a kernel reads a few hundred files' symbols from SQLite, not millions held in me
 The graph is a snapshot, saved beside the index (``map-graph.npz``, with a fingerprint
 of the index's content: a process finding it current loads it instead of building it;
 ``codekeep index`` does not build it: 2.3 CPU-seconds on a 3.1M-line tree, a seventh of
-its cold index and more than an index from the shared facts cache takes). A
+its cold index and two thirds of an index from the shared facts cache). A
 code map's first map loads or builds it; a long-lived one (the server,
 :meth:`RepoRanker.prepare`) rebuilds it in the background after a change and answers
 from the previous snapshot meanwhile (its symbols are always read fresh: a symbol that
