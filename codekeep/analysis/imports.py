@@ -198,6 +198,8 @@ class ImportGraph:
         (``current_app.json``, ``flask.Flask``): an object, not a package. A package
         outside the workspace gives an empty set all the way down."""
         head, *rest = receiver.split(".")
+        if head in ("self", "cls"):
+            return None  # an instance's or class's attribute: no module (and the most common)
         files = self.qualifier_files(path, head)
         resolver = self._load()
         for part in rest:
