@@ -20,6 +20,10 @@ back, and each failure mode real endpoints showed is recorded per run:
 * ``activeSummariesAtFullConfidence``: memories a finished answer left as knowledge;
 * ``doctorSaysOkForDeadEndpoint``: ``codekeep doctor`` pointed at a port nobody listens on;
 * ``filesChanged``: bytes of the workspace files after an edit task, against before.
+* ``abandoned``: a task whose model call times out (``timeout`` 2 s, sent straight to the
+  server, not through the proxy, so the closed connection reaches it): the exit code,
+  and how long a one-token request sent right after waits — the time the server went on
+  working on the request we gave up on (near 0: it stopped when the connection closed).
 
 Usage: python bench/real_model_bench.py --server-python /path/to/venv/bin/python
        [--gguf PATH] [--timeout 300]   (prints ONE JSON object)
@@ -241,6 +245,25 @@ def doctor_on_dead_endpoint(root: Path, env: dict[str, str]) -> bool:
     return bool(re.search(r"^\s*ok\b.*agent model", done.stdout + done.stderr, re.M))
 
 
+def abandoned_request(upstream: str, root: Path, env: dict[str, str], stream: bool
+                      ) -> dict[str, Any]:
+    """Give up on a reply after 2 s, then time a one-token request to the same server."""
+    (root / ".codekeep" / "config.toml").write_text(
+        f"[agent]\nstream = {'true' if stream else 'false'}\ntimeout = 2\nmaxRetries = 1\n")
+    started = time.perf_counter()
+    done = codekeep(root, {**env, "CODEKEEP_MODEL": "gemma3-270m", "CODEKEEP_BASE_URL": upstream},
+                    "agent", "Explain everything in this project in detail.", "--json",
+                    timeout=300)
+    ran = time.perf_counter() - started
+    probe = time.perf_counter()
+    httpx.post(upstream + "/chat/completions", timeout=600, json={
+        "model": "gemma3-270m", "max_tokens": 1,
+        "messages": [{"role": "user", "content": "hi"}]})
+    return {"stream": stream, "exit": done.returncode, "agentSeconds": round(ran, 1),
+            "serverFreeAfterS": round(time.perf_counter() - probe, 1),
+            "error": done.stderr.strip().splitlines()[-1][:300] if done.stderr.strip() else None}
+
+
 def run(python: str, gguf: Path, timeout: float) -> dict[str, Any]:
     runs = []
     with llama_server(python, gguf, 4096) as upstream, tempfile.TemporaryDirectory() as tmp:
@@ -273,11 +296,13 @@ def run(python: str, gguf: Path, timeout: float) -> dict[str, Any]:
                 recorder.close()
                 for path, data in before.items():  # each task starts from the same files
                     (root / path).write_bytes(data)
+        abandoned = [abandoned_request(upstream, root, env, stream) for stream in (True, False)]
         shutil.rmtree(root / ".codekeep" / "cache", ignore_errors=True)
         knowledge = memory_knowledge(root)
         doctor = doctor_on_dead_endpoint(root, env)
     return {"bench": "real_model", "server": "llama-cpp-python 0.3.36, Gemma 3 270M Q4_K_M, "
                                              "n_ctx 4096", "runs": runs,
+            "abandoned": abandoned,
             "activeSummariesAtFullConfidence": knowledge,
             "doctorSaysOkForDeadEndpoint": doctor,
             "load": os.getloadavg()}
