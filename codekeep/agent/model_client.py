@@ -215,10 +215,10 @@ class ModelClient:
         """One model round, retried on transient failures. Cancellation propagates.
 
         ``max_tokens`` is this reply's output allowance (unset: the setting's, if any).
-        After a reply from a local endpoint timed out, its connection is closed (a server
-        that watches its client, as llama.cpp's does, stops generating) and this client
-        sends nothing more: each later call fails at once, unsent, instead of queueing
-        behind the abandoned request on a server that answers one at a time.
+        After a reply from a local endpoint timed out, its connection is closed, but the
+        server may go on generating (llama-cpp-python's does, streamed or not), so this
+        client sends nothing more: each later call fails at once, unsent, instead of
+        queueing behind the abandoned request on a server that answers one at a time.
         """
         if self._abandoned is not None:
             raise ModelError(self._abandoned)  # not sent, so nothing to book

@@ -172,7 +172,8 @@ class ScriptedModelServer:
         first, or a second one (chat templates that keep one drop the others).
         ``one_at_a_time``: answer one request at a time, as a local server with one slot
         does (the others wait their turn), and stop "generating" a delayed reply when its
-        client closes the connection, as llama.cpp's server does; :attr:`most_at_once`
+        client closes the connection (a server that watches it; llama-cpp-python's does not);
+        :attr:`most_at_once`
         and :attr:`abandoned` count what it saw."""
         self.model = model
         self.strict_messages = strict_messages
