@@ -342,8 +342,8 @@ def vector_ranker(vectors: VectorIndex | None,
     embedded, two per text (else None)."""
     if vectors is None or not directions:
         return None
-    return lambda limit: [ranking for direction in directions
-                          for ranking in vectors.rank(direction, limit)]
+    return lambda limit, floor: [ranking for direction in directions
+                                 for ranking in vectors.rank(direction, limit, floor)]
 
 
 def _converted(path: str, data: bytes, sizes: ChunkSizes) -> ParsedDocument | str:

@@ -127,10 +127,12 @@ class VectorIndex:
         vectors = self._embed(list(texts))
         return [unit(vector) for vector in vectors] if vectors else []
 
-    def rank(self, direction: Sequence[float], limit: int) -> list[list[int]]:
+    def rank(self, direction: Sequence[float], limit: int,
+             floor: float = -1.0) -> list[list[int]]:
         """The ``limit`` chunk ids most similar to ``direction``, and the ``limit`` pages
         whose centroid is, each as its most similar chunk; best first (call with the
-        knowledge base's lock held)."""
+        knowledge base's lock held). Chunks and pages less similar than ``floor`` are left
+        out: nearest neighbours always exist, even for a word no page is about."""
         np = numpy()
         matrix = self._vectors_matrix(len(direction))
         if not matrix.ids:
@@ -139,10 +141,14 @@ class VectorIndex:
         scores = matrix.rows @ query
         bounds = [*matrix.starts.tolist(), len(matrix.ids)]
         by_page = []
-        for page in _top(np, matrix.centroids @ query, limit):
+        centroid_scores = matrix.centroids @ query
+        for page in _top(np, centroid_scores, limit):
+            if centroid_scores[page] < floor:
+                continue
             start, end = bounds[page], bounds[page + 1]
             by_page.append(matrix.ids[start + int(np.argmax(scores[start:end]))])
-        return [[matrix.ids[i] for i in _top(np, scores, limit)], by_page]
+        return [[matrix.ids[i] for i in _top(np, scores, limit) if scores[i] >= floor],
+                by_page]
 
     def _vectors_matrix(self, size: int) -> Matrix:
         """Every stored vector of this model as one (n, size) array with its pages'

@@ -54,6 +54,9 @@ def test_the_local_model_finds_a_page_with_no_word_in_common(
         assert index._store.vector_count("local/all-MiniLM-L6-v2") == 3
         assert index.search(question).hits[0].path == "docs/messages.rst"
         assert index.search("mean value of a column").hits[0].path == "docs/aggregation.md"
+        # nearest neighbours exist for any question: alone, they must be near enough
+        nothing = index.search("kubernetes")
+        assert nothing.hits == [] and "kubernetes" in (nothing.reason or "")
 
 
 def test_chunks_rank_by_cosine_and_new_vectors_count(tmp_path: Path) -> None:

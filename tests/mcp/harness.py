@@ -24,6 +24,7 @@ MCP_COMMAND = [sys.executable, "-m", "codekeep", "mcp"]
 # no developer setting (CODEKEEP_*) leaks into the tests.
 SERVER_ENV = {
     **{key: value for key, value in os.environ.items() if not key.startswith("CODEKEEP_")},
+    "CODEKEEP_LOCAL_MODEL": "off",  # lexical docs, as tests/conftest.py keeps them
     "XDG_DATA_HOME": tempfile.mkdtemp(prefix="codekeep-xdg-"),
 }
 

@@ -65,6 +65,7 @@ def server_env(tmp_path: Path) -> dict[str, str]:
     }
     for name in ("CONFIG", "STATE", "CACHE", "DATA"):
         env[f"XDG_{name}_HOME"] = str(tmp_path / name.lower())
+    env["CODEKEEP_LOCAL_MODEL"] = "off"  # lexical docs, as tests/conftest.py keeps them
     return env
 
 

@@ -32,6 +32,8 @@ SERVER_ENV = {
         for key, value in os.environ.items()
         if not key.startswith("CODEKEEP_") and key != "OPENAI_API_KEY"
     },
+    # lexical docs unless a test asks for the local model (as tests/conftest.py does)
+    "CODEKEEP_LOCAL_MODEL": "off",
     "XDG_DATA_HOME": tempfile.mkdtemp(prefix="codekeep-xdg-"),
     "XDG_CONFIG_HOME": tempfile.mkdtemp(prefix="codekeep-xdg-config-"),  # no user config
 }
