@@ -26,15 +26,9 @@ from codekeep.docs.store import DocsStore
 from codekeep.docs.text import query_terms
 
 Ranking = list[int]
-# The vector source: (how many, least similarity) -> rankings by similarity to the
-# (already embedded) question.
-VectorRanker = Callable[[int, float], list[Ranking]]
-# When no word of the question, no expansion and no symbol finds a chunk, the embeddings
-# alone answer only with chunks at least this similar (cosine, all-MiniLM-L6-v2): topics
-# no page is about ("kubernetes", "docker compose", "zebra quagga okapi") scored 0.12-0.17
-# against the nearest page of the test projects, paraphrases sharing no word with their
-# page 0.37-0.48. With lexical candidates the vectors rank as before, floor-free.
-VECTOR_ONLY_FLOOR = 0.25
+# The vector source: (how many, whether nothing else found a chunk) -> rankings by
+# similarity to the (already embedded) question.
+VectorRanker = Callable[[int, bool], list[Ranking]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +123,5 @@ def rankings(
         if by_symbol:
             found.append(by_symbol)
     if sources.vectors is not None:
-        floor = -1.0 if any(found) else VECTOR_ONLY_FLOOR
-        found += [ranking for ranking in sources.vectors(pool, floor) if ranking]
+        found += [ranking for ranking in sources.vectors(pool, not any(found)) if ranking]
     return found

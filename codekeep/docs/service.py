@@ -342,8 +342,8 @@ def vector_ranker(vectors: VectorIndex | None,
     embedded, two per text (else None)."""
     if vectors is None or not directions:
         return None
-    return lambda limit, floor: [ranking for direction in directions
-                                 for ranking in vectors.rank(direction, limit, floor)]
+    return lambda limit, alone: [ranking for direction in directions
+                                 for ranking in vectors.rank(direction, limit, alone)]
 
 
 def _converted(path: str, data: bytes, sizes: ChunkSizes) -> ParsedDocument | str:

@@ -47,6 +47,13 @@ logger = logging.getLogger(__name__)
 
 BATCH = 64
 LOCAL_TOKENS = 64
+# Nearest neighbours exist for any question, so when the embeddings answer alone (no
+# word, expansion or symbol found a chunk) a chunk must be at least this similar to count.
+# Measured for the local all-MiniLM-L6-v2: topics no page is about ("kubernetes",
+# "docker compose", "zebra quagga okapi") scored 0.12-0.17 against the nearest page of the
+# test projects, paraphrases sharing no word with their page 0.37-0.48. Another model's
+# scale is unknown, so an endpoint's model has no floor.
+ALONE_FLOORS = {"local/all-MiniLM-L6-v2": 0.25}
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,11 +135,12 @@ class VectorIndex:
         return [unit(vector) for vector in vectors] if vectors else []
 
     def rank(self, direction: Sequence[float], limit: int,
-             floor: float = -1.0) -> list[list[int]]:
+             alone: bool = False) -> list[list[int]]:
         """The ``limit`` chunk ids most similar to ``direction``, and the ``limit`` pages
         whose centroid is, each as its most similar chunk; best first (call with the
-        knowledge base's lock held). Chunks and pages less similar than ``floor`` are left
-        out: nearest neighbours always exist, even for a word no page is about."""
+        knowledge base's lock held). ``alone``: nothing else found a chunk, so those less
+        similar than the model's floor (``ALONE_FLOORS``) are left out."""
+        floor = ALONE_FLOORS.get(self._model, -1.0) if alone else -1.0
         np = numpy()
         matrix = self._vectors_matrix(len(direction))
         if not matrix.ids:
