@@ -189,9 +189,15 @@ def classify(item: Impacted) -> None:
 
 
 def impact(codemap: CodeMap, sides: DiffSides, depth: int = DEFAULT_DEPTH) -> Impact:
-    """The whole answer: changed symbols, callers to ``depth``, tests and risk."""
+    """The whole answer: changed symbols, callers to ``depth``, tests and risk.
+
+    The diff is read from git and the disk as they are now, the callers from the index:
+    the index is first brought in line with the disk (:meth:`CodeMap.refresh`, a stat
+    walk when nothing changed), so a test saved a moment ago, whose watcher event has
+    not arrived yet, still counts among the tests."""
     if depth < 0:
         raise ImpactError(f"depth must be 0 or more, got {depth}")
+    codemap.refresh()
     files, symbols = diff_symbols(codemap, sides)
     for item in symbols:
         if item.change != "removed":

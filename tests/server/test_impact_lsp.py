@@ -40,3 +40,19 @@ async def test_impact_maps_the_diff_to_symbols(client: LanguageClient) -> None:
         await request(client, "codekeep/impact", {"staged": True, "worktree": True})
     with pytest.raises(JsonRpcException, match="depth"):
         await request(client, "codekeep/impact", {"depth": 99})
+
+
+async def test_impact_sees_a_test_written_a_moment_ago(client: LanguageClient,
+                                                        project: Path) -> None:
+    """A test file saved just before the request (its watcher event not delivered yet)
+    still counts: the answer is about the disk as it is, not as the watcher last told."""
+    tests = project / "tests"
+    tests.mkdir()
+    (tests / "test_describe.py").write_text(
+        "from pkg.app import describe\n\n\ndef test_describe():\n"
+        "    assert describe('x') == 'a x'\n")
+    answer = await request(client, "codekeep/impact", {})
+    [symbol] = answer["symbols"]
+    assert symbol["tests"] == {"files": ["tests/test_describe.py"],
+                               "functions": ["tests/test_describe.py::test_describe"]}
+    assert "no tests" not in symbol["risk"]
