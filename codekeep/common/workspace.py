@@ -1,7 +1,10 @@
 """Where CodeKeep keeps its files: ``<root>/.codekeep/`` per project, a user data dir.
 
-``.codekeep/.gitignore`` keeps the rebuildable and private databases out of git while
-``MEMORY.md`` (the user's editable notes) stays committable.
+``.codekeep/.gitignore`` keeps everything CodeKeep writes there out of git (the
+databases, the saved map graph, the learned context windows, the team's marks: local
+state, rebuildable or private) except what is meant to be shared: ``MEMORY.md`` (the
+user's editable notes) and ``config.toml`` (the project's settings). An allow-list, so a
+file a later version adds is kept out without anyone remembering to list it.
 """
 
 from __future__ import annotations
@@ -11,9 +14,14 @@ from pathlib import Path
 
 STATE_DIR_NAME = ".codekeep"
 GITIGNORE_TEXT = (
-    "# CodeKeep databases are local state; MEMORY.md is meant to be committed.\n"
-    "*.db\n*.db-*\n"
+    "# CodeKeep's local state stays out of git; MEMORY.md and config.toml are meant to be\n"
+    "# committed.\n"
+    "*\n!.gitignore\n!MEMORY.md\n!config.toml\n"
 )
+# What earlier versions wrote: replaced by GITIGNORE_TEXT (a file edited by hand is kept).
+_EARLIER_GITIGNORES = frozenset({
+    "# CodeKeep databases are local state; MEMORY.md is meant to be committed.\n*.db\n*.db-*\n",
+})
 
 
 def resolve_root(root: str | os.PathLike[str] | None = None) -> Path:
@@ -66,10 +74,20 @@ def state_dir(root: Path) -> Path:
     still cannot create ``/.codekeep`` or ``~/.codekeep`` (:class:`RootRefused`)."""
     directory = check_root(root) / STATE_DIR_NAME
     directory.mkdir(parents=True, exist_ok=True)
-    gitignore = directory / ".gitignore"
-    if not gitignore.exists():
-        gitignore.write_text(GITIGNORE_TEXT, encoding="utf-8")
+    _write_gitignore(directory / ".gitignore")
     return directory
+
+
+def _write_gitignore(gitignore: Path) -> None:
+    """Write the folder's ``.gitignore`` when missing or as an earlier version wrote it."""
+    try:
+        current: str | None = gitignore.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = None
+    except (OSError, UnicodeDecodeError):
+        return  # unreadable: not ours to touch
+    if current is None or current in _EARLIER_GITIGNORES:
+        gitignore.write_text(GITIGNORE_TEXT, encoding="utf-8")
 
 
 def user_data_dir() -> Path:
