@@ -13,7 +13,9 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from codekeep.common.secrets import find as find_secrets
 from codekeep.ledger.reports import render_text
+from codekeep.memory.safety import reads_as_order
 from codekeep.services import WorkspaceServices
 
 REPO_MAP_TOKENS = 2_048
@@ -39,13 +41,23 @@ class WorkspaceResource:
 
 
 def _memory_notes(services: WorkspaceServices) -> str:
+    """The notes as the file holds them, but for the lines that read like an order to
+    the model or hold a secret: a host puts the resource in the model's context, and a
+    cloned repository's MEMORY.md is anybody's words (the hooks and ``recall`` withhold
+    the same lines)."""
     path = services.memory.notes_path
     if not path.is_file():
         return (
             "# MEMORY.md\n\nThis workspace has no .codekeep/MEMORY.md yet; it is created "
             "the first time a preference or note is written.\n"
         )
-    return path.read_text(encoding="utf-8", errors="replace")
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    kept = [line for line in lines if reads_as_order(line) is None and not find_secrets(line)]
+    withheld = len(lines) - len(kept)
+    if not withheld:
+        return "".join(lines)
+    return "".join(kept) + (f"\n<!-- {withheld} line(s) withheld: they read like "
+                            "instructions to the model or hold a secret -->\n")
 
 
 def _repo_map(services: WorkspaceServices) -> str:
