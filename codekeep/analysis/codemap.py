@@ -377,9 +377,10 @@ class CodeMap(LiveBuffers):
         self._merge(changes, self._commit(result.rel, facts, result=result, notify=False))
         return True
 
-    def export_facts(self, target: Path) -> ShareStats:
+    def export_facts(self, target: Path, also: Sequence[tuple[str, str]] = ()) -> ShareStats:
         """Write the facts cache's entries of every indexed file to ``target`` (see
-        :mod:`.factshare`); a file the cache lost the entry of is parsed again first."""
+        :mod:`.factshare`); a file the cache lost the entry of is parsed again first.
+        ``also``: the keys of other entries to carry (the docs' pages)."""
         from codekeep.analysis.factcache import default_cache
         from codekeep.analysis.factshare import FactShareError, export_facts
         from codekeep.analysis.parsing import analyse_file, cache_batch
@@ -397,7 +398,7 @@ class CodeMap(LiveBuffers):
             for path, digest, language in contents:
                 if (digest, language) not in held:
                     analyse_file(str(self.root), path, language, self.settings.max_file_bytes)
-        return export_facts(cache, keys, target)
+        return export_facts(cache, [*keys, *also], target)
 
     def status(self) -> IndexStatus:
         with self._lock:

@@ -135,6 +135,22 @@ class FactCache:
         self._batches = threading.local()  # this thread's open batch (``pending``)
 
     def get(self, language: str, digest: str) -> EncodedFacts | None:
+        data = self.get_bytes(language, digest)
+        if data is None:
+            return None
+        try:
+            value = marshal.loads(data)
+        except (ValueError, EOFError, TypeError):
+            return None
+        if (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], list)
+                and isinstance(value[1], dict) and isinstance(value[2], str)):
+            return EncodedFacts(*value)
+        return None
+
+    def get_bytes(self, language: str, digest: str) -> bytes | None:
+        """The stored bytes of one entry whose checksum matches (else None: a miss).
+        ``language`` names what the bytes are: a language's facts, or another kind of
+        entry keyed by content the same way (the docs' parsed pages)."""
         with self._lock:
             conn = self._connection()
             if conn is None:
@@ -148,20 +164,17 @@ class FactCache:
                 return None
         if row is None or row[1] != entry_checksum(digest, language, row[0]):
             return None
-        try:
-            value = marshal.loads(row[0])
-        except (ValueError, EOFError, TypeError):
-            return None
-        if (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], list)
-                and isinstance(value[1], dict) and isinstance(value[2], str)):
-            return EncodedFacts(*value)
-        return None
+        return bytes(row[0])
 
     def put(self, language: str, digest: str, encoded: EncodedFacts) -> None:
         try:
             data = marshal.dumps(tuple(encoded))
         except ValueError:  # an unmarshallable value: no entry
             return
+        self.put_bytes(language, digest, data)
+
+    def put_bytes(self, language: str, digest: str, data: bytes) -> None:
+        """Keep one entry (written with this thread's open :meth:`batch`, if any)."""
         entry = (digest, language, data, int(time.time()),
                  entry_checksum(digest, language, data))
         pending: list[_Entry] | None = getattr(self._batches, "pending", None)

@@ -152,8 +152,9 @@ def _index(args: argparse.Namespace) -> int:
                               explain=True)
         with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
             docs_stats = docs.index(embed="now")
-        if args.export_file is not None:
-            shared["exported"] = codemap.export_facts(args.export_file).to_json()
+            if args.export_file is not None:  # the docs' pages travel with the facts
+                shared["exported"] = codemap.export_facts(args.export_file,
+                                                          docs.cache_keys()).to_json()
     if stats.coverage is not None and stats.coverage.worth_saying():
         print(f"codekeep: warning: {stats.coverage.summary()}", file=sys.stderr)
     if args.json:

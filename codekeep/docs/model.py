@@ -145,13 +145,15 @@ class DocsStats:
     seconds: float
     formats: dict[str, int]
     skipped: dict[str, int]
+    from_cache: int = 0  # of ``parsed``: pages the facts cache held (not read again)
 
     def summary(self) -> str:
         """What ``codekeep index`` / ``codekeep docs index`` print."""
         formats = ", ".join(f"{name} {count}" for name, count in sorted(self.formats.items()))
+        cached = f" ({self.from_cache} from the cache)" if self.from_cache else ""
         text = (f"docs: {self.files} files ({formats or 'none'}), {self.chunks} chunks in "
-                f"{self.seconds:.2f}s; parsed {self.parsed}, unchanged {self.unchanged}, "
-                f"removed {self.removed}")
+                f"{self.seconds:.2f}s; parsed {self.parsed}{cached}, unchanged "
+                f"{self.unchanged}, removed {self.removed}")
         if self.skipped:
             text += "\ndocs skipped: " + ", ".join(
                 f"{reason} {count}" for reason, count in sorted(self.skipped.items()))
@@ -162,6 +164,7 @@ class DocsStats:
             "files": self.files,
             "chunks": self.chunks,
             "parsed": self.parsed,
+            "fromCache": self.from_cache,
             "unchanged": self.unchanged,
             "removed": self.removed,
             "seconds": round(self.seconds, 3),

@@ -10,34 +10,28 @@ files per transaction and lets go of the lock in between.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from codekeep.analysis.discovery import WalkReport, walk
 from codekeep.analysis.errors import UnknownPathError
-from codekeep.analysis.parsing import content_hash, is_binary
-from codekeep.common.secrets import redact_text
+from codekeep.analysis.factcache import default_cache
+from codekeep.analysis.parsing import content_hash
 from codekeep.common.workspace import resolve_root, state_dir
 from codekeep.docs.background import BackgroundEmbedder
-from codekeep.docs.chunking import ChunkSizes, parse_document
-from codekeep.docs.conversion import (
-    NEEDS_EXTRA,
-    ConversionError,
-    converter_available,
-    is_template,
-    to_markdown,
-)
-from codekeep.docs.docstrings import is_python, parse_docstrings
+from codekeep.docs.chunking import ChunkSizes
+from codekeep.docs.conversion import NEEDS_EXTRA, converter_available
+from codekeep.docs.docstrings import is_python
 from codekeep.docs.errors import DocsClosedError, EmptyQueryError, InvalidLimitError
-from codekeep.docs.formats import DocFormat, candidate_format, looks_generated, sniff_format
-from codekeep.docs.model import Chunk, DocHit, DocLink, DocsStats, ParsedDocument, SearchOutcome
-from codekeep.docs.notebooks import NotebookError, notebook_markdown
+from codekeep.docs.formats import candidate_format
+from codekeep.docs.model import DocHit, DocLink, DocsStats, SearchOutcome
+from codekeep.docs.pages import cache_key, read_page
 from codekeep.docs.retrieval import (
     Sources,
     VectorRanker,
@@ -45,8 +39,8 @@ from codekeep.docs.retrieval import (
     fuse_pages,
     rankings,
 )
-from codekeep.docs.store import DocsStore, FileRow, IndexedChunk
-from codekeep.docs.text import indexed_body, place_words, query_terms
+from codekeep.docs.store import DocsStore, FileRow
+from codekeep.docs.text import place_words, query_terms
 from codekeep.docs.vectors import LOCAL_TOKENS, VectorIndex
 from codekeep.embeddings.embedders import embedder_for, resolved
 from codekeep.embeddings.vector_cache import default_vector_cache
@@ -87,6 +81,10 @@ class DocsIndex:
         self._vectors = (VectorIndex(store, embedder, self._lock, lambda: not self._closed,
                                      cache) if embedder is not None else None)
         self._later = BackgroundEmbedder(self._embed_missing)
+        # Pages read before (here, in another checkout, imported, the team's) by content:
+        # see :mod:`.pages`. Looked up once: the cache follows CODEKEEP_PARSE_CACHE.
+        self._pages = default_cache()
+        self._from_cache = 0  # pages of the running index that the cache gave
 
     @classmethod
     def open(cls, root: Path, index_settings: IndexSettings | None = None,
@@ -132,11 +130,12 @@ class DocsIndex:
                  or (row.size, row.mtime_ns) != (c.size, c.mtime_ns) or row.status == retry]
         removed = [path for path in known if path not in seen]
         parsed = 0
+        self._from_cache = 0
         for start in range(0, len(stale), WRITE_CHUNK_FILES):
             with self._lock:
                 if self._closed:  # closed meanwhile (shutdown, new settings): stop here
                     break
-                with self._store.transaction():
+                with self._store.transaction(), self._cache_batch():
                     for candidate in stale[start : start + WRITE_CHUNK_FILES]:
                         parsed += self._refresh(candidate.rel)
             if progress is not None:
@@ -151,13 +150,41 @@ class DocsIndex:
             self._embed_missing()
         elif embed == "later":
             self._embed_later()
-        return self.stats(started, parsed, len(found) - parsed, len(removed))
+        return self.stats(started, parsed, len(found) - parsed, len(removed), self._from_cache)
 
-    def stats(self, started: float, parsed: int, unchanged: int, removed: int) -> DocsStats:
+    def stats(self, started: float, parsed: int, unchanged: int, removed: int,
+              from_cache: int = 0) -> DocsStats:
         with self._lock:
             files, chunks, formats, skipped = self._store.counts()
         return DocsStats(files, chunks, parsed, unchanged, removed,
-                         time.perf_counter() - started, formats, skipped)
+                         time.perf_counter() - started, formats, skipped, from_cache)
+
+    def _cache_batch(self) -> contextlib.AbstractContextManager[None]:
+        """The pages read meanwhile go into the cache in one transaction."""
+        return self._pages.batch() if self._pages is not None else contextlib.nullcontext()
+
+    def cache_keys(self) -> list[tuple[str, str]]:
+        """The facts cache's (content hash, key) of every page indexed now — what an
+        export or the team database carries of the docs. A page whose entry the cache
+        lost (pruned, another chunk size before) is read again into it first."""
+        if self._pages is None or not self.settings.enabled:
+            return []
+        sizes = ChunkSizes(self.settings.chunk_tokens, self.settings.overlap_tokens)
+        with self._lock:
+            rows = [row for row in self._store.files().values() if row.status == "indexed"]
+        keys = [(row.hash, cache_key(row.path, sizes)) for row in rows]
+        held = self._pages.entries(keys)
+        with self._pages.batch():
+            for row, key in zip(rows, keys, strict=True):
+                if key in held:
+                    continue
+                try:
+                    data = (self.root / row.path).read_bytes()
+                except OSError:
+                    continue
+                if content_hash(data) == row.hash:
+                    read_page(row.path, data, row.hash, sizes, self._pages)
+        return keys
 
     def is_doc(self, path: str) -> bool:
         """Documentation by its name, or Python source whose docstrings are indexed."""
@@ -211,35 +238,17 @@ class DocsIndex:
         if existing is not None and existing.hash == digest and existing.status != NEEDS_EXTRA:
             self._store.touch(existing.id, info.st_size, info.st_mtime_ns)
             return 0
-        parsed = self._parse(path, data)
-        if isinstance(parsed, str):
-            return self._skip(path, info, digest, parsed, existing)
+        sizes = ChunkSizes(self.settings.chunk_tokens, self.settings.overlap_tokens)
+        page, cached = read_page(path, data, digest, sizes, self._pages)
+        if isinstance(page, str):
+            return self._skip(path, info, digest, page, existing)
         self._store.replace_file(
             path, size=info.st_size, mtime_ns=info.st_mtime_ns, hash=digest, status="indexed",
-            fmt=parsed.format, title=parsed.title, lines=parsed.lines, place=place_words(path),
-            chunks=[_redacted(chunk) for chunk in parsed.chunks],
+            fmt=page.format, title=page.title, lines=page.lines, place=place_words(path),
+            chunks=page.chunks,
         )
+        self._from_cache += cached
         return 1
-
-    def _parse(self, path: str, data: bytes) -> ParsedDocument | str:
-        """The file's chunks, or the reason it is not indexed."""
-        hint = candidate_format(path)
-        sizes = ChunkSizes(self.settings.chunk_tokens, self.settings.overlap_tokens)
-        if hint == "convert":  # PDF, Office, HTML: binary or markup that markitdown reads
-            return _converted(path, data, sizes)
-        if is_binary(data):
-            return "binary"
-        if looks_generated(data):
-            return "generated"
-        # Invalid UTF-8 is read with replacement characters: the rest of the page stays
-        # searchable, and what is shown cannot be mistaken for the original bytes.
-        text = data.decode("utf-8", errors="replace")
-        if hint is None:  # Python source: its docstrings
-            return parse_docstrings(path, text)
-        if hint == "notebook":
-            return _notebook(path, text, sizes)
-        fmt: DocFormat = sniff_format(data) if hint == "sniff" else hint
-        return parse_document(path, text, fmt, sizes)
 
     def _is_doc_target(self, target: Path) -> bool:
         """A symlink is followed only to a docs file inside the workspace: a link named
@@ -344,43 +353,6 @@ def vector_ranker(vectors: VectorIndex | None,
         return None
     return lambda limit, alone: [ranking for direction in directions
                                  for ranking in vectors.rank(direction, limit, alone)]
-
-
-def _converted(path: str, data: bytes, sizes: ChunkSizes) -> ParsedDocument | str:
-    """A PDF, Office document or HTML page through markitdown, chunked as Markdown (its
-    lines are those of the Markdown text), or why it is not read."""
-    if is_template(path, data):
-        return "template"
-    if not converter_available():
-        return NEEDS_EXTRA
-    try:
-        parsed = parse_document(path, to_markdown(path, data), "markdown", sizes)
-    except ConversionError as error:
-        return f"unreadable: {error}"
-    return replace(parsed, format=PurePosixPath(path).suffix.lower().lstrip("."))
-
-
-def _notebook(path: str, text: str, sizes: ChunkSizes) -> ParsedDocument | str:
-    """A notebook's Markdown cells as one Markdown page, each chunk placed on the
-    notebook file's own lines, or why it is not read."""
-    try:
-        notebook = notebook_markdown(text)
-    except NotebookError as error:
-        return f"unreadable: {error}"
-    parsed = parse_document(path, notebook.markdown, "markdown", sizes)
-    chunks = [replace(chunk, start_line=notebook.file_line(chunk.start_line),
-                      end_line=notebook.file_line(chunk.end_line)) for chunk in parsed.chunks]
-    return replace(parsed, format="notebook", chunks=chunks,
-                   lines=text.count("\n") + (not text.endswith("\n")))
-
-
-def _redacted(chunk: Chunk) -> IndexedChunk:
-    """Secrets pasted into a page (a token in a setup guide) are neither stored nor
-    searchable: the chunk keeps ``[REDACTED:<kind>]`` in their place."""
-    text = redact_text(chunk.text)
-    if text != chunk.text:
-        chunk = replace(chunk, text=text)
-    return IndexedChunk(chunk, indexed_body(text))
 
 
 def _named_symbols(codemap: CodeMap | None, identifiers: Sequence[str]) -> frozenset[str]:

@@ -19,6 +19,7 @@ if not os.environ.get("CI"):  # scripts/test installs the extra; CI fails withou
 import openpyxl  # the documents extra, as is pptx
 from pptx import Presentation
 
+import codekeep.docs.pages as docs_pages
 import codekeep.docs.service as docs_service
 from codekeep.docs import DocsIndex
 from codekeep.docs.conversion import NEEDS_EXTRA
@@ -160,6 +161,7 @@ def test_documents_met_before_the_extra_was_installed_are_read_once_it_is(
         documents: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as without_markitdown:
         without_markitdown.setattr(docs_service, "converter_available", lambda: False)
+        without_markitdown.setattr(docs_pages, "converter_available", lambda: False)
         with DocsIndex.open(documents) as index:
             stats = index.index()
             assert stats.skipped == {NEEDS_EXTRA: 5, "template": 1}
