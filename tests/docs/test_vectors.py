@@ -5,6 +5,7 @@ provider."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -300,3 +301,41 @@ def test_no_vector_is_shared_for_an_endpoints_model(
             index.index(embed="now")
             assert index._store.vector_count("concepts") == 3
     assert not cache_file.exists()  # the model behind a name can change: never cached
+
+
+def test_a_second_checkout_of_the_same_docs_embeds_nothing(
+    tmp_path: Path, minilm: object, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As a user meets it: the default settings (``auto`` picks the installed model), the
+    default cache under ``$XDG_CACHE_HOME``, ``codekeep docs index`` in a clone and then in
+    a second copy of it. The second runs the model on nothing, yet searches by meaning."""
+    from codekeep.cli import main
+    from codekeep.embeddings.local_model import MiniLM
+
+    monkeypatch.delenv("CODEKEEP_LOCAL_MODEL", raising=False)
+    monkeypatch.delenv("CODEKEEP_VECTOR_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    embedded: list[int] = []
+    forward = MiniLM._forward
+
+    def counting(self: MiniLM, ids: object, mask: object) -> object:
+        embedded.append(len(ids))  # type: ignore[arg-type]
+        return forward(self, ids, mask)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MiniLM, "_forward", counting)
+    first, second = tmp_path / "first", tmp_path / "second"
+    runs = []
+    for checkout in (first, second):
+        checkout.mkdir()
+        write_pages(checkout)
+        assert main(["docs", "index", "--root", str(checkout)]) == 0
+        runs.append(sum(embedded))
+        embedded.clear()
+    assert runs == [3, 0]  # three chunks embedded once, for both checkouts
+    assert (tmp_path / "xdg-cache" / "codekeep" / "vectors.db").is_file()
+    capsys.readouterr()
+    assert main(["docs", "search", "flash a notice after a redirect", "--json",
+                 "--root", str(second)]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["path"] == "docs/messages.rst"
+    assert sum(embedded) == 1  # the question, the only text the second checkout embedded
