@@ -229,6 +229,7 @@ async function runSteps(bench, page) {
 
   await step('Show Impact of Changes shows the changed class, its callers and the test that reaches it', async () => {
     // The fixture becomes a git repository with a test; then the class's docstring changes on disk.
+    const symbolsBefore = await symbolCount(bench);
     const tests = path.join(workspacePath, 'tests');
     fs.mkdirSync(tests);
     fs.writeFileSync(path.join(tests, 'test_orders.py'),
@@ -246,9 +247,11 @@ async function runSteps(bench, page) {
       const sidebar = page.locator('.part.sidebar');
       await sidebar.getByText(/1 changed symbols in 1 files/).waitFor();
       await sidebar.locator('.monaco-list-row', { hasText: 'changed · shop/inventory.py:13' }).first().waitFor();
-      await sidebar.locator('.monaco-list-row', { hasText: 'Callers' }).first().click();
+      // The group rows by their own label: a plain 'Tests' also matches (case-insensitively)
+      // the caller row 'test_place … tests/test_orders.py', and clicking that opens the file.
+      await sidebar.locator('.monaco-list-row', { hasText: /^\s*Callers/ }).first().click();
       await sidebar.locator('.monaco-list-row', { hasText: 'OrderBook.__init__' }).first().waitFor();
-      await sidebar.locator('.monaco-list-row', { hasText: 'Tests' }).first().click();
+      await sidebar.locator('.monaco-list-row', { hasText: /^\s*Tests/ }).first().click();
       // test_place twice: a caller (depth 1), and under Tests
       await waitUntil(async () => (await sidebar.locator('.monaco-list-row', { hasText: 'test_place' }).count()) >= 2, SHORT,
         'the Tests group does not list test_place');
@@ -259,6 +262,9 @@ async function runSteps(bench, page) {
       fs.rmSync(tests, { recursive: true, force: true });
       fs.rmSync(path.join(workspacePath, '.git'), { recursive: true, force: true });
     }
+    // the test file is dropped from the index again before the next step counts symbols
+    await waitUntil(async () => (await symbolCount(bench)) === symbolsBefore, LONG,
+      `the symbol count did not go back to ${symbolsBefore} once the test file was deleted`);
   });
 
   await step('Show Repo Map opens the map as a Markdown preview', async () => {
