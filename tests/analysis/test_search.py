@@ -59,7 +59,10 @@ def test_index_follows_additions_and_removals() -> None:
     index.remove("beta")
     assert index.search("bta", 5) == []
     assert index.search("", 5) == []
-    assert NameIndex(["a[b", "c\\d"]).search("[", 5) == [("a[b", pytest.approx(0.75, abs=0.2))]
+    # (a query's regex characters are matched as themselves)
+    assert NameIndex(["ab[cd", "c\\d"]).search("b[c", 5) == [
+        ("ab[cd", pytest.approx(0.75, abs=0.2))]
+    assert NameIndex(["a_[b", "a[b"]).search("[", 5) == [("a_[b", pytest.approx(0.775))]
 
 
 def test_search_symbols_through_the_code_map(
@@ -204,3 +207,57 @@ def test_searches_while_the_name_index_is_built_ask_sqlite_not_a_second_build(
     assert builds == ["build"]
     assert answers == [["old_handler"], ["keep_me"], ["old_handler"]]
     assert [s.name for s, _ in codemap.search_symbols("kpme")] == ["keep_me"]
+
+
+def _generated_names(count: int, seed: int) -> list[str]:
+    """Names in the shapes a large C or TypeScript tree has: snake_case, UPPER_MACROS,
+    camelCase, digits, a few non-ASCII letters."""
+    import random
+
+    rng = random.Random(seed)
+    words = ["s", "sp", "spin", "lock", "k", "kmalloc", "x", "xa", "ab", "abort", "Ext4",
+             "dev", "σ", "École", "io", "I2c", "HTTP", "Server", "q", "z9", "_", "get"]
+    names = []
+    for _ in range(count):
+        parts = [rng.choice(words) for _ in range(rng.randint(1, 4))]
+        style = rng.randrange(4)
+        if style == 0:
+            names.append("_".join(p.lower() for p in parts))
+        elif style == 1:
+            names.append("_".join(p.upper() for p in parts))
+        elif style == 2:
+            names.append(parts[0].lower() + "".join(p[:1].upper() + p[1:] for p in parts[1:]))
+        else:
+            names.append("".join(parts) + str(rng.randrange(20)))
+    return names
+
+
+def test_one_and_two_letter_queries_rank_names_that_start_with_them_or_have_a_word_that_does(
+) -> None:
+    """A short query answers from a bounded set (the names starting with it, then the
+    names where a word starts with it, shortest first), and that set holds the exact best
+    ``limit`` of what ranking every name would give, after edits too."""
+    from codekeep.analysis.fuzzy import short_score
+
+    names = _generated_names(4000, seed=7)
+    index = NameIndex(names)
+    removed = sorted(set(names))[::5]
+    for name in removed:  # gone in an edit since the index was built: never shown
+        for _ in range(names.count(name)):
+            index.remove(name)
+    for name in ("sPinner", "s", "k9", "xa_q", "École_s"):
+        index.add(name)
+    alive = (set(names) - set(removed)) | {"sPinner", "s", "k9", "xa_q", "École_s"}
+    for query in ("s", "S", "sp", "k", "x", "xa", "ab", "q", "z", "9", "_", "σ", "é", "ÉC",
+                  "io", "i2", "ht", "se", "zz"):
+        every = sorted(((n, v) for n in alive if (v := short_score(query, n)) is not None),
+                       key=lambda item: (-item[1], len(item[0]), item[0]))
+        for limit in (1, 5, 50, 200, None):
+            assert index.search(query, limit) == every[:limit], (query, limit)
+    assert [n for n, _ in index.search("sp", 2)] == ["sp", "SP"]  # exact, then its case
+    # a word start inside the name counts, a mid-word letter does not
+    assert short_score("lo", "spin_lock") is not None
+    assert short_score("lo", "SpinLock") is not None
+    assert short_score("in", "spin_lock") is None
+    assert short_score("ck", "spin_lock") is None
+    assert short_score("sp", "spin_lock") > short_score("lo", "spin_lock")  # type: ignore[operator]
