@@ -377,6 +377,36 @@ class CodeMap(LiveBuffers):
         self._merge(changes, self._commit(result.rel, facts, result=result, notify=False))
         return True
 
+    def keys_to_parse(self) -> list[tuple[str, str]]:
+        """The facts cache keys (content hash, language) of the files the next
+        :meth:`index` would parse — new or changed on disk — read and hashed now: what a
+        team's shared cache is asked for before the parse."""
+        from codekeep.analysis.indexer import plan_index
+
+        with self._lock:
+            self.settle()
+            known = self._store.files()
+        plan = plan_index(self.root, self.settings, self.registry, known, set(self._documents))
+        return [key for path, language in plan.jobs
+                if (key := self._content_key(path, language)) is not None]
+
+    def _content_key(self, rel: str, language: str) -> tuple[str, str] | None:
+        """The cache key :func:`.parsing.analyse_file` would look up for this file now;
+        None when it would look up none (unreadable, over the size cap, binary)."""
+        from codekeep.analysis.parsing import content_hash, is_binary
+
+        spec = self.registry.get(language)
+        path = self.root / rel
+        try:
+            if spec is None or path.stat().st_size > self.settings.max_file_bytes:
+                return None
+            data = path.read_bytes()
+        except OSError:
+            return None
+        if is_binary(data):
+            return None
+        return content_hash(data), self.registry.refine(spec, rel, data).name
+
     def export_facts(self, target: Path, also: Sequence[tuple[str, str]] = ()) -> ShareStats:
         """Write the facts cache's entries of every indexed file to ``target`` (see
         :mod:`.factshare`); a file the cache lost the entry of is parsed again first.

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from codekeep.analysis import CodeMap, Symbol
     from codekeep.analysis.factshare import ShareStats
     from codekeep.settings.codemap import IndexSettings
+    from codekeep.settings.team import TeamSettings
+    from codekeep.team.facts import TeamFacts
 
 ORDER = 10
 COMMANDS = {
@@ -147,14 +149,23 @@ def _index(args: argparse.Namespace) -> int:
     shared: dict[str, Any] = {}
     if args.import_file is not None:
         shared["imported"] = _import_facts(args.import_file).to_json()
-    with open_codemap(args, refresh=False, settings=settings.index) as codemap:
+    with (open_codemap(args, refresh=False, settings=settings.index) as codemap,
+          DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs):
+        team = _team_facts(settings.team, codemap.root)
+        if team is not None:  # what the team computed is not computed again here
+            team.fetch([*codemap.keys_to_parse(), *docs.keys_to_read()])
         stats = codemap.index(progress=_progress_line(),
                               explain=True)
-        with DocsIndex.open(codemap.root, codemap.settings, settings.docs) as docs:
-            docs_stats = docs.index(embed="now")
-            if args.export_file is not None:  # the docs' pages travel with the facts
-                shared["exported"] = codemap.export_facts(args.export_file,
-                                                          docs.cache_keys()).to_json()
+        docs_stats = docs.index(embed="now")
+        if team is not None:
+            team.publish()
+            team.close()
+            shared["team"] = team.report.to_json()
+        if args.export_file is not None:  # the docs' pages travel with the facts
+            shared["exported"] = codemap.export_facts(args.export_file,
+                                                      docs.cache_keys()).to_json()
+    if team is not None and team.report.error is not None:  # indexed all the same
+        print(f"codekeep: warning: {team.report.summary()}", file=sys.stderr)
     if stats.coverage is not None and stats.coverage.worth_saying():
         print(f"codekeep: warning: {stats.coverage.summary()}", file=sys.stderr)
     if args.json:
@@ -176,7 +187,20 @@ def _index(args: argparse.Namespace) -> int:
         print(_share_line("imported", args.import_file, shared["imported"]))
     if "exported" in shared:
         print(_share_line("exported", args.export_file, shared["exported"]))
+    if team is not None and team.report.error is None:
+        print(team.report.summary())
     return 0
+
+
+def _team_facts(settings: TeamSettings, root: Path) -> TeamFacts | None:
+    """The team database's share of this index (None: no team DSN, or no local cache to
+    put what it gives in)."""
+    if not settings.dsn.strip():
+        return None
+    from codekeep.analysis.factcache import default_cache
+    from codekeep.team.facts import open_team_facts
+
+    return open_team_facts(settings, root, default_cache())
 
 
 def _import_facts(source: Path) -> ShareStats:

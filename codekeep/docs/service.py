@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from codekeep.analysis.discovery import WalkReport, walk
+from codekeep.analysis.discovery import Candidate, WalkReport, walk
 from codekeep.analysis.errors import UnknownPathError
 from codekeep.analysis.factcache import default_cache
 from codekeep.analysis.parsing import content_hash
@@ -117,18 +117,7 @@ class DocsIndex:
         started = time.perf_counter()
         if not self.settings.enabled:
             return self.stats(started, 0, 0, 0)
-        with self._lock:
-            known = self._store.files()
-        report = WalkReport({})
-        # Files that are not docs are passed over before they are stat'ed.
-        found = list(walk(self.root, self.index_settings, report,
-                          skip=lambda rel: None if self.is_doc(rel) else "not docs"))
-        seen = {candidate.rel for candidate in found}
-        # Documents passed over for want of markitdown are read again once it is there.
-        retry = NEEDS_EXTRA if converter_available() else None
-        stale = [c for c in found if (row := known.get(c.rel)) is None
-                 or (row.size, row.mtime_ns) != (c.size, c.mtime_ns) or row.status == retry]
-        removed = [path for path in known if path not in seen]
+        found, stale, removed = self._walk()
         parsed = 0
         self._from_cache = 0
         for start in range(0, len(stale), WRITE_CHUNK_FILES):
@@ -151,6 +140,39 @@ class DocsIndex:
         elif embed == "later":
             self._embed_later()
         return self.stats(started, parsed, len(found) - parsed, len(removed), self._from_cache)
+
+    def _walk(self) -> tuple[list[Candidate], list[Candidate], list[str]]:
+        """(the docs files on disk, those to read again, the paths gone from disk)."""
+        with self._lock:
+            known = self._store.files()
+        report = WalkReport({})
+        # Files that are not docs are passed over before they are stat'ed.
+        found = list(walk(self.root, self.index_settings, report,
+                          skip=lambda rel: None if self.is_doc(rel) else "not docs"))
+        seen = {candidate.rel for candidate in found}
+        # Documents passed over for want of markitdown are read again once it is there.
+        retry = NEEDS_EXTRA if converter_available() else None
+        stale = [c for c in found if (row := known.get(c.rel)) is None
+                 or (row.size, row.mtime_ns) != (c.size, c.mtime_ns) or row.status == retry]
+        return found, stale, [path for path in known if path not in seen]
+
+    def keys_to_read(self) -> list[tuple[str, str]]:
+        """The facts cache keys (content hash, page key) of the pages the next
+        :meth:`index` would read — new or changed on disk — hashed now: what a team's
+        shared cache is asked for first."""
+        if self._pages is None or not self.settings.enabled:
+            return []
+        sizes = ChunkSizes(self.settings.chunk_tokens, self.settings.overlap_tokens)
+        keys = []
+        for candidate in self._walk()[1]:
+            if candidate.size > self.index_settings.max_file_bytes:
+                continue
+            try:
+                data = (self.root / candidate.rel).read_bytes()
+            except OSError:
+                continue
+            keys.append((content_hash(data), cache_key(candidate.rel, sizes)))
+        return keys
 
     def stats(self, started: float, parsed: int, unchanged: int, removed: int,
               from_cache: int = 0) -> DocsStats:

@@ -18,6 +18,10 @@ never written to.
    price table does not know, its cost missing) and ``token_source`` (``provider``, or
    counted by CodeKeep: estimated), so the team report counts calls as the member's own
    report does.
+5. the shared facts cache: one row per (extractor fingerprint, content hash, kind — a
+   language's facts or a docs page's key), the entry's bytes zlib-compressed, its
+   checksum, and who published it (a refused row is reported with its publisher). A
+   row is written once (first publisher wins) and never updated.
 """
 
 from __future__ import annotations
@@ -120,6 +124,18 @@ MIGRATIONS: list[str] = [
         ADD COLUMN counted boolean NOT NULL DEFAULT true,
         ADD COLUMN priced boolean NOT NULL DEFAULT true,
         ADD COLUMN token_source text NOT NULL DEFAULT 'provider';
+    """,
+    """
+    CREATE TABLE team_facts (
+        fingerprint text NOT NULL,
+        digest text NOT NULL,
+        kind text NOT NULL,
+        rows bytea NOT NULL,
+        checksum bytea NOT NULL,
+        published_by text NOT NULL,
+        published_at double precision NOT NULL,
+        PRIMARY KEY (fingerprint, digest, kind)
+    );
     """,
 ]
 
