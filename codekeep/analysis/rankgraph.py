@@ -17,6 +17,7 @@ import zipfile
 import zlib
 from array import array
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -217,40 +218,43 @@ def _edges_and_uses(store: IndexStore, graph: ImportGraph, paths: list[str],
         return found
 
     edges, uses = _Summed(), _Summed()
-    definitions = store.definition_files()
-    name, files = next(definitions, (None, ""))
-    parsed_name: str | None = None
-    defined: list[int] = []  # indexes of the files defining parsed_name
-    for row, (ref_name, file_id, uses_count) in enumerate(store.reference_counts()):
-        if row % STOP_CHECK_ROWS == 0 and stop():
-            raise IndexCancelled("the repository map's graph was cancelled")
-        while name is not None and name < ref_name:
-            name, files = next(definitions, (None, ""))
-        source = index_of.get(file_id)
-        if name != ref_name or source is None:
-            continue
-        if parsed_name != name:
-            parsed_name = name
-            defined = sorted({index_of[f] for f in map(int, files.split(","))
-                              if f in index_of})
-        targets = [t for t in defined if t != source]
-        if not targets:
-            continue
-        near = imports(source)
-        followed = [t for t in targets if t in near]
-        if not followed and len(targets) > NOISY_NAME_DEFINITIONS:
-            continue
-        chosen = followed or targets
-        share = math.sqrt(uses_count) / len(chosen)
-        for target in chosen:
-            weight = share * IMPORTED_EDGE_WEIGHT if target in near else share
-            edges.keys.append(source * count + target)
-            edges.weights.append(weight)
-            uses.keys.append(use_key(target, ref_name))
-            uses.weights.append(weight)
-        if len(edges.keys) >= AGGREGATE_EVERY:
-            edges.flush()
-            uses.flush()
+    # both cursors are closed however the join ends (a cancelled build's traceback
+    # would keep them until after the read connection closed)
+    definitions, references = store.definition_files(), store.reference_counts()
+    with closing(definitions), closing(references):
+        name, files = next(definitions, (None, ""))
+        parsed_name: str | None = None
+        defined: list[int] = []  # indexes of the files defining parsed_name
+        for row, (ref_name, file_id, uses_count) in enumerate(references):
+            if row % STOP_CHECK_ROWS == 0 and stop():
+                raise IndexCancelled("the repository map's graph was cancelled")
+            while name is not None and name < ref_name:
+                name, files = next(definitions, (None, ""))
+            source = index_of.get(file_id)
+            if name != ref_name or source is None:
+                continue
+            if parsed_name != name:
+                parsed_name = name
+                defined = sorted({index_of[f] for f in map(int, files.split(","))
+                                  if f in index_of})
+            targets = [t for t in defined if t != source]
+            if not targets:
+                continue
+            near = imports(source)
+            followed = [t for t in targets if t in near]
+            if not followed and len(targets) > NOISY_NAME_DEFINITIONS:
+                continue
+            chosen = followed or targets
+            share = math.sqrt(uses_count) / len(chosen)
+            for target in chosen:
+                weight = share * IMPORTED_EDGE_WEIGHT if target in near else share
+                edges.keys.append(source * count + target)
+                edges.weights.append(weight)
+                uses.keys.append(use_key(target, ref_name))
+                uses.weights.append(weight)
+            if len(edges.keys) >= AGGREGATE_EVERY:
+                edges.flush()
+                uses.flush()
     edges.flush()
     uses.flush()
     return edges, uses

@@ -15,7 +15,7 @@ import hashlib
 import json
 import math
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -623,7 +623,7 @@ class IndexStore:
         """Ids of the files that define at least one symbol."""
         return [row[0] for row in self.conn.execute("SELECT DISTINCT file_id FROM symbols")]
 
-    def definition_files(self) -> Iterator[tuple[str, str]]:
+    def definition_files(self) -> Generator[tuple[str, str], None, None]:
         """(name, the ids of the files defining it, comma-separated: "3,17,17") of every
         symbol name in name order, streamed: the repository graph joins them with
         :meth:`reference_counts` without holding either."""
@@ -706,7 +706,7 @@ class IndexStore:
         ).fetchone()[0]
         return sum(languages.values()), symbols, refs, languages
 
-    def reference_counts(self) -> Iterator[tuple[str, int, int]]:
+    def reference_counts(self) -> Generator[tuple[str, int, int], None, None]:
         """(referenced name, referencing file, how often) in name order, streamed (the
         count is taken in SQL: the packed spans never reach Python)."""
         yield from self.conn.execute(

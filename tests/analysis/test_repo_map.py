@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import gc
 import math
 import random
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from codekeep.analysis import CodeMap
+from codekeep.analysis.errors import IndexCancelled
 from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.rankgraph import build, pagerank
 from codekeep.analysis.ranking import KIND_WEIGHT, RepoRanker
@@ -155,3 +159,21 @@ def test_a_prepared_map_never_shows_a_symbol_that_is_gone(workspace, open_map) -
     text = codemap.repo_map(token_budget=400).text
     assert "class Database" not in text
     assert "lonely_helper" in text  # the rest of the map is still there
+
+
+def test_a_cancelled_build_leaves_no_cursor_behind(workspace, open_map,
+                                                   monkeypatch) -> None:
+    # a server closing mid-build: its log must not end in "Exception ignored … Cannot
+    # operate on a closed database" from a cursor the cancelled build left open
+    codemap = _map(workspace, open_map)
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    reader = IndexStore.reading(codemap.root / ".codekeep" / "index.db")
+    try:
+        with pytest.raises(IndexCancelled) as cancelled:
+            build(reader, ImportGraph(reader, default_registry()), stop=lambda: True)
+    finally:
+        reader.close()
+    del cancelled
+    gc.collect()
+    assert unraisable == []
