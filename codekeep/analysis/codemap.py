@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 INDEX_FILE = "index.db"
 WRITE_CHUNK_FILES = 128  # files per write transaction (fewer commits: ~0.1 s of a cold Django)
 COMPACT_AFTER_FILES = 100
+LABELLED_KEPT = 8  # names whose labelled uses are kept between pages
 
 Listener = Callable[[ChangeSet], None]
 
@@ -111,6 +112,10 @@ class CodeMap(LiveBuffers):
         self._names_building: set[str] | None = None  # touched while prepare_search builds
         self._searched = False
         self._graph = ImportGraph(store, registry, root)
+        # the files using a name, labelled, as of an index version: the next page of a
+        # name used 10k times (or the same question again) decodes only its own files
+        self._labelled: dict[tuple[str | None, str | None],
+                             tuple[tuple[int, int], queries.LabelledFiles]] = {}
         self._ranker = RepoRanker(store, registry, self._cancelled.is_set)
         self._writer = FactWriter(store)
         self._pending = 0
@@ -509,8 +514,16 @@ class CodeMap(LiveBuffers):
             target = queries.symbol_by_id(self._store, symbol_id) if symbol_id else None
             if symbol_id and target is None:
                 return [], 0
-            return queries.find_references(self._store, self._graph, target=target,
-                                           name=name, limit=limit, offset=offset)
+            key, version = (symbol_id, name), self._store.version()
+            kept = self._labelled.get(key)
+            if kept is None or kept[0] != version:
+                kept = version, queries.labelled_files(self._store, self._graph,
+                                                       target=target, name=name)
+                self._labelled.pop(key, None)
+                while len(self._labelled) >= LABELLED_KEPT:
+                    self._labelled.pop(next(iter(self._labelled)))
+            self._labelled[key] = kept  # (the most recent last)
+            return queries.page_of(kept[1], limit, offset)
 
     def find_related(self, path: str, line: int) -> Related:
         """The symbol around ``line`` (0-based) and its neighbourhood.
@@ -687,10 +700,18 @@ class CodeMap(LiveBuffers):
         with self._lock:
             if self._names is not None or self._names_building is not None:
                 return
-            names = list(self._store.symbol_names())
             self._names_building = set()
+        # (read on a connection of its own, off the lock too: reading a kernel's 447k
+        # names held it 0.45 s, and the first queries after the server's start waited.
+        # An edit committed before this read is in its snapshot; one after is in
+        # ``_names_building``, and the store decides whether a touched name exists.)
         index: NameIndex | None = None
         try:
+            reader = IndexStore.reading(self._store.path)
+            try:
+                names = list(reader.symbol_names())
+            finally:
+                reader.close()
             index = NameIndex(names, exists=self._store.defines)
         finally:
             with self._lock:

@@ -92,6 +92,7 @@ class ImportGraph:
         self._ids: dict[str, int] = {}  # indexed path -> file id
         self._raw: dict[str, list[ImportFact]] = {}
         self._languages: dict[str, str] = {}
+        self._styles: dict[str, str] = {}  # language -> its import style
         self._cache: dict[str, dict[str, set[str] | None]] = {}
         # (module file, definition's path, name, container) -> does the module export it;
         # depends on other files' imports too, so any change drops it all
@@ -158,8 +159,12 @@ class ImportGraph:
     def style_of(self, path: str) -> str:
         """The import style of ``path``'s language ("" when unknown)."""
         self._load()
-        spec = self._registry.get(self._languages.get(path, ""))
-        return spec.import_style if spec else ""
+        language = self._languages.get(path, "")
+        style = self._styles.get(language)
+        if style is None:  # (asked for every file that uses a name: once per language)
+            spec = self._registry.get(language)
+            style = self._styles[language] = spec.import_style if spec else ""
+        return style
 
     def qualifier_files(self, path: str, receiver: str) -> set[str] | None:
         """Files of the package ``receiver`` names in ``path`` (``pkg`` in ``pkg.F()``:
@@ -303,7 +308,8 @@ class ImportGraph:
         """
         imported = self.imports_of(path)
         top = top_level_name(definition)
-        python = self.style_of(path) == "python"
+        style = self.style_of(path)
+        python = style == "python"
         starred = self._starred(path) if python else set()
         if definition.path in imported:
             names = imported[definition.path]
@@ -316,7 +322,7 @@ class ImportGraph:
                     return True
             elif top in names or definition.name in names:
                 return True
-        if hops >= BARREL_HOPS or self.style_of(path) not in BARREL_STYLES:
+        if hops >= BARREL_HOPS or style not in BARREL_STYLES:
             return False
         return any(
             barrel != definition.path

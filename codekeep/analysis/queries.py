@@ -113,7 +113,8 @@ def symbol_at(store: IndexStore, path: str, line: int, byte_col: int | None) -> 
 
 
 def _target_in(
-    graph: ImportGraph, path: str, by_path: dict[str, list[DefinitionKey]]
+    graph: ImportGraph, path: str, by_path: dict[str, list[DefinitionKey]],
+    wanted: set[str] | None = None,
 ) -> str | None:
     """The one definition a use in ``path`` follows to (same file first), or None.
 
@@ -128,12 +129,19 @@ def _target_in(
     for file, names in imported.items():
         targets += [d for d in by_path.get(file, ())
                     if names is None or top_level_name(d) in names or d.name in names]
-    wanted = {top_level_name(d) for definitions in by_path.values() for d in definitions}
+    if wanted is None:
+        wanted = _top_level_names(by_path)
     if not targets and any(names is None or wanted & names for names in imported.values()):
         # an import of the name that leads to none directly: a re-export, followed
         targets = [d for file, definitions in by_path.items() if file != path
                    for d in definitions if graph.resolves(path, d)]
     return targets[0].id if len(targets) == 1 else None
+
+
+def _top_level_names(by_path: dict[str, list[DefinitionKey]]) -> set[str]:
+    """The names an import must take for a use to follow it to one of ``by_path``'s
+    definitions (a question asks it of every file using the name: counted once)."""
+    return {top_level_name(d) for definitions in by_path.values() for d in definitions}
 
 
 def resolve_use(store: IndexStore, graph: ImportGraph, row: RefRow,
@@ -150,12 +158,25 @@ def _by_path(definitions: list[DefinitionKey]) -> dict[str, list[DefinitionKey]]
     return by_path
 
 
+# A file's uses of a name, labelled: (name-only?, path, how many, their decoder).
+LabelledFiles = list[tuple[bool, str, int, Callable[[], list[Reference]]]]
+
+
 def find_references(
     store: IndexStore, graph: ImportGraph, *, target: Symbol | None, name: str | None,
     limit: int | None, offset: int = 0,
 ) -> tuple[list[Reference], int]:
     """Uses resolved first, then name-only, each by path and position; the page of
-    ``limit`` after the first ``offset`` (files wholly before it are not decoded).
+    ``limit`` after the first ``offset`` (files wholly before it are not decoded)."""
+    return page_of(labelled_files(store, graph, target=target, name=name), limit, offset)
+
+
+def labelled_files(
+    store: IndexStore, graph: ImportGraph, *, target: Symbol | None, name: str | None,
+) -> LabelledFiles:
+    """Every file using the name, labelled and in the order of :func:`find_references`
+    (resolved files first, then by path), each with its count and a decoder of its uses:
+    what each page of a name used 10k+ times needs, kept by the caller between pages.
 
     Whether a plain use resolves depends only on the file it is in, so such files are
     labelled whole and only the files needed to fill ``limit`` are decoded; ``total``
@@ -164,10 +185,10 @@ def find_references(
     """
     wanted = target.name if target else name
     if not wanted:
-        return [], 0
+        return []
     groups = [(path, wanted, spans) for path, spans in store.ref_groups_named(wanted)]
     aliases: list[tuple[str, str, str]] = []
-    labelled: list[tuple[bool, str, int, Callable[[], list[Reference]]]] = []
+    labelled: LabelledFiles = []
     if target is not None:
         aliases = _alias_groups(store, graph, target, [path for path, _n, _s in groups])
         others = _other_definitions(store, target)
@@ -179,6 +200,7 @@ def find_references(
         groups = [kept for group in groups if group[0] not in shadowed
                   for kept in _without_imports(graph, group, target)]
     by_path = None if target is not None else _by_path(store.definition_keys(wanted))
+    top_level = _top_level_names(by_path) if by_path is not None else set()
     types = GoTypes(store, graph)  # Go receivers' types, memoised for this question
     for path, used, spans in groups + aliases:
         if target is None:
@@ -186,7 +208,7 @@ def find_references(
                 labelled += _labelled_uses(store, graph, types, path,
                                            decode_spans(used, spans), None, by_path, "none")
                 continue
-            symbol_id = _target_in(graph, path, by_path or {})
+            symbol_id = _target_in(graph, path, by_path or {}, top_level)
         else:
             binding = _binding(graph, path, used, target)
             if "^" in spans or _bare_calls_excluded(graph, path, target) or (
@@ -201,6 +223,13 @@ def find_references(
         labelled.append((symbol_id is None, path, spans.count(";") + 1,
                          _decoder(path, used, spans, symbol_id)))
     labelled.sort(key=lambda item: (item[0], item[1]))
+    return labelled
+
+
+def page_of(labelled: LabelledFiles, limit: int | None,
+            offset: int = 0) -> tuple[list[Reference], int]:
+    """The ``limit`` uses after the first ``offset``, and the exact total, decoding only
+    the files of the page."""
     total = sum(count for _name, _path, count, _refs in labelled)
     refs: list[Reference] = []
     skip = offset

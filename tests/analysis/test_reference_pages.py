@@ -40,6 +40,32 @@ def test_pages_put_together_are_the_whole_answer_in_its_order(
         codemap.find_references(name="kfree", offset=-1)
 
 
+def test_the_next_page_after_an_edit_counts_the_edit(
+        workspace: Callable[..., Path], open_map: Callable[..., CodeMap]) -> None:
+    """Pages of one name reuse its labelled files (only each page's files are decoded)
+    until the index changes: a use added or removed in between is in the next page's
+    total and list."""
+    root = project(workspace)
+    codemap = open_map(root)
+    codemap.index()
+    _first, total = codemap.find_references(name="kfree", limit=100)
+    assert total == 12 * USES_PER_FILE
+    (root / "drv" / "d00.c").write_text("void release0(void) {\n    kfree(q);\n}\n")
+    codemap.refresh_file("drv/d00.c")
+    (root / "drv" / "new.c").write_text("void more(void) {\n    kfree(a);\n    kfree(b);\n}\n")
+    codemap.refresh_file("drv/new.c")
+    page, after = codemap.find_references(name="kfree", limit=100, offset=100)
+    assert after == 11 * USES_PER_FILE + 1 + 2
+    everything, _ = codemap.find_references(name="kfree")
+    assert page == everything[100:200]
+    assert "drv/new.c" in {ref.path for ref in everything}
+    assert [ref.path for ref in everything].count("drv/d00.c") == 1
+    again, _ = codemap.find_references(name="kfree", limit=100, offset=100)
+    assert again == page
+    by_id, by_id_total = codemap.find_references(symbol_id="lib/mem.c::kfree", limit=5)
+    assert by_id_total <= after and by_id == everything[:5]
+
+
 def test_the_cli_pages_with_offset(workspace: Callable[..., Path],
                                    capsys: pytest.CaptureFixture[str]) -> None:
     root = project(workspace)
