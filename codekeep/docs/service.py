@@ -40,7 +40,7 @@ from codekeep.docs.retrieval import (
     rankings,
 )
 from codekeep.docs.store import DocsStore, FileRow
-from codekeep.docs.text import place_words, query_terms
+from codekeep.docs.text import american, place_words, query_terms
 from codekeep.docs.vectors import LOCAL_TOKENS, VectorIndex
 from codekeep.embeddings.embedders import embedder_for, resolved
 from codekeep.embeddings.vector_cache import default_vector_cache
@@ -267,7 +267,7 @@ class DocsIndex:
         self._store.replace_file(
             path, size=info.st_size, mtime_ns=info.st_mtime_ns, hash=digest, status="indexed",
             fmt=page.format, title=page.title, lines=page.lines, place=place_words(path),
-            chunks=page.chunks,
+            title_words=american(page.title), chunks=page.chunks,
         )
         self._from_cache += cached
         return 1

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from codekeep.common.sqlite import WriteTransaction, open_db
 from codekeep.docs.model import Chunk, DocLink
+from codekeep.docs.text import american
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -57,6 +58,15 @@ MIGRATIONS: tuple[str, ...] = (
         vector BLOB NOT NULL
     );
     """,
+    # The index's words are folded to American spelling from here on: every page is read
+    # again (the local model's vectors come back from the shared vector cache).
+    """
+    DELETE FROM doc_vectors;
+    DELETE FROM doc_mentions;
+    DELETE FROM doc_fts;
+    DELETE FROM doc_chunks;
+    DELETE FROM doc_files;
+    """,
 )
 
 
@@ -75,7 +85,13 @@ class IndexedChunk:
     """A chunk with the words FTS indexes for it besides its text."""
 
     chunk: Chunk
-    body: str  # the text with markup noise (roles, URLs) taken out
+    body: str  # the text with markup noise (roles, URLs) taken out, spellings folded
+
+    @property
+    def heading(self) -> str:
+        """The words of the heading path below the page title, spellings folded
+        (:func:`codekeep.docs.text.american`, as the body and the question are)."""
+        return american(" ".join(self.chunk.heading_path[1:]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,9 +146,12 @@ class DocsStore:
         title: str | None = None,
         lines: int = 0,
         place: str = "",
+        title_words: str = "",
         chunks: Sequence[IndexedChunk] = (),
     ) -> None:
-        """Write one file's row and chunks in place of what it had (one transaction)."""
+        """Write one file's row and chunks in place of what it had (one transaction);
+        ``place``, ``title_words`` and each chunk's ``heading`` and ``body`` are the words
+        FTS indexes (``codekeep.docs.text``), ``title`` the page's title as shown."""
         with self.transaction() as conn:
             existing = self.file(path)
             if existing is not None:
@@ -161,7 +180,7 @@ class DocsStore:
                 conn.execute(
                     "INSERT INTO doc_fts(rowid, title, place, heading, body) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (chunk_id, title or "", place, " ".join(chunk.heading_path[1:]), item.body),
+                    (chunk_id, title_words, place, item.heading, item.body),
                 )
                 conn.executemany(
                     "INSERT INTO doc_mentions(chunk_id, name, qualifier) VALUES (?, ?, ?)",

@@ -5,6 +5,12 @@ other stop words say nothing about the topic and are dropped before ranking. Wha
 remains is OR-ed for BM25, so a chunk matching more of the words ranks higher without
 having to match them all. An identifier (``STATIC_ROOT``, ``find_related``,
 ``Foo.bar``) stays one phrase, so its parts must appear together.
+
+British and American spellings are one word to the index (:func:`american`, applied to
+what is indexed and to every question alike): "colour", "behaviour", "initialise",
+"catalogue" and "cancelled" find pages that write "color", "behavior", "initialize",
+"catalog" and "canceled", and the other way round. Porter stemming does not join them
+(``organis`` and ``organ`` are different stems).
 """
 
 from __future__ import annotations
@@ -46,12 +52,58 @@ class QueryTerms:
         return " OR ".join(f'"{word}"' for word in self.words)
 
 
+# British -> American, word by word (case-insensitive; the index lower-cases anyway).
+# Spelt-out lists where a rule would catch other words ("hour", "tour" end in -our);
+# the -ise rule is general: a word with no -ize form ("promise") is folded the same way
+# in the page and in the question, so it still matches itself.
+_IRREGULAR = {
+    "practise": "practice", "practised": "practiced", "practising": "practicing",
+    "licence": "license", "licences": "licenses", "defence": "defense",
+    "defences": "defenses", "offence": "offense", "offences": "offenses",
+    "pretence": "pretense", "grey": "gray", "greys": "grays", "whilst": "while",
+    "amongst": "among", "programme": "program", "programmes": "programs",
+    "cheque": "check", "cheques": "checks", "ageing": "aging", "artefact": "artifact",
+    "artefacts": "artifacts", "judgement": "judgment", "judgements": "judgments",
+    "acknowledgement": "acknowledgment", "acknowledgements": "acknowledgments",
+    "enrol": "enroll", "enrolment": "enrollment", "fulfil": "fulfill",
+    "fulfilment": "fulfillment", "instalment": "installment", "sceptical": "skeptical",
+    "aeroplane": "airplane", "aluminium": "aluminum", "storey": "story",
+    "manoeuvre": "maneuver", "oestrogen": "estrogen", "paediatric": "pediatric",
+    "encyclopaedia": "encyclopedia", "mould": "mold", "plough": "plow",
+}
+_OUR = re.compile(r"\b(arm|behavi|cand|clam|col|endeav|fav|flav|harb|hon|hum|lab|neighb|"
+                  r"od|parl|rig|rum|sav|splend|vap|vig)our(\w*)", re.IGNORECASE)
+_ISE = re.compile(r"\b(\w{3,}?)is(e|es|ed|ing|er|ers|ation|ations|able)\b", re.IGNORECASE)
+_YSE = re.compile(r"\b(anal|paral|catal|hydrol|dial)ys(e|es|ed|ing|er|ers)\b",
+                  re.IGNORECASE)
+_TRE = re.compile(r"\b(cent|met|lit|theat|fib|calib|sab|spect|lust|somb|meag)re(s|d)?\b",
+                  re.IGNORECASE)
+_OGUE = re.compile(r"\b(catal|dial|anal)ogue(s|d)?\b", re.IGNORECASE)
+_LL = re.compile(r"\b(cancel|channel|counsel|dial|equal|fuel|funnel|jewel|label|level|"
+                 r"marshal|unmarshal|marvel|model|pedal|quarrel|signal|total|travel|"
+                 r"tunnel|unravel)l(ed|ing|er|ers)\b", re.IGNORECASE)
+_SPELLING_WORD = re.compile(r"\b[a-z]+\b", re.IGNORECASE)
+
+
+def american(text: str) -> str:
+    """``text`` with British spellings in their American form: "colour" -> "color",
+    "initialised" -> "initialized", "analyse" -> "analyze", "centre" -> "center",
+    "catalogue" -> "catalog", "cancelled" -> "canceled", "licence" -> "license"."""
+    text = _SPELLING_WORD.sub(lambda m: _IRREGULAR.get(m.group().lower(), m.group()), text)
+    text = _OUR.sub(r"\1or\2", text)
+    text = _ISE.sub(r"\1iz\2", text)
+    text = _YSE.sub(r"\1yz\2", text)
+    text = _TRE.sub(lambda m: f"{m.group(1)}er{m.group(2) or ''}", text)
+    text = _OGUE.sub(lambda m: f"{m.group(1)}og{m.group(2) or ''}", text)
+    return _LL.sub(r"\1\2", text)
+
+
 def query_terms(query: str) -> QueryTerms:
     words: dict[str, None] = {}
     identifiers: dict[str, None] = {}
     dropped: dict[str, None] = {}
     for token in _TOKEN.findall(query):
-        lowered = token.lower()
+        lowered = american(token.lower())
         if ("_" in token or "." in token or _CAMEL.search(token)) and _IDENTIFIER.match(token):
             identifiers[token] = None
             words[" ".join(_WORD.findall(lowered))] = None
@@ -64,15 +116,16 @@ def query_terms(query: str) -> QueryTerms:
 
 
 def indexed_body(text: str) -> str:
-    """The words of a chunk FTS should see: roles, link targets and URLs taken out."""
-    return _URL.sub(" ", _TARGET.sub("`", _ROLE.sub("", text)))
+    """The words of a chunk FTS should see: roles, link targets and URLs taken out,
+    spellings folded to American (:func:`american`)."""
+    return american(_URL.sub(" ", _TARGET.sub("`", _ROLE.sub("", text))))
 
 
 def place_words(rel: str) -> str:
     """The words of a path, ``howto/static-files/deployment.txt`` -> ``howto static files
     deployment``: where a page sits says what it is about."""
     stem = rel.rsplit(".", 1)[0] if "/" not in rel.rsplit(".", 1)[-1] else rel
-    return " ".join(_WORD.findall(stem.replace("_", " ")))
+    return american(" ".join(_WORD.findall(stem.replace("_", " "))))
 
 
 _INLINE = re.compile(

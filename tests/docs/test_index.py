@@ -281,3 +281,42 @@ def test_results_show_each_page_once_before_any_page_twice(tmp_path: Path) -> No
         paths = [hit.path for hit in index.search("cache pages").hits]
     # The guide's best section, the FAQ, and only then the guide's other two sections.
     assert paths == ["guide.md", "faq.md", "guide.md", "guide.md"]
+
+
+def test_british_and_american_spellings_find_each_other(tmp_path: Path) -> None:
+    (tmp_path / "colors.md").write_text(
+        "# Terminal colors\n\nStyle the output: `style(text, fg=\"red\")` changes its color.\n\n"
+        "## Initialization\n\nThe console is initialized once per process.\n",
+        encoding="utf-8")
+    (tmp_path / "proxies.rst").write_text(
+        "Proxy models\n============\n\nA proxy only changes the behaviour of the "
+        "catalogue's rows; cancelled orders stay in the centre table.\n",
+        encoding="utf-8")
+    (tmp_path / "other.md").write_text("# Other\n\nNothing about the topic here.\n",
+                                       encoding="utf-8")
+    with DocsIndex.open(tmp_path) as index:
+        index.index()
+        # Each question's only topic word is spelt the other way than on the page.
+        assert headings(index, "print it coloured")[0] == "colors.md Terminal colors"
+        assert headings(index, "when is it initialised")[0] == (
+            "colors.md Terminal colors › Initialization")
+        for question in ("behavior", "canceled", "catalog", "center"):
+            assert headings(index, question) == ["proxies.rst Proxy models"], question
+        hit = index.search("coloured").hits[0]
+        assert "changes its color" in hit.text  # shown as written: only the index folds
+
+
+def test_an_index_built_before_the_spelling_fold_is_read_again(tmp_path: Path) -> None:
+    (tmp_path / "guide.md").write_text("# Guide\n\nPick a colour for the banner.\n",
+                                       encoding="utf-8")
+    with DocsIndex.open(tmp_path) as index:
+        index.index()
+    db = tmp_path / ".codekeep" / "docs.db"
+    with sqlite3.connect(db) as conn:  # as an older version left it: words as written
+        conn.execute("UPDATE doc_fts SET body = 'Pick a colour for the banner.'")
+        conn.execute("PRAGMA user_version = 1")
+    with DocsIndex.open(tmp_path) as index:
+        assert index.search("banner color").hits == []  # nothing indexed until re-read
+        stats = index.index()
+        assert stats.parsed == 1
+        assert [hit.path for hit in index.search("banner color").hits] == ["guide.md"]
