@@ -9,7 +9,10 @@ was chosen before any figure of it was seen and is never profiled: it is reporte
 * ``impact`` latency for a 20-file diff (one function body changed in each of 20 files,
   depth 3) and ``path`` latency (shortest chains between a view and a helper it reaches),
   in-process on the warm index, wall and CPU time (git's processes included), each
-  against ``git diff --name-only`` of the same tree (the reference, in the same rounds);
+  against ``git diff --name-only`` of the same tree (the reference, in the same rounds).
+  ``first``: the first ask after the index was written (the diff's edits), when the code
+  map remembers no callers; ``again``: the median of the same question asked again of
+  the unchanged index (an editor's view refreshed), the callers remembered;
 * held out: ``impact`` at depth 3 of Django's real 5.1.2 -> 5.1.4 release diff (20 Python
   files; the tree's history is 5.1.2 committed, then 5.1.4), measured the same way, before
   the tuned diff is written;
@@ -140,14 +143,24 @@ def _digest(found: Any) -> str:
     return hashlib.sha256(json.dumps(found.to_json(), sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _summary(found: Any, ms: tuple[float, float], git_ms: tuple[float, float]) -> dict[str, Any]:
+def _summary(found: Any, first: tuple[float, float], again: tuple[float, float],
+             git_ms: tuple[float, float]) -> dict[str, Any]:
+    """``first``: the first ask after the index was written (no callers remembered);
+    ``again``: the same question of the unchanged index (the callers remembered)."""
     return {"files": len(found.files), "symbols": len(found.symbols),
             "callers": sum(len(s.callers) for s in found.symbols),
-            "median_ms": round(ms[0], 1), "cpu_ms": round(ms[1], 1),
-            "vs_git_diff": round(ms[0] / git_ms[0], 1),
-            "cpu_vs_git_diff": round(ms[1] / git_ms[1], 1),
-            "goal_ms": 200, "met_wall": ms[0] <= 200, "met_cpu": ms[1] <= 200,
+            "first_ms": round(first[0], 1), "first_cpu_ms": round(first[1], 1),
+            "again_ms": round(again[0], 1), "again_cpu_ms": round(again[1], 1),
+            "first_cpu_vs_git_diff": round(first[1] / git_ms[1], 1),
+            "again_cpu_vs_git_diff": round(again[1] / git_ms[1], 1),
+            "goal_ms": 200, "first_met_cpu": first[1] <= 200, "again_met_cpu": again[1] <= 200,
             "answer_digest": _digest(found)}
+
+
+def _first(run: Any) -> tuple[Any, tuple[float, float]]:
+    """``run``'s answer and its one-time wall and CPU milliseconds (as ``_ms``)."""
+    answer: list[Any] = []
+    return answer, _ms(lambda: answer.append(run()), 1)
 
 
 def _history(root: Path, base: Path, head: Path) -> None:
@@ -180,7 +193,9 @@ def main() -> None:
                                                  "HEAD~1", "HEAD"], check=True,
                                                 capture_output=True), args.rounds)
             release = DiffSides("HEAD~1", "HEAD")
-            held_out = _summary(impact(codemap, release, 3),
+            impact(codemap, release, 0)  # the diff's reading warmed, no callers asked
+            answer, first = _first(lambda: impact(codemap, release, 3))
+            held_out = _summary(answer[0], first,
                                 _ms(lambda: impact(codemap, release, 3), args.rounds), git_ms)
             methods = _methods(codemap, max(args.methods, 20))
             tokens = asyncio.run(_tokens(root, codemap, methods[:args.methods]))
@@ -192,7 +207,7 @@ def main() -> None:
                 path.write_text("".join(lines), encoding="utf-8")
                 codemap.refresh_file(symbol.path)
             sides = DiffSides("HEAD", None)
-            found = impact(codemap, sides, 3)
+            answer, impact_first = _first(lambda: impact(codemap, sides, 3))
             impact_ms = _ms(lambda: impact(codemap, sides, 3), args.rounds)
             chains = call_paths(codemap, "django/views/generic/base.py::View.as_view",
                                 "django/utils/decorators.py::classonlymethod")
@@ -207,7 +222,7 @@ def main() -> None:
         "tree": f"django-{DJANGO}",
         "load": os.getloadavg(),
         "tokens": tokens,
-        "impact": _summary(found, impact_ms, git_ms),
+        "impact": _summary(answer[0], impact_first, impact_ms, git_ms),
         "impact_held_out": {"diff": f"django {HELD_OUT_BASE} -> {DJANGO} (HEAD~1..HEAD)",
                             **held_out},
         "path": {"median_ms": round(path_ms[0], 1), "cpu_ms": round(path_ms[1], 1),

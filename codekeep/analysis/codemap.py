@@ -48,6 +48,7 @@ from codekeep.analysis.listings import Listings
 from codekeep.analysis.model import (
     CallEdge,
     ChangeSet,
+    Confidence,
     IndexStats,
     IndexStatus,
     Reference,
@@ -74,6 +75,8 @@ INDEX_FILE = "index.db"
 WRITE_CHUNK_FILES = 128  # files per write transaction (fewer commits: ~0.1 s of a cold Django)
 COMPACT_AFTER_FILES = 100
 LABELLED_KEPT = 8  # names whose labelled uses are kept between pages
+# symbols whose callers one code map remembers at once (an impact asks ~150 of Django's)
+REMEMBERED_CALLERS = 20_000
 
 Listener = Callable[[ChangeSet], None]
 
@@ -122,6 +125,9 @@ class CodeMap(LiveBuffers):
         self._indexed_once = store.has_files()
         # (IndexStore.version, counts) of the last count
         self._counted: tuple[tuple[int, int], tuple[int, int, int, dict[str, int]]] | None = None
+        # callers per symbol id, valid while the index is at _callers_version
+        self._callers: dict[str, list[tuple[Symbol, Confidence]]] = {}
+        self._callers_version: tuple[int, int] | None = None
 
     @classmethod
     def open(cls, root: Path, settings: IndexSettings | None = None) -> CodeMap:
@@ -548,6 +554,28 @@ class CodeMap(LiveBuffers):
         the same callers as ``find_related``'s ``called_by``. [] when it is gone."""
         return self._hierarchy(queries.incoming_calls, symbol_id, limit)
 
+    def callers(self, symbol_id: str) -> list[tuple[Symbol, Confidence]]:
+        """The definitions enclosing the uses of the symbol, each once with the surest
+        use's confidence, resolved first ([] when it is gone): what an impact follows.
+
+        Remembered until the index is next written, by this process or another
+        (``IndexStore.version``): a diff's impact asks ~150 of these on Django at ~2-5
+        ms each, and the same question again (the editor's Impact view refreshed, the
+        agent asking after the CLI) then costs a lookup. Any write forgets them all, so
+        an answer is always the one the index gives now."""
+        with self._lock:
+            self.settle()
+            version = self._store.version()
+            if version != self._callers_version or len(self._callers) >= REMEMBERED_CALLERS:
+                self._callers, self._callers_version = {}, version
+            found = self._callers.get(symbol_id)
+            if found is None:
+                target = queries.symbol_by_id(self._store, symbol_id)
+                found = [] if target is None else queries.callers(
+                    self._store, self._graph, target)
+                self._callers[symbol_id] = found
+            return found
+
     def outgoing_calls(self, symbol_id: str, limit: int | None = None) -> list[CallEdge]:
         """What the symbol's body calls and where; ``find_related``'s ``calls``."""
         return self._hierarchy(queries.outgoing_calls, symbol_id, limit)
@@ -585,6 +613,19 @@ class CodeMap(LiveBuffers):
                     break
                 level = bases
         return found
+
+    def find_defined_or_inherited(
+        self, name: str, kind: str | None = None, limit: int | None = None,
+    ) -> tuple[list[Symbol], dict[str, str]]:
+        """:meth:`find_symbol`'s answer or, when it has none, the members ``Container``
+        inherits (:meth:`find_inherited`), with the class that inherits each (by symbol
+        id): what every door's find answers (CLI, tool, LSP), so ``Flask.route`` finds
+        ``Scaffold.route`` wherever it is asked."""
+        symbols = self.find_symbol(name, kind, limit)
+        if symbols:
+            return symbols, {}
+        inherited = self.find_inherited(name, kind)[:limit]
+        return [symbol for symbol, _heir in inherited], {s.id: heir for s, heir in inherited}
 
     def _hierarchy(self, query: Callable[[IndexStore, ImportGraph, Symbol, int | None], list[T]],
                    symbol_id: str, limit: int | None) -> list[T]:

@@ -5,8 +5,10 @@ Both sides of every file the diff names are read by two git processes (``gitdiff
 definitions taken from the facts cache (or parsed with the code map's own extractor) and
 compared by id and text (so a definition moved down by an edit above it is not
 "changed"). Callers and type users come from the index (every use's enclosing
-definition, as ``incoming_calls`` finds them), followed breadth-first to ``depth`` with
-the chain to each; a caller in a test file is a test that reaches the symbol.
+definition, as ``incoming_calls`` finds them; :meth:`CodeMap.callers` remembers them until
+the index is next written, so asking again of an unchanged index is a lookup), followed
+breadth-first to ``depth`` with the chain to each; a caller in a test file is a test that
+reaches the symbol.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from codekeep.analysis.registry import default_registry
 if TYPE_CHECKING:
     from codekeep.analysis.codemap import CodeMap
     from codekeep.analysis.facts import SymbolFact
-    from codekeep.analysis.model import Confidence, Symbol
+    from codekeep.analysis.model import Confidence
 
 Change = Literal["added", "changed", "removed"]
 DEFAULT_DEPTH = 3
@@ -128,24 +130,6 @@ def diff_symbols(codemap: CodeMap, sides: DiffSides) -> tuple[list[str], list[Im
     return [f.path for f in read], found
 
 
-def callers_of(codemap: CodeMap, symbol_id: str) -> list[tuple[Symbol, Confidence]]:
-    """The definitions enclosing the uses of ``symbol_id``, each once, resolved first.
-
-    ``name`` matches (``x.save()`` on a receiver of unknown type) are kept, labelled, except
-    for dunder names (``__init__``), which every class shares."""
-    refs, _total = codemap.find_references(symbol_id=symbol_id)
-    own = symbol_id.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
-    if own.startswith("__") and own.endswith("__"):
-        refs = [ref for ref in refs if ref.confidence != "name"]
-    found: dict[str, tuple[Symbol, Confidence]] = {}
-    for ref, caller in zip(refs, codemap.enclosing_definitions(refs), strict=True):
-        if caller is not None and caller.id != symbol_id and (
-                caller.id not in found or ref.confidence == "resolved"):
-            found[caller.id] = (caller, ref.confidence)
-    return sorted(found.values(), key=lambda pair: (pair[1] != "resolved", pair[0].path,
-                                                    pair[0].range.start.line))
-
-
 def reach(codemap: CodeMap, item: Impacted, depth: int) -> None:
     """Fill ``item``'s callers (breadth-first, shortest chain first) and its tests. A caller
     found only by name is listed but not followed further (its own callers would be
@@ -161,7 +145,7 @@ def reach(codemap: CodeMap, item: Impacted, depth: int) -> None:
         current, level, chain = queue.popleft()
         if level >= depth:
             continue
-        for caller, confidence in callers_of(codemap, current):
+        for caller, confidence in codemap.callers(current):
             if caller.id in seen:
                 continue
             seen.add(caller.id)

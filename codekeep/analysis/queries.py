@@ -15,7 +15,7 @@ from codekeep.analysis.encoding import decode_spans, encode_spans, has_scoped_us
 from codekeep.analysis.facts import RefFact
 from codekeep.analysis.go_types import EXTERNAL, GoTypes
 from codekeep.analysis.imports import ImportGraph, stub_companion, top_level_name
-from codekeep.analysis.model import CallEdge, Range, Reference, Related, Symbol
+from codekeep.analysis.model import CallEdge, Confidence, Range, Reference, Related, Symbol
 from codekeep.analysis.receivers import (
     IMPLICIT_SELF_CALLS,
     MEMBER_KINDS,
@@ -574,6 +574,27 @@ def incoming_calls(
     ordered = sorted(ranked.values(), key=lambda item: (item[0], item[1].path,
                                                         item[1].range.start.line))
     return [CallEdge(caller, sites) for _rank, caller, sites in ordered[:limit]]
+
+
+def callers(
+    store: IndexStore, graph: ImportGraph, target: Symbol,
+) -> list[tuple[Symbol, Confidence]]:
+    """The definitions enclosing the uses of ``target``, each once, resolved first (what
+    an impact follows, breadth-first).
+
+    ``name`` matches (``x.save()`` on a receiver of unknown type) are kept, labelled, except
+    for dunder names (``__init__``), which every class shares."""
+    refs, _total = find_references(store, graph, target=target, name=None, limit=None)
+    own = target.id.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    if own.startswith("__") and own.endswith("__"):
+        refs = [ref for ref in refs if ref.confidence != "name"]
+    found: dict[str, tuple[Symbol, Confidence]] = {}
+    for ref, caller in zip(refs, enclosing_refs(store, refs), strict=True):
+        if caller is not None and caller.id != target.id and (
+                caller.id not in found or ref.confidence == "resolved"):
+            found[caller.id] = (caller, ref.confidence)
+    return sorted(found.values(), key=lambda pair: (pair[1] != "resolved", pair[0].path,
+                                                    pair[0].range.start.line))
 
 
 def outgoing_calls(

@@ -223,12 +223,8 @@ def _share_line(done: str, path: Path, stats: dict[str, int]) -> str:
 
 def _find(args: argparse.Namespace) -> int:
     with open_codemap(args) as codemap:
-        symbols = codemap.find_symbol(args.name, kind=args.kind, limit=args.limit)
-        heirs: dict[str, str] = {}  # symbol id -> the class that inherits it
-        if not symbols:
-            inherited = codemap.find_inherited(args.name, kind=args.kind)[:args.limit]
-            symbols = [symbol for symbol, _heir in inherited]
-            heirs = {symbol.id: heir for symbol, heir in inherited}
+        # heirs: symbol id -> the class that inherits it
+        symbols, heirs = codemap.find_defined_or_inherited(args.name, args.kind, args.limit)
         if not symbols:
             kind = f" of kind {args.kind}" if args.kind else ""
             return nothing_found(args, f"no symbol named {args.name!r}{kind}"

@@ -118,10 +118,11 @@ def compress_symbols(data: Any, limit: int) -> Compressed:
     lines: list[Line] = [(f"{total} symbols", None)]
     for sym in symbols[:SYMBOLS_SHOWN]:
         score = f" score={sym['score']:.2f}" if "score" in sym else ""
+        heir = f" (inherited by {sym['inheritedBy']})" if "inheritedBy" in sym else ""
         lines.append(
             (
                 f"{sym['kind']} {sym['id']}  {sym.get('signature') or ''}  "
-                f"{sym['path']}:{sym['line']}{score}".rstrip(),
+                f"{sym['path']}:{sym['line']}{score}{heir}".rstrip(),
                 None,
             )
         )

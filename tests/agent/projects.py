@@ -3,7 +3,9 @@ and the language-server tests (``tests/server/test_agent_lsp.py``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 BILLING = '''"""Prices and totals."""
 
@@ -38,3 +40,25 @@ def write_shop(root: Path, *, generated_functions: int = 0) -> Path:
             f"def generated_function_{i}(value):\n    return value * {i} + compute_offset({i})\n\n"
             for i in range(generated_functions)))
     return root
+
+
+def write_zoo(root: Path) -> Path:
+    """A class that inherits a method from a base in another file, two levels up:
+    ``Puppy.speak`` is ``Animal.speak`` (``Dog`` defines ``fetch`` only)."""
+    (root / "zoo").mkdir(parents=True)
+    (root / "zoo" / "__init__.py").write_text("")
+    (root / "zoo" / "base.py").write_text(
+        "class Animal:\n    def speak(self):\n        return '...'\n")
+    (root / "zoo" / "dogs.py").write_text(
+        "from zoo.base import Animal\n\n\nclass Dog(Animal):\n    def fetch(self):\n"
+        "        return 'ball'\n\n\nclass Puppy(Dog):\n    pass\n")
+    return root
+
+
+def zoo_found_by_cli(root: Path, name: str, capsys: Any) -> list[tuple[str, str | None]]:
+    """(id, inheritedBy) of what ``codekeep find NAME --json`` answers on ``root``: what
+    the other doors' finds must answer too."""
+    from codekeep.cli import main
+
+    assert main(["find", name, "--json", "--root", str(root)]) == 0
+    return [(s["id"], s.get("inheritedBy")) for s in json.loads(capsys.readouterr().out)["symbols"]]

@@ -90,16 +90,20 @@ def _changed_by_ast(root: Path, base: str, head: str) -> set[str]:
     return expected
 
 
-@pytest.mark.timeout(300)
-def test_flask_release_diff_maps_to_the_definitions_ast_finds(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    root = tmp_path / "flask"
+def _flask_history(root: Path) -> None:
     root.mkdir()
     git(root, "init", "-q")
     for version in VERSIONS:
         _unpack(version, root)
         git(root, "add", "-A")
         git(root, "commit", "-qm", version)
+
+
+@pytest.mark.timeout(300)
+def test_flask_release_diff_maps_to_the_definitions_ast_finds(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = tmp_path / "flask"
+    _flask_history(root)
     answer = impact(capsys, root, "HEAD~1..HEAD", "--depth", "2")
     ours = {s["id"].split("#")[0] for s in answer["symbols"]
             if s["kind"] in ("function", "method")}
@@ -111,6 +115,52 @@ def test_flask_release_diff_maps_to_the_definitions_ast_finds(
     assert init["change"] == "changed"
     assert "tests/test_basic.py" in init["tests"]["files"]  # Flask(...) runs __init__
     assert any(c["id"].startswith("tests/test_basic.py::test_") for c in init["callers"])
+
+
+@pytest.mark.timeout(300)
+def test_remembered_callers_answer_as_a_fresh_code_map_after_every_write(
+        tmp_path: Path) -> None:
+    """The callers an impact follows are remembered until the index is written: asked
+    again, the answer is the same; after an edit (by this code map or another process's),
+    it is what a code map that never asked before answers, new caller included."""
+    from codekeep.analysis.codemap import CodeMap
+    from codekeep.analysis.impact import DiffSides
+    from codekeep.analysis.impact import impact as diff_impact
+
+    root = tmp_path / "flask"
+    _flask_history(root)
+    release = DiffSides("HEAD~1", "HEAD")
+
+    def fresh() -> dict:
+        with CodeMap.open(root) as other:
+            return diff_impact(other, release, 3).to_json()
+
+    with CodeMap.open(root) as codemap:
+        codemap.index()
+        first = diff_impact(codemap, release, 3).to_json()
+        assert diff_impact(codemap, release, 3).to_json() == first == fresh()
+        init = next(s for s in first["symbols"] if s["id"] == "src/flask/app.py::Flask.__init__")
+        assert len(init["callers"]) > 50  # Flask(...) in the tests: a real reach to remember
+        probe = "tests/test_basic.py::test_probe_builds_an_app"
+        assert probe not in {c["id"] for c in init["callers"]}
+        basic = root / "tests/test_basic.py"
+        basic.write_text(basic.read_text() + "\n\ndef test_probe_builds_an_app():\n"
+                         "    flask.Flask(__name__)\n")
+        codemap.refresh_file("tests/test_basic.py")
+        after = diff_impact(codemap, release, 3).to_json()
+        assert after == fresh() != first
+        init = next(s for s in after["symbols"] if s["id"] == "src/flask/app.py::Flask.__init__")
+        assert probe in {c["id"] for c in init["callers"]}
+        assert probe in init["tests"]["functions"]
+        # another process's write (the CLI next to the server) is seen as well
+        basic.write_text(basic.read_text().replace("def test_probe_builds_an_app",
+                                                   "def test_probe_renamed"))
+        with CodeMap.open(root) as other:
+            other.refresh_file("tests/test_basic.py")
+        again = diff_impact(codemap, release, 3).to_json()
+        assert again == fresh()
+        ids = {c["id"] for s in again["symbols"] for c in s["callers"]}
+        assert probe not in ids and "tests/test_basic.py::test_probe_renamed" in ids
 
 
 TREE = {

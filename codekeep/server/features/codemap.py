@@ -78,9 +78,12 @@ async def find_symbol(ls: CodeKeepServer, params: dict[str, Any]) -> dict[str, A
     kind = p.optional_str(params, "kind")
     limit = p.optional_int(params, "limit", minimum=1, maximum=MAX_LIMIT)
     encoding = ls.encoding
-    found = await every_folder(ls, lambda s: s.codemap.find_symbol(name, kind, limit))
+    found = await every_folder(
+        ls, lambda s: s.codemap.find_defined_or_inherited(name, kind, limit))
     symbols = [
-        item for handle, symbols in found for item in symbols_json(handle, symbols, encoding)
+        {**item, **({"inheritedBy": heirs[item["id"]]} if item["id"] in heirs else {})}
+        for handle, (symbols, heirs) in found
+        for item in symbols_json(handle, symbols, encoding)
     ]
     return {"symbols": symbols[:limit], "partial": partial(ls)}
 

@@ -54,9 +54,11 @@ async def find_symbol(
         int, Param("Most symbols to return.", schema={"minimum": 1, "maximum": 200})
     ] = 20,
 ) -> ToolOutput:
-    """Find where a symbol (function, class, method ...) is defined, by name."""
-    found = ctx.require_codemap().find_symbol(name, kind)
-    symbols = [symbol_json(s) for s in found[:limit]]
+    """Find where a symbol (function, class, method ...) is defined, by name; a
+    Container.name the class inherits is found in the base that defines it."""
+    found, heirs = ctx.require_codemap().find_defined_or_inherited(name, kind)
+    symbols = [{**symbol_json(s), **({"inheritedBy": heirs[s.id]} if s.id in heirs else {})}
+               for s in found[:limit]]
     return ToolOutput(
         data={"symbols": symbols, "total": len(found)}, files=_paths(symbols), query=name
     )
