@@ -476,6 +476,13 @@ class NamesLike(Protocol):
         """Distinct names matching the LIKE ``pattern`` (``\\`` escapes) and every
         name holding a non-ASCII character."""
 
+    def names_by_start(self, prefixes: Sequence[str], globs: Sequence[str],
+                       want: int | None) -> tuple[list[str], bool]:
+        """Distinct ASCII names by prefixes, then GLOBs, the best ``want`` and ties."""
+
+    def non_ascii_names(self) -> list[str]:
+        """Distinct names holding a non-ASCII character."""
+
 
 class StoredNames:
     """The candidate step done by SQLite over the index's names: what a one-shot query
@@ -498,18 +505,70 @@ class StoredNames:
                         lambda lower: pattern.match(lower) is not None)
 
     def short_candidates(self, q: str, want: int | None) -> tuple[Candidates, bool]:
-        """Every name holding ``q`` (a superset of what :func:`short_score` matches:
-        SQLite cannot see word starts), in one scan of the name index."""
+        """As :meth:`NameIndex.short_candidates`, from SQLite: the names starting with
+        ``q`` (LIKE) or in which a word may start with it (GLOB patterns for separators,
+        digit switches and camelCase humps: a superset), the first ``want`` by (tier,
+        length) with their ties; non-ASCII names cut at the same place in Python."""
         if "\n" in q:
             return {}, True
-        return _grouped(self._store.names_like(f"%{like_escape(q)}%"),
-                        lambda lower: q in lower), True
+        names, complete = self._store.names_by_start(_spellings_of(q), _word_globs(q), want)
+        found = _grouped(names, lambda lower: q in lower)
+        odd = _grouped(self._store.non_ascii_names(), lambda lower: q in lower)
+        if not complete and names:
+            last = max(_short_key(q, name.lower()) for name in names)
+            odd = {lower: spelled for lower, spelled in odd.items()
+                   if _short_key(q, lower) <= last}
+        return {lower: found.get(lower, []) + odd.get(lower, [])
+                for lower in sorted(found.keys() | odd.keys())}, complete
 
     def typo_candidates(self, q: str) -> Candidates:
         variants = [_subsequence_pattern(q[:i] + q[i + 1:]) for i in range(1, len(q))]
         return _grouped(self._store.names_like(like_escape(q[0]) + "%"),
                         lambda lower: lower.startswith(q[0]) and "\n" not in lower
                         and any(v.match(lower) for v in variants))
+
+
+def _short_key(q: str, lower: str) -> tuple[bool, int]:
+    """Where a short query's candidate stands: the names starting with it first, then
+    the shorter (what both sources cut their candidates by)."""
+    return not lower.startswith(q), len(lower)
+
+
+def _spellings_of(q: str) -> list[str]:
+    """Every ASCII spelling of ``q`` (``sp``: sp, sP, Sp, SP): a case-blind prefix as
+    ranges of a case-sensitive index."""
+    spellings = [""]
+    for ch in q:
+        cases = {ch, ch.upper()} if ch.isascii() else {ch}
+        spellings = [s + c for s in spellings for c in sorted(cases)]
+    return spellings
+
+
+def _glob_class(ch: str) -> str:
+    if ch.isascii() and ch.isalpha():
+        return f"[{ch}{ch.upper()}]"
+    return f"[{ch}]" if ch in "*?[]" else ch
+
+
+def _word_globs(q: str) -> list[str]:
+    """GLOB patterns of the names in which a word may start with ``q`` (lower case, one
+    or two characters), as :func:`word_starts` finds them: after a separator, at a
+    digit switch, at a camelCase hump (``HTTPServer``'s S too). None when ``q`` cannot
+    start a word."""
+    first, rest = q[0], "".join(_glob_class(ch) for ch in q[1:])
+    if not first.isascii() or first in "_-.$ " or not q.isascii():
+        return []
+    globs = [f"*[_.$ -]{_glob_class(first)}{rest}*"]
+    if first.isdigit():
+        return [*globs, f"*[^0-9]{first}{rest}*"]
+    if not first.isalpha():
+        return globs
+    upper = first.upper()
+    following = q[1] if len(q) > 1 and q[1].isalpha() else "[a-z]" if len(q) == 1 else None
+    globs += [f"*[0-9]{_glob_class(first)}{rest}*", f"*[^A-Z]{upper}{rest}*"]
+    if following is not None:
+        globs.append(f"*[A-Z]{upper}{following}*")
+    return globs
 
 
 class NameSource(Protocol):

@@ -694,6 +694,40 @@ class IndexStore:
             "SELECT DISTINCT name FROM symbols WHERE name LIKE ? ESCAPE '\\' "
             "OR length(name) <> length(CAST(name AS BLOB))", (pattern,))]
 
+    def names_by_start(self, prefixes: Sequence[str], globs: Sequence[str],
+                       want: int | None) -> tuple[list[str], bool]:
+        """Distinct ASCII names starting with one of ``prefixes`` (each spelling of a
+        short query: ranges of the name index, no scan), then — when those are fewer
+        than ``want`` — those matching one of ``globs`` (a scan), the shorter first
+        within each: the first ``want`` and every name tied with the last (none left
+        out that ranks as well), and whether that was all of them. Names with a
+        non-ASCII character are not here (see :meth:`non_ascii_names`)."""
+        ascii_only = "length(name) = length(CAST(name AS BLOB))"
+        ranges = " OR ".join(["(name >= ? AND name < ?)"] * len(prefixes))
+        bounds = [bound for prefix in prefixes for bound in (prefix, prefix + "\U0010ffff")]
+        tiers = [(f"({ranges}) AND {ascii_only}", bounds)]
+        if globs:
+            tiers.append((f"({' OR '.join(['name GLOB ?'] * len(globs))}) AND NOT ({ranges}) "
+                          f"AND {ascii_only}", [*globs, *bounds]))
+        found: list[str] = []
+        for where, params in tiers:
+            left = None if want is None else want - len(found)
+            ranked = f"SELECT DISTINCT name, length(name) AS n FROM symbols WHERE {where}"
+            rows = self.conn.execute(f"{ranked} ORDER BY n LIMIT ?",
+                                     (*params, -1 if left is None else left)).fetchall()
+            found += [name for name, _n in rows]
+            if left is not None and len(rows) >= left:
+                ties = self.conn.execute(f"SELECT name FROM ({ranked}) WHERE n = ?",
+                                         (*params, rows[-1][1])).fetchall() if rows else []
+                return list(dict.fromkeys(found + [name for (name,) in ties])), False
+        return found, True
+
+    def non_ascii_names(self) -> list[str]:
+        """Distinct names holding a character outside ASCII."""
+        return [name for (name,) in self.conn.execute(
+            "SELECT DISTINCT name FROM symbols "
+            "WHERE length(name) <> length(CAST(name AS BLOB))")]
+
     def counts(self) -> tuple[int, int, int, dict[str, int]]:
         files = self.conn.execute(
             "SELECT language, COUNT(*) FROM files WHERE status = 'indexed' GROUP BY language"

@@ -261,3 +261,22 @@ def test_one_and_two_letter_queries_rank_names_that_start_with_them_or_have_a_wo
     assert short_score("in", "spin_lock") is None
     assert short_score("ck", "spin_lock") is None
     assert short_score("sp", "spin_lock") > short_score("lo", "spin_lock")  # type: ignore[operator]
+
+
+def test_short_queries_from_sqlite_find_exactly_what_memory_finds(
+    workspace: WriteFiles, open_map: Callable[..., CodeMap]
+) -> None:
+    """A one-shot (or mid-build) short search asks SQLite for a bounded set too: the same
+    answers as the in-memory index, in the same order, at every limit."""
+    names = sorted(set(_generated_names(1500, seed=11)) | set(TRICKY))
+    names = [n for n in names if n.isidentifier()]
+    source = "".join(f"def {name}():\n    pass\n\n" for name in names)
+    root = workspace({"names.py": source})
+    codemap = open_map(root)
+    codemap.index()
+    in_memory = NameIndex(s.name for s in codemap.symbols_in())
+    for query in ("s", "S", "sp", "k", "x", "xa", "ab", "q", "z", "9", "_", "σ", "é", "io",
+                  "i2", "ht", "se", "zz", "2c", "lo"):
+        for limit in (1, 5, 50, None):
+            expected = in_memory.search(query, limit)
+            assert rank(query, limit, StoredNames(codemap._store)) == expected, (query, limit)
