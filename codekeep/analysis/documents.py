@@ -28,6 +28,7 @@ from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.go_scopes import whole_declarations
 from codekeep.analysis.lookup import definitions_named
 from codekeep.analysis.parsing import parser_for, valid_utf8
+from codekeep.analysis.python_scopes import module_bindings
 from codekeep.analysis.reextract import edge_keys, extract_window, renest
 from codekeep.analysis.registry import LanguageSpec
 
@@ -200,8 +201,16 @@ class Document:
         lo, hi = _widened_for_recovery(edited, self.tree, lo, hi,
                                        int(len(self.data) * WINDOW_MAX_SHARE))
         spliced = self._splice(lo, hi, edit)
-        if spliced is None and self.spec.import_style == "go":
-            lo, hi = whole_declarations(self.tree.root_node, lo, hi)  # see go_scopes
+        python = self.spec.import_style == "python"
+        if spliced is None and python and (
+                module_bindings(before.data) != module_bindings(self.data)):
+            # a module-level binding changed: the receivers typed by it anywhere in the
+            # file may change (python_scopes), so nothing kept is sure
+            return extract(self.spec, self.data, self.tree)
+        if spliced is None and (self.spec.import_style == "go" or python):
+            # what a use records depends on its scopes' bindings up to the top-level
+            # definition around it (go_scopes, python_scopes): re-extract all of it
+            lo, hi = whole_declarations(self.tree.root_node, lo, hi)
         if spliced is None and (hi - lo) < len(self.data) * WINDOW_MAX_SHARE:
             spliced = self._splice_window(lo, hi, edit, before)
         return spliced if spliced is not None else extract(self.spec, self.data, self.tree)
@@ -216,14 +225,20 @@ class Document:
     def _local_body(self, lo: int, hi: int) -> tuple[ts.Node, ts.Node] | None:
         """The innermost local scope whose body holds every changed byte, with that body."""
         node: ts.Node | None = self.tree.root_node.descendant_for_byte_range(lo, hi)
+        # Python: the outermost one, since a use's recorded receiver type depends on the
+        # bindings of every function around it (python_scopes)
+        outermost = self.spec.import_style == "python"
+        found = None
         while node is not None:
             if node.type in self.spec.local_scopes:
                 for field_name in self.spec.body_fields:
                     body = node.child_by_field_name(field_name)
                     if body is not None and body.start_byte <= lo and hi <= body.end_byte:
-                        return node, body
+                        if not outermost:
+                            return node, body
+                        found = node, body
             node = node.parent
-        return None
+        return found
 
     def _splice(self, lo: int, hi: int, edit: _Edit) -> FileFacts | None:
         """New facts from old ones plus a re-extracted local body; None: extract it all.

@@ -15,6 +15,7 @@ import tree_sitter as ts
 from codekeep.analysis.doclinks import doc_uses
 from codekeep.analysis.facts import FileFacts, ImportFact, RefFact, Span, SymbolFact
 from codekeep.analysis.go_scopes import GoReceivers
+from codekeep.analysis.python_scopes import PythonReceivers
 from codekeep.analysis.registry import DOC, IMPORT, REFERENCE, LanguageSpec
 from codekeep.common.secrets import redact_text
 from codekeep.common.symbol_id import numbered
@@ -241,6 +242,8 @@ def run_query(
     wide = positions.index_lines() if not ascii_only and within is None else None
     # Go member calls also record their receiver's declared type (see go_scopes).
     go_receivers = GoReceivers(src, root) if spec.import_style == "go" else None
+    # ... and Python ones the class their receiver holds, when it is written (python_scopes).
+    py_receivers = PythonReceivers(src) if spec.import_style == "python" else None
     cursor = cursor or ts.QueryCursor(spec.query)
     # A receiver's text repeats (`self`, `models` …): read each distinct one once.
     receiver_texts: dict[bytes, str] = {}
@@ -284,6 +287,8 @@ def run_query(
                     receiver = receiver_texts[text] = receiver_text(text, dotted)
                 if go_receivers is not None:
                     receiver = go_receivers.receiver(receivers[0], receiver)
+                elif py_receivers is not None:
+                    receiver = py_receivers.receiver(receivers[0], receiver)
             refs[key] = new_tuple(RefFact, (name, role, span, receiver))
             continue
         if family == IMPORT:

@@ -54,8 +54,9 @@ _STAMP = "used"  # in a fingerprint's directory: touched (at most daily) while i
 _PACKAGE = Path(__file__).resolve().parent.parent
 # What decides a file's facts besides its bytes (the language query files are added).
 _SOURCES = ("analysis/extract.py", "analysis/doclinks.py", "analysis/go_scopes.py",
-            "analysis/encoding.py", "analysis/facts.py", "analysis/parsing.py",
-            "analysis/registry.py", "common/secrets.py", "common/symbol_id.py")
+            "analysis/python_scopes.py", "analysis/encoding.py", "analysis/facts.py",
+            "analysis/parsing.py", "analysis/registry.py", "common/secrets.py",
+            "common/symbol_id.py")
 _DISTRIBUTIONS = ("tree-sitter", "tree-sitter-language-pack")
 
 

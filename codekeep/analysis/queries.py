@@ -9,13 +9,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from codekeep.analysis.encoding import decode_spans, encode_spans, has_scoped_uses
 from codekeep.analysis.facts import RefFact
 from codekeep.analysis.go_types import EXTERNAL, GoTypes
 from codekeep.analysis.imports import ImportGraph, stub_companion, top_level_name
 from codekeep.analysis.model import CallEdge, Confidence, Range, Reference, Related, Symbol
+from codekeep.analysis.python_types import PythonTypes
 from codekeep.analysis.receivers import (
     IMPLICIT_SELF_CALLS,
     MEMBER_KINDS,
@@ -147,7 +148,8 @@ def _top_level_names(by_path: dict[str, list[DefinitionKey]]) -> set[str]:
 def resolve_use(store: IndexStore, graph: ImportGraph, row: RefRow,
                 definitions: list[DefinitionKey]) -> Reference:
     """Label one use with the single definition it follows to, if there is one."""
-    target = _member_target(graph, GoTypes(store, graph), row.path, row, _by_path(definitions))
+    target = _member_target(graph, Types.of(store, graph), row.path, row, _by_path(definitions),
+                            FileScope(store, row.path))
     return row.as_reference(target, target is not None)
 
 
@@ -201,7 +203,7 @@ def labelled_files(
                   for kept in _without_imports(graph, group, target)]
     by_path = None if target is not None else _by_path(store.definition_keys(wanted))
     top_level = _top_level_names(by_path) if by_path is not None else set()
-    types = GoTypes(store, graph)  # Go receivers' types, memoised for this question
+    types = Types.of(store, graph)  # receivers' types, memoised for this question
     for path, used, spans in groups + aliases:
         if target is None:
             if "^" in spans or has_scoped_uses(spans):
@@ -420,8 +422,19 @@ class FileScope:
         return max(around)[1] if around else None
 
 
+class Types(NamedTuple):
+    """The receivers' type evaluators of one question (each memoises what it reads)."""
+
+    go: GoTypes
+    python: PythonTypes
+
+    @classmethod
+    def of(cls, store: IndexStore, graph: ImportGraph) -> Types:
+        return cls(GoTypes(store, graph), PythonTypes(store, graph))
+
+
 def _labelled_uses(
-    store: IndexStore, graph: ImportGraph, types: GoTypes, path: str, facts: list[RefFact],
+    store: IndexStore, graph: ImportGraph, types: Types, path: str, facts: list[RefFact],
     target: Symbol | None, by_path: dict[str, list[DefinitionKey]] | None, binding: Binding,
 ) -> list[tuple[bool, str, int, Callable[[], list[Reference]]]]:
     """One file's uses labelled one by one: (resolved ones), (name ones)."""
@@ -433,12 +446,13 @@ def _labelled_uses(
         if target is not None:
             bound = binding == "bound" or (binding == "import-only" and fact.kind == "import")
             label = label_use(graph, path, fact.receiver, fact.kind, target,
-                              line=fact.span.line, scope=scope, bound=bound, types=types)
+                              line=fact.span.line, scope=scope, bound=bound, types=types.go,
+                              classes=types.python)
             if label is None:
                 continue
             symbol_id = target.id if label == "resolved" else None
         else:
-            symbol_id = _member_target(graph, types, path, fact, by_path or {})
+            symbol_id = _member_target(graph, types, path, fact, by_path or {}, scope)
             if symbol_id is None and fact.kind in SCOPED_KINDS:
                 continue
         (sure if symbol_id is not None else unsure).append(
@@ -448,16 +462,25 @@ def _labelled_uses(
 
 
 def _member_target(
-    graph: ImportGraph, types: GoTypes, path: str, use: RefFact | RefRow,
-    by_path: dict[str, list[DefinitionKey]],
+    graph: ImportGraph, types: Types, path: str, use: RefFact | RefRow,
+    by_path: dict[str, list[DefinitionKey]], scope: FileScope,
 ) -> str | None:
     """The definition a use follows to, given its receiver: a plain or ``self.`` use as
-    any use; ``pkg.F`` only into that package's files; a Go receiver of known type to
-    that type's member; other receivers: none."""
+    any use; ``pkg.F`` only into that package's files; a Go or Python receiver of known
+    type to that type's member; other receivers: none."""
     receiver, expr = split_receiver(use.receiver)
-    typed = types.receiver_type(path, expr) if expr is not None else None
+    if expr is not None and graph.style_of(path) == "python":
+        line = use.span.line if isinstance(use, RefFact) else use.range.start.line
+        owner = types.python.receiver_class(path, expr, scope.method_container(line))
+        defining = types.python.lookup(owner, use.name) if owner is not None else None
+        if defining is not None:
+            ids = [d.id for file_defs in by_path.values() for d in file_defs
+                   if defining and (d.path, d.container) == defining[0]]
+            return ids[0] if len(ids) == 1 else None
+        expr = None
+    typed = types.go.receiver_type(path, expr) if expr is not None else None
     if typed is not None:
-        members = types.members(typed, use.name) if typed is not EXTERNAL else []
+        members = types.go.members(typed, use.name) if typed is not EXTERNAL else []
         return members[0].id if members and len(members) == 1 else None
     if receiver is None or receiver in SELF_RECEIVERS:
         return _target_in(graph, path, by_path)
@@ -481,7 +504,7 @@ def reference_at(
 
 def _targets(
     store: IndexStore, graph: ImportGraph, path: str, uses: Iterable[RefRow], own: set[str],
-    limit: int | None = RELATED_LIMIT, context: tuple[FileScope, GoTypes] | None = None,
+    limit: int | None = RELATED_LIMIT, context: tuple[FileScope, Types] | None = None,
 ) -> list[tuple[Symbol, list[Range]]]:
     """Definitions the uses in ``path`` are of, each with its sites: resolved ones first,
     then by how often they are used. Each use is labelled as ``find_references`` labels
@@ -490,7 +513,7 @@ def _targets(
     has more than three definitions is noise and left out."""
     keys_of: dict[str, list[DefinitionKey]] = {}
     found: dict[str, tuple[int, DefinitionKey, list[Range]]] = {}  # id -> best rank, sites
-    scope, types = context or (FileScope(store, path), GoTypes(store, graph))
+    scope, types = context or (FileScope(store, path), Types.of(store, graph))
     aliases: dict[str, bool] = {}  # use name -> whether it is an import alias here
     for use in uses:
         if use.name not in keys_of:
@@ -498,7 +521,8 @@ def _targets(
             aliases[use.name] = bool(keys_of[use.name]) and keys_of[use.name][0].name != use.name
         for key in keys_of[use.name]:
             label = label_use(graph, path, use.receiver, use.kind, key, line=use.range.start.line,
-                              scope=scope, types=types, bound=aliases[use.name])
+                              scope=scope, types=types.go, classes=types.python,
+                              bound=aliases[use.name])
             if label is None:
                 continue
             rank, _key, sites = found.get(key.id, (1, key, []))
@@ -537,7 +561,7 @@ def find_related(store: IndexStore, graph: ImportGraph, path: str, line: int) ->
         first = last = line
     uses = [row for row in store.refs_in_file(path) if first <= row.range.start.line <= last]
     own = {symbol.id} if symbol else set()
-    context = FileScope(store, path), GoTypes(store, graph)  # one per question: its caches
+    context = FileScope(store, path), Types.of(store, graph)  # one per question: its caches
     calls = [found for found, _sites in _targets(
         store, graph, path, [r for r in uses if r.kind in CALL_KINDS], own, context=context)]
     called_by = _callers(store, graph, symbol) if symbol else []

@@ -45,6 +45,8 @@ from typing import Literal, Protocol
 
 from codekeep.analysis.go_types import EXTERNAL, GoTypes, NamedType
 from codekeep.analysis.imports import Definition, ImportGraph
+from codekeep.analysis.python_scopes import bracketed_parts
+from codekeep.analysis.python_types import PythonTypes
 
 Label = Literal["resolved", "name"]
 
@@ -111,27 +113,8 @@ class Scope(Protocol):
 def python_parameters(signature: str) -> frozenset[str]:
     """The parameter names of a Python ``def`` signature (``def f(a, b: int = 1, *args,
     **kw)`` -> a, b, args, kw), split at the commas outside brackets."""
-    start = signature.find("(")
-    if start < 0:
-        return frozenset()
-    names: list[str] = []
-    part: list[str] = []
-    depth = 0
-    for char in signature[start + 1:]:
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            if depth == 0:
-                break
-            depth -= 1
-        elif char == "," and depth == 0:
-            names.append("".join(part))
-            part = []
-            continue
-        part.append(char)
-    names.append("".join(part))
     found = (name.split(":", 1)[0].split("=", 1)[0].strip().lstrip("*").strip()
-             for name in names)
+             for name in bracketed_parts(signature))
     return frozenset(name for name in found if name.isidentifier())
 
 
@@ -151,17 +134,26 @@ def split_receiver(receiver: str | None) -> tuple[str | None, str | None]:
 def label_use(
     graph: ImportGraph, use_path: str, receiver: str | None, use_kind: str, target: Target,
     *, line: int = -1, scope: Scope | None = None, bound: bool = False,
-    types: GoTypes | None = None,
+    types: GoTypes | None = None, classes: PythonTypes | None = None,
 ) -> Label | None:
     """``resolved``, ``name``, or None: this use is not a use of ``target`` at all.
 
     ``bound``: the name used is bound to ``target`` by an import (an alias of it);
     ``scope`` and ``line`` place a ``self.m()`` use among the file's classes; ``types``
-    evaluates a Go receiver's type expression."""
+    evaluates a Go receiver's type expression, ``classes`` a Python one's."""
     is_member = target.kind in MEMBER_KINDS
     if is_member and use_kind == "import" and graph.style_of(use_path) == "python":
         return None  # Python imports modules' names, never a class's method or field
     receiver, expr = split_receiver(receiver)
+    if expr is not None and classes is not None and graph.style_of(use_path) == "python":
+        if is_member:
+            owner = classes.receiver_class(
+                use_path, expr, scope.method_container(line) if scope is not None else None)
+            found = classes.lookup(owner, target.name) if owner is not None else None
+            if found is not None:  # the class (or a base) that defines the name decides
+                return "resolved" if found and found[0].path == target.path and (
+                    found[0].qualified == target.container) else None
+        expr = None  # not settled: the receiver is judged by its name, as before
     if expr is not None and types is not None:
         typed = types.receiver_type(use_path, expr)
         if typed is not None:

@@ -30,6 +30,7 @@ from codekeep.analysis.extract import (
 from codekeep.analysis.facts import ImportFact, RefFact, SymbolFact
 from codekeep.analysis.go_scopes import SCOPES as GO_SCOPES
 from codekeep.analysis.go_scopes import GoReceivers
+from codekeep.analysis.python_scopes import PythonReceivers
 from codekeep.analysis.registry import DOC, IMPORT, REFERENCE, LanguageSpec
 from codekeep.common.symbol_id import numbered, qualify, split_number
 
@@ -81,9 +82,11 @@ def edge_keys(
     keys: set[tuple[object, ...]] = set()
     seen: set[int] = set()
     root = tree.root_node
-    go_receivers = GoReceivers(src, root) if spec.import_style == "go" else None
+    typed_receivers: GoReceivers | PythonReceivers | None = (
+        GoReceivers(src, root) if spec.import_style == "go"
+        else PythonReceivers(src) if spec.import_style == "python" else None)
     # In Go a use records its receiver's type from the scopes around it (go_scopes).
-    scopes = spec.local_scopes | GO_SCOPES if go_receivers is not None else spec.local_scopes
+    scopes = spec.local_scopes | GO_SCOPES if spec.import_style == "go" else spec.local_scopes
     cursor = ts.QueryCursor(spec.query)
     cursor.set_max_start_depth(0)
     for edge in (start, end):
@@ -95,7 +98,7 @@ def edge_keys(
             if node.type in scopes:
                 keys.add(("scope", node.type, at_start(node.start_byte), at_end(node.end_byte)))
             for pattern, captures in cursor.matches(node):
-                key = _edge_key(spec, src, pattern, captures, at_start, at_end, go_receivers)
+                key = _edge_key(spec, src, pattern, captures, at_start, at_end, typed_receivers)
                 if key is not None:
                     keys.add(key)
             node = node.parent
@@ -105,7 +108,7 @@ def edge_keys(
 def _edge_key(
     spec: LanguageSpec, src: bytes, pattern: int, captures: dict[str, list[ts.Node]],
     at_start: Callable[[int], int | None], at_end: Callable[[int], int | None],
-    go_receivers: GoReceivers | None,
+    typed_receivers: GoReceivers | PythonReceivers | None,
 ) -> tuple[object, ...] | None:
     """One match at a crossing node, as :func:`edge_keys` compares it (None: nothing
     outside the window depends on it)."""
@@ -136,8 +139,8 @@ def _edge_key(
         receivers = captures.get("receiver")
         receiver = receiver_of(src, receivers[0], spec.import_style in DOTTED_RECEIVER_STYLES) if (
             receivers) else None
-        if go_receivers is not None and receivers:
-            receiver = go_receivers.receiver(receivers[0], receiver or "")
+        if typed_receivers is not None and receivers:
+            receiver = typed_receivers.receiver(receivers[0], receiver or "")
         return ("ref", role, name_at, name, receiver)
     node = captures[role][0]
     node_at, node_end = at_start(node.start_byte), at_end(node.end_byte)

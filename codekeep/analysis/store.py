@@ -127,6 +127,10 @@ MIGRATIONS: tuple[str, ...] = (
     """
     UPDATE files SET hash = '', mtime_ns = -1 WHERE language IN ('ruby', 'rust', 'php');
     """,
+    # Python member uses record the class their receiver holds (analysis/python_scopes.py).
+    """
+    UPDATE files SET hash = '', mtime_ns = -1 WHERE language = 'python';
+    """,
 )
 
 _INSERT_SYMBOL = (

@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from tests.analysis.cli_calls import call
-from tests.python_imports_project import BUILD_USES, write_python_imports
+from tests.python_imports_project import (
+    BLUEPRINT_REGISTER_USE,
+    BUILD_USES,
+    REGISTER,
+    REGISTER_USE,
+    write_python_imports,
+)
 
 PROJECT = {
     "app/models.py": ("class User:\n    def get_user(self, uid: int) -> 'User':\n"
@@ -138,3 +144,13 @@ def test_refs_follow_python_imports_by_id_and_by_name(
         labelled = {(r["path"], r["range"]["start"]["line"] + 1, r["confidence"])
                     for r in json.loads(out)["references"]}
         assert {(path, line, "resolved") for path, line in BUILD_USES} <= labelled, query
+    # a receiver's class decides which `register` a call is, asked by id or by name
+    code, out, _ = call(capsys, root, "refs", REGISTER, "--json")
+    uses = {(r["path"], r["range"]["start"]["line"] + 1): r["confidence"]
+            for r in json.loads(out)["references"]}
+    assert uses.get(REGISTER_USE) == "resolved" and BLUEPRINT_REGISTER_USE not in uses
+    code, out, _ = call(capsys, root, "refs", "register", "--json")
+    targets = {(r["path"], r["range"]["start"]["line"] + 1): (r["confidence"], r["symbolId"])
+               for r in json.loads(out)["references"]}
+    assert targets[REGISTER_USE] == ("resolved", REGISTER)
+    assert targets[BLUEPRINT_REGISTER_USE] == ("resolved", "pkg/serial.py::Blueprint.register")

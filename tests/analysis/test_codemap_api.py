@@ -136,10 +136,10 @@ def test_method_uses_resolve_in_their_class_and_match_by_name_elsewhere(
     codemap: CodeMap,
 ) -> None:
     refs, _ = codemap.find_references(symbol_id="shop/models.py::Cart.total")
-    # `self.total()` inside Cart is certain; `cart.total()` is on a variable whose type
-    # the map does not know (receivers.py), so a name match even though Cart is imported
+    # `self.total()` inside Cart is certain, and so is `cart.total()` on the parameter
+    # annotated `cart: Cart` (python_scopes)
     assert {(r.path, r.confidence) for r in refs} == {
-        ("shop/models.py", "resolved"), ("shop/checkout.py", "name")}
+        ("shop/models.py", "resolved"), ("shop/checkout.py", "resolved")}
 
 
 def test_find_related_gives_calls_callers_and_types(codemap: CodeMap) -> None:

@@ -51,7 +51,7 @@ PY_PACKAGE = {
         "    stream.close()\n"                              # 8: unknown receiver, common name
         "    close()\n"                                     # 9: a function, not a method
         "    cmd = pkg.Command()\n"                         # 10
-        "    cmd.invoke()\n"),                              # 11: type unknown to the map
+        "    cmd.invoke()\n"),                              # 11: Command's (cmd = Command())
     "tests/test_app.py": "import pkg.core\n\ndef test():\n    pkg.Command().invoke()\n",
 }
 
@@ -79,7 +79,7 @@ def test_self_calls_belong_to_the_enclosing_class(
     # Command.invoke called from Group is inherited: only a name match
     assert _uses(codemap, "pkg/core.py::Group.close") == set()
     assert _uses(codemap, "pkg/core.py::Command.invoke") == {
-        ("pkg/core.py", 8, "name"), ("app.py", 11, "name"), ("tests/test_app.py", 4, "name")}
+        ("pkg/core.py", 8, "name"), ("app.py", 11, "resolved"), ("tests/test_app.py", 4, "name")}
 
 
 def test_a_file_with_its_own_definition_or_import_of_the_name_is_no_use(

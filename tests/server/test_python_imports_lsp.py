@@ -1,4 +1,5 @@
-"""References through re-exports and past a shadowing module, over LSP: the standard
+"""References through re-exports, past a shadowing module and by a receiver's class,
+over LSP: the standard
 ``textDocument/references``, ``codekeep/findReferences`` and the call hierarchy give
 the same uses the code map does (a real server on stdio)."""
 
@@ -9,7 +10,14 @@ from pathlib import Path
 from lsprotocol import types
 
 from codekeep.common.uris import path_to_uri
-from tests.python_imports_project import BUILD_USES, URL_FOR_USE, write_python_imports
+from tests.python_imports_project import (
+    BLUEPRINT_REGISTER_USE,
+    BUILD_USES,
+    REGISTER,
+    REGISTER_USE,
+    URL_FOR_USE,
+    write_python_imports,
+)
 from tests.server.lsp_harness import request, session
 
 
@@ -43,3 +51,22 @@ async def test_every_lsp_door_follows_re_exports_and_ignores_the_shadowing_modul
         calls = await client.call_hierarchy_incoming_calls_async(
             types.CallHierarchyIncomingCallsParams(item=items[0]))
         assert "test_link" in {call.from_.name for call in calls or []}
+        # `s = Serializer()` then `s.register(...)`; `bp: Blueprint` then `bp.register(...)`
+        serial = types.TextDocumentIdentifier(uri=path_to_uri(project / "pkg/serial.py"))
+        method = types.Position(line=1, character=8)
+        found = await client.text_document_references_async(types.ReferenceParams(
+            text_document=serial, position=method,
+            context=types.ReferenceContext(include_declaration=False)))
+        lines = _lines(project, found or [])
+        assert REGISTER_USE in lines and BLUEPRINT_REGISTER_USE not in lines
+        custom = await request(client, "codekeep/findReferences", {"symbolId": REGISTER})
+        labelled = {(ref["path"], ref["range"]["start"]["line"] + 1): ref["confidence"]
+                    for ref in custom["references"]}
+        assert labelled == {REGISTER_USE: "resolved"}
+        items = await client.text_document_prepare_call_hierarchy_async(
+            types.CallHierarchyPrepareParams(text_document=serial, position=method))
+        assert items
+        calls = await client.call_hierarchy_incoming_calls_async(
+            types.CallHierarchyIncomingCallsParams(item=items[0]))
+        assert [(call.from_.name, [r.start.line + 1 for r in call.from_ranges])
+                for call in calls or []] == [("setup", [REGISTER_USE[1]])]
