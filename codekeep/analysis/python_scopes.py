@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from typing import TYPE_CHECKING, TypeAlias
 
-import tree_sitter as ts
+if TYPE_CHECKING:  # the query side imports this module's text helpers without a parser
+    import tree_sitter as ts
 
 _CALLEE = re.compile(r"([A-Za-z_][\w.]*)[ \t]*\(")
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
@@ -140,7 +142,7 @@ _HEADERS = (b"import ", b"from ", b"global ", b"nonlocal ", b"def ", b"async def
             b"class ")
 _NAME_PATTERNS: dict[str, re.Pattern[bytes]] = {}  # name -> its pattern (see bindings)
 Binding = tuple[int, str | None]  # (byte offset, type expression or None: unknown)
-Scopes = tuple[tuple[ts.Node, ...], bool, bool]  # see PythonReceivers._scopes
+Scopes: TypeAlias = "tuple[tuple[ts.Node, ...], bool, bool]"  # see PythonReceivers._scopes
 
 
 def bindings(text: bytes, name: str, start: int = 0, end: int | None = None,
