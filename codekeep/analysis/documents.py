@@ -28,7 +28,7 @@ from codekeep.analysis.facts import FileFacts, RefFact, Span, SymbolFact
 from codekeep.analysis.go_scopes import whole_declarations
 from codekeep.analysis.lookup import definitions_named
 from codekeep.analysis.parsing import parser_for, valid_utf8
-from codekeep.analysis.python_scopes import module_bindings
+from codekeep.analysis.python_scopes import module_bindings_changed
 from codekeep.analysis.reextract import edge_keys, extract_window, renest
 from codekeep.analysis.registry import LanguageSpec
 
@@ -202,8 +202,8 @@ class Document:
                                        int(len(self.data) * WINDOW_MAX_SHARE))
         spliced = self._splice(lo, hi, edit)
         python = self.spec.import_style == "python"
-        if spliced is None and python and (
-                module_bindings(before.data) != module_bindings(self.data)):
+        if spliced is None and python and module_bindings_changed(
+                before.data, self.data, owed.start_byte, owed.new_end_byte):
             # a module-level binding changed: the receivers typed by it anywhere in the
             # file may change (python_scopes), so nothing kept is sure
             return extract(self.spec, self.data, self.tree)

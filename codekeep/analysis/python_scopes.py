@@ -225,10 +225,19 @@ def module_lines(src: bytes) -> list[tuple[int, bytes]]:
     return found
 
 
-def module_bindings(src: bytes) -> list[bytes]:
-    """The module's own lines in order, without positions: an edit that leaves them as
-    they were leaves every receiver they type as it was (the live-edit window's test)."""
-    return [line for _offset, line in module_lines(src)]
+def module_bindings_changed(before: bytes, after: bytes, start: int, new_end: int) -> bool:
+    """Whether an edit of ``before`` into ``after`` (bytes ``start`` to ``new_end`` of
+    ``after`` are new, the rest is as it was) changed the module's own lines: an edit
+    that leaves them as they were leaves every receiver they type as it was (the
+    live-edit window's test). Only the lines the edit touched are compared — the others
+    are the same text on both sides — so a keystroke does not split the whole file."""
+    old_end = new_end + len(before) - len(after)
+    first = before.rfind(b"\n", 0, start) + 1  # the same offset in both texts
+    old_last, new_last = before.find(b"\n", old_end), after.find(b"\n", new_end)
+    old_lines = before[first:old_last if old_last >= 0 else len(before)]
+    new_lines = after[first:new_last if new_last >= 0 else len(after)]
+    return ([line for _at, line in module_lines(old_lines)]
+            != [line for _at, line in module_lines(new_lines)])
 
 
 class PythonReceivers:

@@ -6,11 +6,18 @@ is judged by its name as before."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from pathlib import Path
 
 from codekeep.analysis import CodeMap
-from codekeep.analysis.python_scopes import annotation_type, bindings, parameters
+from codekeep.analysis.python_scopes import (
+    annotation_type,
+    bindings,
+    module_bindings_changed,
+    module_lines,
+    parameters,
+)
 from tests.analysis.test_python_imports import _indexed, _uses
 
 CLASSES = {
@@ -198,3 +205,22 @@ def test_the_binding_patterns() -> None:
     assert bindings(text, "v") == [(text.index(b"v:"), "Foo"), (text.index(b"v, c"), None),
                                       (text.index(b"v in"), None)]
     assert bindings(text, "w", top_level_only=True) == []
+
+
+def test_the_edited_lines_decide_as_the_whole_module_would() -> None:
+    # a keystroke compares only the lines it touched; the answer is the whole module's
+    source = ("import os\nfrom pkg import App\n\napp = App()\n\n\ndef f(x):\n"
+              "    return x.run()\n\nclass C:\n    y = 1\n")
+    pieces = ["", "\n", "a", "app = App()", "    ", "def g():\n", "# c", "x = 1\n",
+              "from m import n"]
+    chance = random.Random(7)
+    for _ in range(2_000):
+        start = chance.randrange(len(source) + 1)
+        end = min(len(source), start + chance.randrange(12))
+        inserted = chance.choice(pieces)
+        after = source[:start] + inserted + source[end:]
+        whole = ([line for _at, line in module_lines(source.encode())]
+                 != [line for _at, line in module_lines(after.encode())])
+        assert module_bindings_changed(source.encode(), after.encode(), start,
+                                       start + len(inserted)) == whole, (start, end, inserted)
+        source = after if len(after) < 400 else source
