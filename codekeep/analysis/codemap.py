@@ -45,6 +45,7 @@ from codekeep.analysis.fuzzy import NameIndex, NameSource, StoredNames, rank
 from codekeep.analysis.fuzzy import score as fuzzy_score
 from codekeep.analysis.imports import ImportGraph
 from codekeep.analysis.listings import Listings
+from codekeep.analysis.memo import IndexMemo
 from codekeep.analysis.model import (
     CallEdge,
     ChangeSet,
@@ -115,19 +116,19 @@ class CodeMap(LiveBuffers):
         self._names_building: set[str] | None = None  # touched while prepare_search builds
         self._searched = False
         self._graph = ImportGraph(store, registry, root)
-        # the files using a name, labelled, as of an index version: the next page of a
-        # name used 10k times (or the same question again) decodes only its own files
-        self._labelled: dict[tuple[str | None, str | None],
-                             tuple[tuple[int, int], queries.LabelledFiles]] = {}
+        # the files using a name, labelled: the next page of a name used 10k times (or
+        # the same question again) decodes only its own files
+        self._labelled: IndexMemo[tuple[str | None, str | None], queries.LabelledFiles] = (
+            IndexMemo(LABELLED_KEPT))
         self._ranker = RepoRanker(store, registry, self._cancelled.is_set)
         self._writer = FactWriter(store)
         self._pending = 0
         self._indexed_once = store.has_files()
         # (IndexStore.version, counts) of the last count
         self._counted: tuple[tuple[int, int], tuple[int, int, int, dict[str, int]]] | None = None
-        # callers per symbol id, valid while the index is at _callers_version
-        self._callers: dict[str, list[tuple[Symbol, Confidence]]] = {}
-        self._callers_version: tuple[int, int] | None = None
+        # callers per symbol id (what an impact follows)
+        self._callers: IndexMemo[str, list[tuple[Symbol, Confidence]]] = IndexMemo(
+            REMEMBERED_CALLERS)
 
     @classmethod
     def open(cls, root: Path, settings: IndexSettings | None = None) -> CodeMap:
@@ -520,16 +521,11 @@ class CodeMap(LiveBuffers):
             target = queries.symbol_by_id(self._store, symbol_id) if symbol_id else None
             if symbol_id and target is None:
                 return [], 0
-            key, version = (symbol_id, name), self._store.version()
-            kept = self._labelled.get(key)
-            if kept is None or kept[0] != version:
-                kept = version, queries.labelled_files(self._store, self._graph,
-                                                       target=target, name=name)
-                self._labelled.pop(key, None)
-                while len(self._labelled) >= LABELLED_KEPT:
-                    self._labelled.pop(next(iter(self._labelled)))
-            self._labelled[key] = kept  # (the most recent last)
-            return queries.page_of(kept[1], limit, offset)
+            labelled = self._labelled.get(
+                self._store.version(), (symbol_id, name),
+                lambda: queries.labelled_files(self._store, self._graph, target=target,
+                                               name=name))
+            return queries.page_of(labelled, limit, offset)
 
     def find_related(self, path: str, line: int) -> Related:
         """The symbol around ``line`` (0-based) and its neighbourhood.
@@ -565,16 +561,13 @@ class CodeMap(LiveBuffers):
         an answer is always the one the index gives now."""
         with self._lock:
             self.settle()
-            version = self._store.version()
-            if version != self._callers_version or len(self._callers) >= REMEMBERED_CALLERS:
-                self._callers, self._callers_version = {}, version
-            found = self._callers.get(symbol_id)
-            if found is None:
+
+            def compute() -> list[tuple[Symbol, Confidence]]:
                 target = queries.symbol_by_id(self._store, symbol_id)
-                found = [] if target is None else queries.callers(
-                    self._store, self._graph, target)
-                self._callers[symbol_id] = found
-            return found
+                return [] if target is None else queries.callers(self._store, self._graph,
+                                                                 target)
+
+            return self._callers.get(self._store.version(), symbol_id, compute)
 
     def outgoing_calls(self, symbol_id: str, limit: int | None = None) -> list[CallEdge]:
         """What the symbol's body calls and where; ``find_related``'s ``calls``."""
